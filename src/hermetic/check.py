@@ -1,0 +1,472 @@
+"""`hermetic check`: discover, summarise, link, run every selected test, report findings.
+
+``run_check`` is the API the CLI calls; it returns a ``model.Report``. It never imports
+or executes the analysed code and writes nothing into the analysed tree.
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from pathlib import Path, PurePosixPath
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from . import interp as I
+from .catalogue import load as load_catalogue
+from .config import Config, find_config, find_pytest_config
+from .model import FileError, Finding, Report, TraceStep
+from .project import Project, SourceFile, discover
+from .rules import severity
+from .runner import Runner, TestItem
+from .summary import SummaryError, summarize
+from .values import CONTROLLED, UNCONTROLLED, UNKNOWN, Origin, lit
+
+_CODES = {"connection": "HT101", "file": "HT102", "env": "HT103", "clock": "HT104", "network": "HT105",
+          "subprocess": "HT106"}
+_WHAT = {"connection": "connects to", "file": "touches the file", "env": "reads the environment variable",
+         "clock": "reads the clock", "network": "calls", "subprocess": "runs"}
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit 2)."""
+
+
+def _display(path: Path, cwd: Path) -> str:
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(path, cwd)).as_posix()
+
+
+def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[str], None]] = None,
+              config: Optional[Config] = None) -> Tuple[Report, Config]:
+    """Analyse the project holding ``targets`` (paths or node ids, relative to ``cwd``).
+
+    Returns the report and the configuration used. Raises ``ConfigError`` for bad
+    configuration and ``UsageError`` for paths that do not exist.
+    """
+    cwd = cwd.resolve()
+    paths, node_ids = _split_targets(targets or ["."], cwd)
+    anchor = _common_dir(paths) if paths else cwd
+    pytest_cfg = find_pytest_config(anchor)
+    root = (pytest_cfg.rootdir or anchor).resolve()
+    if config is None:
+        config = find_config(root)
+    project = discover(root, config, pytest_cfg)
+    report = Report()
+
+    # per-file work: source -> summary (pure)
+    summaries: Dict[str, dict] = {}
+    files_by_module: Dict[str, SourceFile] = {}
+    for sf in project.files:
+        disp = _display(sf.path, cwd)
+        try:
+            data = sf.path.read_bytes()
+        except OSError as exc:
+            report.errors.append(FileError(disp, f"cannot read: {exc.strerror}"))
+            continue
+        try:
+            s = summarize(data, sf.module, disp, sf.is_package)
+        except SummaryError as exc:
+            report.errors.append(FileError(disp, str(exc)))
+            continue
+        except RecursionError:
+            report.errors.append(FileError(disp, "too deeply nested to analyse"))
+            continue
+        if sf.module in summaries:
+            continue
+        summaries[sf.module] = s
+        files_by_module[sf.module] = sf
+        for alias in sf.aliases:
+            if alias not in summaries:
+                summaries[alias] = s
+                files_by_module[alias] = sf
+        if progress:
+            progress(disp)
+    report.files = len({id(s) for s in summaries.values()})
+
+    # linking and the interpreter work on summaries only
+    in_test = {m: files_by_module[m].in_test_tree for m in summaries}
+    session_env: Dict[str, I.V] = {k: lit(v, pytest_cfg.inifile.name if pytest_cfg.inifile else None, 0, True)
+                                   for k, v in pytest_cfg.env.items()}
+    program = I.Program(_dedupe(summaries), in_test, load_catalogue(config), config, session_env)
+    ip = I.Interp(program)
+    runner = Runner(ip, {m: files_by_module[m] for m in program.summaries}, pytest_cfg, config)
+
+    # collection: conftests (outermost first), then test modules, imported once
+    selected_files = _selected_test_files(project, paths, pytest_cfg, root)
+    test_modules = [sf for sf in project.files if sf.is_test and sf.module in program.summaries and sf in selected_files]
+    conftests = sorted((sf for sf in project.files if sf.is_conftest and sf.module in program.summaries),
+                       key=lambda sf: (len(PurePosixPath(sf.rel).parts), sf.rel))
+    for sf in conftests:
+        ip.import_module(sf.module)
+    items: List[TestItem] = []
+    for sf in test_modules:
+        ip.import_module(sf.module)
+        items.extend(runner.collect(sf.module, sf.rel))
+    if node_ids:
+        items = [it for it in items if any(_node_match(it.node_id, n) for n in node_ids)]
+        if not items:
+            raise UsageError(f"no test matches {', '.join(node_ids)}")
+    report.tests = len(items)
+
+    runs = []
+    for it in items:
+        runs.append(runner.run(it))
+    import_events = ip.import_events + [e for e in ip.events if e.import_time]
+
+    findings = _findings(runs, import_events, ip, runner, project, config, root, cwd, files_by_module, items)
+    report.unresolved_calls = [{"path": p, "line": ln, "column": col, "call": text}
+                               for (p, ln, col), text in sorted(ip.unresolved.items())]
+    report.findings, report.unknown_origins = findings
+    return report, config
+
+
+def _dedupe(summaries: Dict[str, dict]) -> Dict[str, dict]:
+    return summaries
+
+
+def _split_targets(targets: Sequence[str], cwd: Path) -> Tuple[List[Path], List[str]]:
+    paths: List[Path] = []
+    node_ids: List[str] = []
+    for t in targets:
+        if "::" in t:
+            file_part = t.split("::", 1)[0]
+            p = (cwd / file_part).resolve()
+            if not p.exists():
+                raise UsageError(f"{file_part}: no such file or folder")
+            paths.append(p)
+            node_ids.append(t)
+        else:
+            p = (cwd / t).resolve()
+            if not p.exists():
+                raise UsageError(f"{t}: no such file or folder")
+            paths.append(p)
+    return paths, node_ids
+
+
+def _common_dir(paths: List[Path]) -> Path:
+    dirs = [p if p.is_dir() else p.parent for p in paths]
+    common = Path(os.path.commonpath([str(d) for d in dirs]))
+    return common
+
+
+def _selected_test_files(project: Project, paths: List[Path], pytest_cfg, root: Path) -> Set[SourceFile]:
+    out = set()
+    explicit = [p for p in paths if p != root]
+    for sf in project.files:
+        if not sf.is_test:
+            continue
+        if explicit:
+            if any(sf.path == p or _under(sf.path, p) for p in explicit):
+                out.add(sf)
+        elif pytest_cfg.testpaths:
+            if any(_under(sf.path, root / t) or sf.path == root / t for t in pytest_cfg.testpaths):
+                out.add(sf)
+        else:
+            out.add(sf)
+    return out
+
+
+def _under(p: Path, d: Path) -> bool:
+    try:
+        p.relative_to(d)
+        return p != d
+    except ValueError:
+        return False
+
+
+def _node_match(node_id: str, want: str) -> bool:
+    want = want.split("[", 1)[0]
+    return node_id == want or node_id.startswith(want + "::") or _tail_match(node_id, want)
+
+
+def _tail_match(node_id: str, want: str) -> bool:
+    # a node id given relative to the current folder rather than the rootdir
+    return node_id.endswith("/" + want) or ("/" + node_id).endswith("/" + want.split("::")[0]) and \
+        node_id.split("::", 1)[1:] == want.split("::", 1)[1:]
+
+
+# ---------------------------------------------------------------------- findings
+def _import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dict]) -> Set[str]:
+    seen: Set[str] = set()
+    todo = list(mods)
+    while todo:
+        m = todo.pop()
+        if m in seen or m not in summaries:
+            continue
+        seen.add(m)
+        parts = m.split(".")
+        for i in range(1, len(parts)):
+            todo.append(".".join(parts[:i]))
+        for local, full in runner.imports_of(m).items():
+            todo.append(full)
+            todo.append(full.rsplit(".", 1)[0])
+    return seen
+
+
+def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Project, config: Config, root: Path,
+              cwd: Path, files_by_module, items: List[TestItem]):
+    agg: Dict[tuple, dict] = {}
+    unknown: Dict[tuple, dict] = {}
+    allow = set(config.integration_allow)
+
+    def integration(item: TestItem) -> bool:
+        if not allow:
+            return False
+        if item.markers & set(config.integration_markers):
+            return True
+        rel = files_by_module[item.module].rel
+        return any(rel == p.rstrip("/") or rel.startswith(p.rstrip("/") + "/") for p in config.integration_paths)
+
+    def add(ev: I.SinkEvent, test: Optional[str], code: str):
+        key = (code, ev.path, ev.pos)
+        entry = agg.get(key)
+        if entry is None:
+            entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": test}
+        if test is not None:
+            entry["tests"].add(test)
+            if entry["first"] is None or test < entry["first"]:
+                entry["first"] = test
+                entry["ev"] = ev
+
+    for run in runs:
+        tid = run.item.node_id
+        itg = integration(run.item)
+        for ev in run.events:
+            if ev.verdict == UNCONTROLLED:
+                if itg and ev.category in allow:
+                    continue
+                add(ev, tid, _CODES[ev.category])
+            elif ev.verdict == UNKNOWN:
+                unknown.setdefault((ev.path, ev.pos), {"ev": ev, "tests": set()})["tests"].add(tid)
+
+    # import-time operations: the tests whose modules (and conftests) import the module
+    closure_cache: Dict[str, Set[str]] = {}
+    tests_by_module: Dict[str, List[TestItem]] = {}
+    for it in items:
+        tests_by_module.setdefault(it.module, []).append(it)
+
+    def importers(mod: str) -> List[TestItem]:
+        out = []
+        for tmod, its in tests_by_module.items():
+            if tmod not in closure_cache:
+                chain = runner.conftest_chain(files_by_module[tmod].rel)
+                closure_cache[tmod] = _import_closure(runner, [tmod] + chain, ip.p.summaries)
+            if mod in closure_cache[tmod]:
+                out.extend(its)
+        return out
+
+    for ev in import_events:
+        if ev.verdict == UNKNOWN:
+            unknown.setdefault((ev.path, ev.pos), {"ev": ev, "tests": set()})
+            continue
+        if ev.verdict != UNCONTROLLED:
+            continue
+        if ev.category == "env":
+            code = "HT203"
+        elif ev.category == "clock":
+            code = "HT204"
+        else:
+            code = _CODES[ev.category]
+        its = importers(ev.module)
+        if not its:
+            continue
+        if code.startswith("HT1"):
+            its = [it for it in its if not (integration(it) and ev.category in allow)]
+            if not its:
+                continue
+        key = (code, ev.path, ev.pos)
+        if key not in agg:
+            agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
+        for it in its:
+            agg[key]["tests"].add(it.node_id)
+
+    findings: List[Finding] = []
+    reported_pos = set()
+    for (code, path, pos), entry in agg.items():
+        ev: I.SinkEvent = entry["ev"]
+        f = _make_finding(code, ev, sorted(entry["tests"]), runner)
+        findings.append(f)
+        reported_pos.add((path, pos))
+    findings = _filter(findings, config, ip, root, cwd)
+    findings.sort(key=Finding.sort_key)
+    _fingerprints(findings)
+    unknown_list = [{"path": p, "line": pos[0], "column": pos[1], "operation": e["ev"].call,
+                     "category": e["ev"].category,
+                     "tests": sorted(e["tests"])}
+                    for (p, pos), e in sorted(unknown.items()) if (p, pos) not in reported_pos]
+    return findings, unknown_list
+
+
+def _origin_json(o: Optional[Origin]) -> Optional[dict]:
+    if o is None:
+        return None
+    kind = o.kind
+    if kind == "project-file":
+        kind = "literal"
+    out = {"kind": kind, "path": o.path, "line": o.line, "expression": o.expr if kind != "literal" else (
+        repr(o.value) if o.value is not None else o.expr)}
+    if o.kind in ("module-constant", "default-argument") and o.inner:
+        leaf = _leaf(o)
+        if leaf is not None and leaf.kind != o.kind:
+            out["derived_from"] = "literal" if leaf.kind == "project-file" else leaf.kind
+    return out
+
+
+def _leaf(o: Origin) -> Optional[Origin]:
+    while o.kind in ("module-constant", "default-argument") and o.inner:
+        nxt = next((i for i in o.inner if i.kind not in ("test-value",)), o.inner[0])
+        o = nxt
+    return o
+
+
+def _describe_origin(o: Optional[Origin]) -> str:
+    if o is None:
+        return "an uncontrolled value"
+    loc = f", {o.path}:{o.line}" if o.path and o.line else ""
+    if o.kind == "module-constant":
+        leaf = _leaf(o)
+        src = ""
+        if leaf is not None and leaf is not o:
+            if leaf.kind == "environment":
+                src = f", from the environment variable {leaf.expr}"
+            elif leaf.kind == "home":
+                src = ", from the home folder"
+            elif leaf.kind == "literal":
+                src = f", the literal {leaf.value!r}" if leaf.value is not None else ""
+            elif leaf.kind == "project-file":
+                src = ", built from __file__ (inside the project)"
+            elif leaf.kind == "cwd":
+                src = ", from the working directory"
+        return f"{o.expr} (a module constant{loc}{src})"
+    if o.kind == "environment":
+        return f"the environment variable {o.expr}"
+    if o.kind == "literal":
+        return f"the literal {o.value!r} in the code{loc}" if not o.in_test else f"the literal {o.value!r}{loc}"
+    if o.kind == "project-file":
+        return f"a path inside the project tree (from __file__{loc})"
+    if o.kind == "default-argument":
+        return f"the default argument {o.expr}{loc}"
+    if o.kind == "library-default":
+        return f"the library's default target ({o.expr}{loc})"
+    if o.kind == "home":
+        return f"the home folder ({o.expr}{loc})"
+    if o.kind == "cwd":
+        return f"the working directory ({o.expr}{loc})"
+    if o.kind == "clock":
+        return "the real clock"
+    return o.expr or o.kind
+
+
+def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:
+    kind = o.kind if o else ""
+    if cat == "clock":
+        return ("freeze the clock in the test (freezegun.freeze_time, time_machine.travel, or the freezer fixture), "
+                "or pass the time in as a parameter")
+    if cat == "env":
+        return f'monkeypatch.setenv("{ev.target}", ...) (or delenv) in the test or a fixture'
+    if cat == "network":
+        return ("mock the HTTP client (responses / requests-mock / respx / pytest-httpx), or patch the function that "
+                "sends where the code under test looks it up")
+    if cat == "subprocess":
+        return "use pytest-subprocess's fp fixture, or patch the spawning call where the code under test looks it up"
+    if kind == "module-constant":
+        return (f"pass the target in as a parameter (tmp_path in tests), or monkeypatch.setattr the module's "
+                f"{o.expr} (and every constant derived from it) to a tmp_path value in a fixture")
+    if kind == "environment":
+        return f'monkeypatch.setenv("{o.expr}", str(tmp_path / ...)) in a fixture'
+    if kind == "library-default":
+        return "inject the client (or a fake such as fakeredis) from a fixture instead of constructing it here"
+    if kind == "home":
+        return 'monkeypatch.setenv("HOME", str(tmp_path)) before the path is computed, or pass the folder in'
+    if kind in ("literal", "project-file", "default-argument"):
+        return "make the target a parameter and pass a tmp_path (or in-memory) value from the test"
+    return "make the target a parameter the test can control"
+
+
+def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner) -> Finding:
+    line, col, end_line, end_col = ev.pos
+    trace = [TraceStep(p, ln, fn) for p, ln, fn in ev.trace]
+    func = ev.trace[-1][2] if ev.trace else "<module>"
+    o = ev.origin
+    cat = ev.category
+    if code in ("HT203", "HT204"):
+        if code == "HT203":
+            msg = f"environment variable {ev.target} read at import time; a test's setenv cannot change it"
+            fix = "read the variable at call time, or set it in session configuration (pytest-env, conftest)"
+        else:
+            msg = f"{ev.call}() read at import time; freezing the clock in a test cannot change it"
+            fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"
+        origin = _origin_json(o) if code == "HT203" else {"kind": "clock", "path": ev.path, "line": line,
+                                                          "expression": f"{ev.call}()"}
+        return Finding(code, severity(code), ev.path, line, col, end_line, end_col, msg, tests, trace, origin,
+                       fix=fix, function=func, anchor=f"{ev.call}({ev.target})")
+    who = func.rsplit(".", 1)[-1] if func != "<module>" else "module import"
+    if ev.import_time:
+        where = "at import"
+        subject = f"importing {ev.module}"
+    else:
+        where = ""
+        subject = f"{who}()"
+    if cat == "clock":
+        msg = f"{subject} reads the real clock ({ev.call}()) with no frozen clock"
+    elif cat == "env":
+        msg = f"{subject} reads the environment variable {ev.target}, which the test does not set"
+    else:
+        verb = {"connection": f"opens a {ev.call} connection to", "file": f"{'writes' if ev.write else 'reads'} "
+                f"({ev.call})", "network": f"sends a request ({ev.call}) to", "subprocess": f"runs ({ev.call})"}[cat]
+        msg = f"{subject} {verb} {_describe_origin(o)}"
+        if where:
+            msg += f" {where}"
+    if tests:
+        msg += f"; not controlled by {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
+    return Finding(code, severity(code), ev.path, line, col, end_line, end_col, msg, tests, trace,
+                   _origin_json(o) if cat != "clock" else {"kind": "clock", "path": ev.path, "line": line,
+                                                          "expression": f"{ev.call}()"},
+                   fix=_fix_hint(cat, o, ev), function=func, anchor=f"{ev.call}({ev.target})")
+
+
+def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, cwd: Path) -> List[Finding]:
+    out = []
+    supp_by_path: Dict[str, Dict[str, List[str]]] = {}
+    for s in ip.p.summaries.values():
+        supp_by_path[s["path"]] = s.get("suppressions", {})
+    for f in findings:
+        if not _selected(f.code, config.select, config.ignore):
+            continue
+        rel = _rel_to(root, cwd, f.path)
+        if any(fnmatch.fnmatch(rel, pat) and _selected(f.code, pfx, []) for pat, pfx in config.per_file_ignores.items()):
+            continue
+        supp = supp_by_path.get(f.path, {})
+        codes = []
+        for ln in range(f.line, f.end_line + 1):
+            codes.extend(supp.get(str(ln), []))
+        if codes and not f.code.startswith("HT4") and ("*" in codes or any(f.code.startswith(c) for c in codes)):
+            continue
+        out.append(f)
+    return out
+
+
+def _rel_to(root: Path, cwd: Path, path: str) -> str:
+    try:
+        return (cwd / path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path
+
+
+def _selected(code: str, select: List[str], ignore: List[str]) -> bool:
+    sel = max((len(p) for p in select if code.startswith(p)), default=-1)
+    ign = max((len(p) for p in ignore if code.startswith(p)), default=-1)
+    return sel >= 0 and sel >= ign if ign >= 0 else sel >= 0
+
+
+def _fingerprints(findings: List[Finding]) -> None:
+    counts: Dict[str, int] = {}
+    for f in findings:
+        o = f.origin or {}
+        basis = "\x1f".join([f.code, f.path, f.function, " ".join(f.anchor.split()), str(o.get("kind", "")),
+                             str(o.get("expression", ""))])
+        n = counts.get(basis, 0)
+        counts[basis] = n + 1
+        f.fingerprint = "hermetic/v1:" + hashlib.sha256(f"{basis}\x1f{n}".encode()).hexdigest()[:32]

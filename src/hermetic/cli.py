@@ -1,0 +1,108 @@
+"""Command line: ``hermetic check``, ``hermetic rule``. Exit codes per contract section 7."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import click
+
+from . import __version__
+
+
+def _color(stream) -> bool:
+    if os.environ.get("NO_COLOR"):  # hermetic: ignore[HT103]
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+class _Group(click.Group):
+    def main(self, *args, **kwargs):  # usage errors exit 2 (click's default too); keep messages one line
+        return super().main(*args, **kwargs)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="hermetic")
+def cli() -> None:
+    """hermetic: find the I/O your tests reach but do not control."""
+
+
+@cli.command()
+@click.argument("targets", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the report to FILE instead of standard output.")
+@click.option("--select", default=None, help="Comma-separated rule codes or prefixes to report (default: HT).")
+@click.option("--ignore", default=None, help="Comma-separated rule codes or prefixes to leave out.")
+@click.option("--fail-on", type=click.Choice(["error", "warning"]), default=None,
+              help="Lowest severity that makes the exit status 1 (default: error).")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--show-unresolved", is_flag=True, help="List the calls that could not be resolved.")
+@click.option("--show-unknown", is_flag=True, help="List the operations whose target has an unknown origin.")
+def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[str], ignore: Optional[str],
+          fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool) -> None:
+    """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
+    from .check import UsageError, run_check
+    from .config import ConfigError
+    from .report import render_terminal, to_json
+
+    cwd = Path.cwd()
+    progress = None
+    try:
+        report, config = run_check(list(targets), cwd, progress=progress)
+    except ConfigError as exc:
+        click.echo(f"hermetic: {exc}", err=True)
+        sys.exit(2)
+    except UsageError as exc:
+        click.echo(f"hermetic: {exc}", err=True)
+        sys.exit(2)
+    except RecursionError:
+        click.echo("hermetic: internal error: recursion too deep", err=True)
+        sys.exit(2)
+    if select:
+        config.select = [s.strip() for s in select.split(",") if s.strip()]
+    if ignore:
+        config.ignore = [s.strip() for s in ignore.split(",") if s.strip()]
+    if select or ignore:
+        from .check import _selected
+
+        report.findings = [f for f in report.findings if _selected(f.code, config.select, config.ignore)]
+    if fail_on:
+        config.fail_on = fail_on
+    if report.tests == 0:
+        click.echo("hermetic: no tests found", err=True)
+    if fmt == "json":
+        text = to_json(report)
+        if output:
+            Path(output).write_text(text, encoding="utf-8")
+        else:
+            click.echo(text, nl=False)
+    else:
+        if output:
+            with open(output, "w", encoding="utf-8") as fh:
+                render_terminal(report, fh, color=False, show_unresolved=show_unresolved, show_unknown=show_unknown)
+        else:
+            render_terminal(report, sys.stdout, color=_color(sys.stdout), show_unresolved=show_unresolved,
+                            show_unknown=show_unknown)
+    levels = ("error",) if config.fail_on == "error" else ("error", "warning")
+    failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
+    sys.exit(1 if failing and not exit_zero else 0)
+
+
+@cli.command()
+@click.argument("code")
+def rule(code: str) -> None:
+    """Explain a rule: what it finds, why it matters, an example, the fix."""
+    from .rules import describe
+
+    try:
+        click.echo(describe(code))
+    except KeyError:
+        click.echo(f"hermetic: unknown rule code {code!r}", err=True)
+        sys.exit(2)
+
+
+def main() -> None:
+    cli(prog_name="hermetic")

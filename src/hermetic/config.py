@@ -1,0 +1,298 @@
+"""Configuration: ``[tool.hermetic]`` (contract section 6) and the pytest settings we honour.
+
+Errors in configuration raise ``ConfigError`` whose message names the file and the key;
+the CLI turns it into exit status 2.
+"""
+from __future__ import annotations
+
+import configparser
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10 only
+    import tomli as tomllib
+
+CATEGORIES = ("connection", "file", "env", "clock", "network", "subprocess")
+DEFAULT_EXCLUDES = (".git", ".venv", "venv", ".tox", ".nox", "build", "dist", "node_modules",
+                    "site-packages", ".hermetic_cache")
+
+
+class ConfigError(Exception):
+    """Bad configuration: the message is one line naming the file and the key."""
+
+
+@dataclass
+class GuardConfig:
+    function: str = ""
+    bootstrap: List[str] = field(default_factory=list)
+    production: List[str] = field(default_factory=list)
+    exempt: Dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Config:
+    """Resolved ``[tool.hermetic]`` settings; ``source`` is the file they came from (or None)."""
+
+    source: Optional[Path] = None
+    root: Optional[Path] = None
+    select: List[str] = field(default_factory=lambda: ["HT"])
+    ignore: List[str] = field(default_factory=list)
+    fail_on: str = "error"
+    exclude: List[str] = field(default_factory=list)
+    per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
+    sinks_add: Dict[str, List[str]] = field(default_factory=dict)
+    sinks_remove: List[str] = field(default_factory=list)
+    control_fixtures: List[str] = field(default_factory=list)
+    control_functions: List[str] = field(default_factory=list)
+    loopback: bool = False
+    integration_markers: List[str] = field(default_factory=list)
+    integration_paths: List[str] = field(default_factory=list)
+    integration_allow: List[str] = field(default_factory=list)
+    guard: Optional[GuardConfig] = None
+
+
+@dataclass
+class PytestConfig:
+    """The pytest settings that decide which tests exist and how they import."""
+
+    inifile: Optional[Path] = None
+    rootdir: Optional[Path] = None
+    testpaths: List[str] = field(default_factory=list)
+    python_files: List[str] = field(default_factory=lambda: ["test_*.py", "*_test.py"])
+    python_classes: List[str] = field(default_factory=lambda: ["Test"])
+    python_functions: List[str] = field(default_factory=lambda: ["test"])
+    pythonpath: List[str] = field(default_factory=list)
+    norecursedirs: List[str] = field(default_factory=lambda: ["*.egg", ".*", "_darcs", "build", "CVS", "dist",
+                                                              "node_modules", "venv", "{arch}"])
+    env: Dict[str, str] = field(default_factory=dict)
+    addopts: str = ""
+
+
+def _load_toml(path: Path) -> Dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _str_list(value: Any, where: str) -> List[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings")
+    return list(value)
+
+
+_TOP_KEYS = {"select", "ignore", "fail-on", "exclude", "per-file-ignores", "sinks", "controls",
+             "integration", "guard"}
+
+
+def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
+    """Validate a ``[tool.hermetic]`` table; raises ConfigError naming ``source`` and the key."""
+    cfg = Config(source=source, root=source.parent)
+    prefix = f"{source}: tool.hermetic" if source.name == "pyproject.toml" else f"{source}: "
+    def key(k: str) -> str:
+        return f"{prefix}.{k}" if prefix.endswith("hermetic") else f"{prefix}{k}"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{prefix}: expected a table")
+    for k in table:
+        if k not in _TOP_KEYS:
+            raise ConfigError(f"{key(k)}: unknown key")
+    if "select" in table:
+        cfg.select = _str_list(table["select"], key("select"))
+    if "ignore" in table:
+        cfg.ignore = _str_list(table["ignore"], key("ignore"))
+    if "fail-on" in table:
+        if table["fail-on"] not in ("error", "warning"):
+            raise ConfigError(f"{key('fail-on')}: expected \"error\" or \"warning\"")
+        cfg.fail_on = table["fail-on"]
+    if "exclude" in table:
+        cfg.exclude = _str_list(table["exclude"], key("exclude"))
+    if "per-file-ignores" in table:
+        pfi = table["per-file-ignores"]
+        if not isinstance(pfi, dict):
+            raise ConfigError(f"{key('per-file-ignores')}: expected a table of pattern = [codes]")
+        cfg.per_file_ignores = {p: _str_list(v, key(f"per-file-ignores.{p}")) for p, v in pfi.items()}
+    if "sinks" in table:
+        sinks = table["sinks"]
+        if not isinstance(sinks, dict):
+            raise ConfigError(f"{key('sinks')}: expected a table")
+        for k, v in sinks.items():
+            if k == "remove":
+                cfg.sinks_remove = _str_list(v, key("sinks.remove"))
+            elif k in CATEGORIES:
+                cfg.sinks_add[k] = _str_list(v, key(f"sinks.{k}"))
+            else:
+                raise ConfigError(f"{key('sinks.' + k)}: unknown key (expected one of {', '.join(CATEGORIES)}, remove)")
+    if "controls" in table:
+        ctl = table["controls"]
+        if not isinstance(ctl, dict):
+            raise ConfigError(f"{key('controls')}: expected a table")
+        for k, v in ctl.items():
+            if k == "fixtures":
+                cfg.control_fixtures = _str_list(v, key("controls.fixtures"))
+            elif k == "functions":
+                cfg.control_functions = _str_list(v, key("controls.functions"))
+            elif k == "loopback":
+                if not isinstance(v, bool):
+                    raise ConfigError(f"{key('controls.loopback')}: expected true or false")
+                cfg.loopback = v
+            else:
+                raise ConfigError(f"{key('controls.' + k)}: unknown key")
+    if "integration" in table:
+        itg = table["integration"]
+        if not isinstance(itg, dict):
+            raise ConfigError(f"{key('integration')}: expected a table")
+        for k, v in itg.items():
+            if k == "markers":
+                cfg.integration_markers = _str_list(v, key("integration.markers"))
+            elif k == "paths":
+                cfg.integration_paths = _str_list(v, key("integration.paths"))
+            elif k == "allow":
+                cfg.integration_allow = _str_list(v, key("integration.allow"))
+                for cat in cfg.integration_allow:
+                    if cat not in CATEGORIES:
+                        raise ConfigError(f"{key('integration.allow')}: unknown category {cat!r}")
+            else:
+                raise ConfigError(f"{key('integration.' + k)}: unknown key")
+    if "guard" in table:
+        g = table["guard"]
+        if not isinstance(g, dict):
+            raise ConfigError(f"{key('guard')}: expected a table")
+        guard = GuardConfig()
+        for k, v in g.items():
+            if k == "function":
+                if not isinstance(v, str):
+                    raise ConfigError(f"{key('guard.function')}: expected a string")
+                guard.function = v
+            elif k == "bootstrap":
+                guard.bootstrap = _str_list(v, key("guard.bootstrap"))
+            elif k == "production":
+                guard.production = _str_list(v, key("guard.production"))
+            elif k == "exempt":
+                if isinstance(v, dict):
+                    if not all(isinstance(x, str) for x in v.values()):
+                        raise ConfigError(f"{key('guard.exempt')}: expected node id = \"reason\"")
+                    guard.exempt = dict(v)
+                else:
+                    guard.exempt = {n: "" for n in _str_list(v, key("guard.exempt"))}
+            else:
+                raise ConfigError(f"{key('guard.' + k)}: unknown key")
+        if not guard.function:
+            raise ConfigError(f"{key('guard.function')}: required when [tool.hermetic.guard] is present")
+        cfg.guard = guard
+    return cfg
+
+
+def find_config(start: Path) -> Config:
+    """The nearest configuration at or above ``start``: hermetic.toml, .hermetic.toml, or a
+    pyproject.toml with a ``[tool.hermetic]`` table. Defaults when there is none."""
+    for d in [start, *start.parents]:
+        for name in ("hermetic.toml", ".hermetic.toml"):
+            p = d / name
+            if p.is_file():
+                data = _load_toml(p)
+                table = data.get("tool", {}).get("hermetic", data) if "tool" in data else data
+                return parse_hermetic(table, p)
+        p = d / "pyproject.toml"
+        if p.is_file():
+            data = _load_toml(p)
+            tool = data.get("tool", {})
+            if isinstance(tool, dict) and "hermetic" in tool:
+                return parse_hermetic(tool["hermetic"], p)
+    return Config()
+
+
+def _ini_list(value: str) -> List[str]:
+    return value.split()
+
+
+def find_pytest_config(start: Path) -> PytestConfig:
+    """pytest's own lookup: the first of pytest.ini, pyproject.toml (with
+    ``[tool.pytest.ini_options]``), tox.ini (``[pytest]``), setup.cfg (``[tool:pytest]``) in
+    ``start`` or a parent. The folder that holds it is the rootdir; without one, ``start``."""
+    for d in [start, *start.parents]:
+        found = _read_pytest_settings(d)
+        if found is not None:
+            path, settings = found
+            cfg = _pytest_from_settings(settings)
+            cfg.inifile = path
+            cfg.rootdir = d
+            return cfg
+    cfg = PytestConfig()
+    cfg.rootdir = start
+    return cfg
+
+
+def _read_pytest_settings(d: Path) -> Optional[Tuple[Path, Dict[str, Any]]]:
+    p = d / "pytest.ini"
+    if p.is_file():
+        parser = _ini(p)
+        section = parser["pytest"] if parser is not None and parser.has_section("pytest") else {}
+        return p, dict(section)
+    p = d / "pyproject.toml"
+    if p.is_file():
+        try:
+            data = _load_toml(p)
+        except ConfigError:
+            data = {}
+        opts = data.get("tool", {}).get("pytest", {}).get("ini_options") if isinstance(data.get("tool"), dict) else None
+        if isinstance(opts, dict):
+            return p, opts
+    p = d / "tox.ini"
+    if p.is_file():
+        parser = _ini(p)
+        if parser is not None and parser.has_section("pytest"):
+            return p, dict(parser["pytest"])
+    p = d / "setup.cfg"
+    if p.is_file():
+        parser = _ini(p)
+        if parser is not None and parser.has_section("tool:pytest"):
+            return p, dict(parser["tool:pytest"])
+    return None
+
+
+def _ini(path: Path) -> Optional[configparser.ConfigParser]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, OSError, UnicodeDecodeError):
+        return None
+    return parser
+
+
+def _pytest_from_settings(settings: Dict[str, Any]) -> PytestConfig:
+    cfg = PytestConfig()
+    def lst(name: str) -> Optional[List[str]]:
+        if name not in settings:
+            return None
+        v = settings[name]
+        if isinstance(v, list):
+            return [str(x) for x in v]
+        return _ini_list(str(v))
+    for name in ("testpaths", "python_files", "python_classes", "python_functions", "pythonpath", "norecursedirs"):
+        v = lst(name)
+        if v is not None:
+            setattr(cfg, name, v)
+    env = settings.get("env")
+    if env is not None:
+        entries = env if isinstance(env, list) else [x for x in str(env).splitlines() if x.strip()]
+        for entry in entries:
+            entry = str(entry).strip()
+            if "=" in entry:
+                k, v = entry.split("=", 1)
+                k = k.strip()
+                for flag in ("D:", "R:"):
+                    if k.startswith(flag):
+                        k = k[2:].strip()
+                cfg.env[k] = v.strip()
+    addopts = settings.get("addopts", "")
+    cfg.addopts = " ".join(addopts) if isinstance(addopts, list) else str(addopts)
+    return cfg

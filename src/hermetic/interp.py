@@ -1,0 +1,1859 @@
+"""Whole-program linking and the abstract interpreter over summaries.
+
+The interpreter runs a test the way pytest would (set-up, fixtures, body), over abstract
+values (``values.V``) instead of real ones. It follows calls into the project's own
+functions, classes and methods (contract section 3), keeps the substitutes the test
+installs (section 2 rows S1-S6) in a ``Ctx``, and records a ``SinkEvent`` at every I/O
+operation it reaches, with the target's origins, the verdict and the call chain.
+
+Function results are memoized per (function, abstract arguments, control state), so a
+function reached by many tests with the same inputs is evaluated once, and its events are
+replayed under each caller's trace.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .catalogue import Catalogue, SinkSpec
+from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin,
+                     SinkContext, V, classify, lit, of, union)
+
+DELETED = ("deleted",)
+MAX_DEPTH = 40
+STEP_BUDGET = 400_000
+
+# value-flow functions (contract section 3): the result carries the first argument's origins
+_PATH_CTORS = {"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.WindowsPath",
+               "pathlib.PurePosixPath", "pathlib.PureWindowsPath", "py.path.local", "anyio.Path", "trio.Path"}
+_HEAD_FUNCS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.dirname",
+               "os.fspath", "os.fsencode", "os.fsdecode", "builtins.str", "builtins.bytes", "posixpath.join",
+               "os.path.relpath", "builtins.repr", "builtins.format", "shlex.split", "shlex.join",
+               "shlex.quote", "urllib.parse.urljoin", "builtins.list", "builtins.tuple", "builtins.sorted",
+               "copy.copy", "copy.deepcopy", "builtins.dict"}
+_PATH_ATTRS = {"parent", "parents", "name", "stem", "suffix", "anchor", "root", "drive", "parts"}
+_PATH_VALUE_METHODS = {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "relative_to",
+                       "as_posix", "expanduser", "__fspath__", "strpath", "join", "dirpath", "mktemp",
+                       "getbasetemp", "mkdir_p"}
+_DOUBLE_CTORS = {"unittest.mock.Mock", "unittest.mock.MagicMock", "unittest.mock.AsyncMock",
+                 "unittest.mock.NonCallableMock", "unittest.mock.NonCallableMagicMock", "unittest.mock.create_autospec",
+                 "unittest.mock.mock_open", "unittest.mock.PropertyMock", "mock.Mock", "mock.MagicMock",
+                 "mock.AsyncMock", "mock.create_autospec", "mock.mock_open", "unittest.mock.sentinel",
+                 "fakeredis.FakeRedis", "fakeredis.FakeStrictRedis", "fakeredis.aioredis.FakeRedis",
+                 "mongomock.MongoClient", "moto.mock_aws", "pytest_mock.MockerFixture"}
+_TEMP_FUNCS = {"tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory", "tempfile.NamedTemporaryFile",
+               "tempfile.TemporaryFile", "tempfile.SpooledTemporaryFile", "tempfile.mktemp"}
+_HOME_FUNCS = {"pathlib.Path.home", "os.path.expanduser", "click.get_app_dir", "typer.get_app_dir"}
+_HOME_PREFIXES = ("platformdirs.", "appdirs.", "xdg_base_dirs.", "xdg.")
+_CWD_FUNCS = {"pathlib.Path.cwd", "os.getcwd", "os.getcwdb"}
+_FREEZERS = {"freezegun.freeze_time", "time_machine.travel", "freezegun.api.freeze_time"}
+_NET_MOCKS = {"responses.activate": "requests", "responses.RequestsMock": "requests", "responses.start": "requests",
+              "responses.mock": "requests", "requests_mock.Mocker": "requests", "requests_mock.mock": "requests",
+              "respx.mock": "httpx", "respx.MockRouter": "httpx", "respx.router": "httpx",
+              "aioresponses.aioresponses": "aiohttp", "httpretty.activate": "*", "httpretty.enable": "*",
+              "httpretty.httprettified": "*", "vcr.use_cassette": "*", "pytest_socket.disable_socket": "*",
+              "responses._default_mock": "requests", "pook.on": "*", "pook.activate": "*"}
+_FS_FAKES = {"pyfakefs.fake_filesystem_unittest.Patcher", "pyfakefs.fake_filesystem_unittest.patchfs",
+             "pyfakefs.fake_filesystem_unittest.TestCase.setUpPyfakefs"}
+_BUILTIN_FIXTURES_CONTROLLED = {"tmp_path", "tmpdir", "tmp_path_factory", "tmpdir_factory", "testdir", "pytester",
+                                "tmp_dir", "temp_dir", "cache", "capsys", "capfd", "caplog", "capsysbinary",
+                                "capfdbinary", "recwarn", "record_property", "record_testsuite_property",
+                                "record_xml_attribute", "pytestconfig", "doctest_namespace", "event_loop",
+                                "anyio_backend", "unused_tcp_port", "unused_tcp_port_factory", "unused_udp_port",
+                                "subtests", "benchmark", "worker_id", "tmp_upath"}
+_NET_FIXTURES = {"requests_mock": "requests", "respx_mock": "httpx", "httpx_mock": "httpx",
+                 "socket_disabled": "*", "aioresponses": "aiohttp", "responses": "requests",
+                 "mocked_responses": "requests", "vcr": "*", "vcr_cassette": "*", "httpserver": "",
+                 "httpbin": ""}
+_FREEZE_FIXTURES = {"freezer", "time_machine", "frozen_time"}
+_FS_FIXTURES = {"fs", "fs_module", "fs_session", "fs_class"}
+_SUBPROCESS_FIXTURES = {"fp", "fake_process"}
+
+
+@dataclass
+class Frame:
+    module: str
+    path: str
+    name: str
+    line: int = 0
+    locals: Dict[str, V] = field(default_factory=dict)
+    in_test: bool = False
+    cls: Optional[str] = None          # the class a method was defined in (for super())
+    returns: V = EMPTY
+    yields: V = EMPTY
+    is_module: bool = False
+    globals_decl: Tuple[str, ...] = ()
+
+
+@dataclass
+class SinkEvent:
+    """One I/O operation reached, with its verdict under the control state of that moment."""
+
+    category: str
+    path: str
+    pos: Tuple[int, int, int, int]
+    call: str                  # display name of the operation (e.g. "sqlite3.connect")
+    verdict: str               # controlled / uncontrolled / unknown
+    origin: Optional[Origin]   # the first uncontrolled (or unknown) origin
+    trace: Tuple[Tuple[str, int, str], ...]
+    import_time: bool = False
+    module: str = ""           # for import-time events: the module whose import runs it
+    target: str = ""           # short text of the target (a literal or the origin's expression)
+    write: bool = False
+
+
+@dataclass
+class Ctx:
+    """The substitutes active at a point of a test: patched bindings (S1), environment
+    (S2), a frozen clock (S3), network mocks (S4), a fake subprocess (S5) or file
+    system (S6), and the working directory."""
+
+    patches: Dict[Tuple[Any, str], V] = field(default_factory=dict)
+    env: Dict[str, Any] = field(default_factory=dict)
+    env_all: bool = False
+    frozen: bool = False
+    net: frozenset = frozenset()
+    subprocess_fake: bool = False
+    fs_fake: bool = False
+    cwd: Optional[V] = None
+
+    def copy(self) -> "Ctx":
+        return Ctx(dict(self.patches), dict(self.env), self.env_all, self.frozen, self.net,
+                   self.subprocess_fake, self.fs_fake, self.cwd)
+
+    def key(self) -> tuple:
+        return (tuple(sorted(((repr(k), hash(v)) for k, v in self.patches.items()))),
+                tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in self.env.items())),
+                self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
+                hash(self.cwd) if self.cwd is not None else None)
+
+
+class _Return(Exception):
+    pass
+
+
+class Program:
+    """Linked summaries: every function, class and module by qualified name."""
+
+    def __init__(self, summaries: Dict[str, dict], test_modules: Dict[str, bool], catalogue: Catalogue,
+                 config, session_env: Dict[str, V]):
+        self.summaries = summaries                # module -> summary
+        self.in_test = test_modules               # module -> is test code
+        self.catalogue = catalogue
+        self.config = config
+        self.session_env = session_env
+        self.functions: Dict[str, Tuple[dict, str]] = {}
+        self.classes: Dict[str, Tuple[dict, str]] = {}
+        self.canonical: Dict[str, str] = {m: s["module"] for m, s in summaries.items()}
+        for mod, s in summaries.items():
+            if s["module"] != mod:
+                continue
+            for qn, f in s["functions"].items():
+                self.functions[qn] = (f, mod)
+            for qn, c in s["classes"].items():
+                self.classes[qn] = (c, mod)
+        self.control_functions = set(getattr(config, "control_functions", []) or [])
+        guard = getattr(config, "guard", None)
+        self.guard_function = guard.function if guard is not None else None
+
+
+class Interp:
+    def __init__(self, program: Program):
+        self.p = program
+        self.globals: Dict[str, Dict[str, V]] = {}
+        self.loading: set = set()
+        self.ctx = Ctx()
+        self.stack: List[Frame] = []
+        self.events: List[SinkEvent] = []
+        self.heap: Dict[int, Dict[str, Any]] = {}
+        self.heap_ids = itertools.count(1)
+        self.memo: Dict[tuple, Tuple[V, List[SinkEvent], int]] = {}
+        self.unresolved: Dict[Tuple[str, int, int], str] = {}
+        self.defaults: Dict[str, Dict[str, V]] = {}
+        self.closures: Dict[str, Dict[str, V]] = {}
+        self.lambdas: Dict[int, tuple] = {}
+        self.import_time = True
+        self.steps = 0
+        self.budget_hit = False
+        self.class_attrs: Dict[str, Dict[str, V]] = {}
+        self.import_events: List[SinkEvent] = []
+        self.current_test_module: Optional[str] = None
+
+    # ------------------------------------------------------------------ modules
+    def import_module(self, name: str) -> Optional[Dict[str, V]]:
+        """Run a project module's top level once (import time); return its globals."""
+        name = self.p.canonical.get(name, name)
+        if name in self.globals:
+            return self.globals[name]
+        s = self.p.summaries.get(name)
+        if s is None:
+            return None
+        # importing a.b.c runs a and a.b first
+        parts = name.split(".")
+        for i in range(1, len(parts)):
+            parent = ".".join(parts[:i])
+            if parent in self.p.summaries and parent not in self.globals:
+                self.import_module(parent)
+        g: Dict[str, V] = {"__name__": lit(name, s["path"], 0, False),
+                           "__file__": of(Origin("project-file", expr="__file__", path=s["path"], line=0), is_path=False)}
+        self.globals[name] = g
+        saved = (self.ctx, self.import_time, self.stack)
+        env = dict(self.p.session_env)
+        if self.import_time:
+            env.update(self.ctx.env)  # a conftest that sets a variable, then imports
+        self.ctx = Ctx(env=env)
+        self.import_time = True
+        frame = Frame(module=name, path=s["path"], name="<module>", in_test=self.p.in_test.get(name, False),
+                      is_module=True)
+        self.stack = list(self.stack) + [frame]
+        try:
+            self.exec_block(s["body"], frame)
+        except RecursionError:
+            pass
+        finally:
+            if s["path"].endswith("conftest.py"):
+                # conftest module level is session configuration (S2)
+                for k, v in self.ctx.env.items():
+                    self.p.session_env.setdefault(k, v)
+            self.ctx, self.import_time, self.stack = saved
+        return g
+
+    def module_attr(self, mod: str, name: str) -> V:
+        mod = self.p.canonical.get(mod, mod)
+        key = (("mod", mod), name)
+        if key in self.ctx.patches:
+            return self.ctx.patches[key]
+        g = self.import_module(mod)
+        if g is not None and name in g:
+            return g[name]
+        sub = f"{mod}.{name}"
+        if sub in self.p.summaries:
+            self.import_module(sub)
+            return of(("mod", self.p.canonical[sub]))
+        if g is not None and "*star*" in g:
+            return UNKNOWN_V
+        return UNKNOWN_V
+
+    # ------------------------------------------------------------------ statements
+    def exec_block(self, stmts: Sequence, frame: Frame) -> bool:
+        """Run statements; True when the block always ends in return/raise."""
+        for st in stmts:
+            if self.exec_stmt(st, frame):
+                return True
+        return False
+
+    def exec_stmt(self, st, frame: Frame) -> bool:  # noqa: C901 - one dispatch over statement forms
+        self.steps += 1
+        kind = st[0]
+        if kind == "expr":
+            frame.line = st[2]
+            e = st[1]
+            if e[0] == "call" and self._is_raise_like(e):
+                pass
+            self.eval(e, frame)
+            return False
+        if kind == "assign":
+            frame.line = st[3]
+            val = self.eval(st[2], frame)
+            if frame.is_module:
+                val = self._wrap_constant(val, st[1], frame)
+            for t in st[1]:
+                self.assign(t, val, frame)
+            return False
+        if kind == "augassign":
+            frame.line = st[4]
+            cur = self.eval_target_value(st[1], frame)
+            val = self.eval(st[3], frame)
+            self.assign(st[1], cur | val if cur.atoms else val, frame)
+            return False
+        if kind == "return":
+            frame.line = st[2]
+            if st[1] is not None:
+                frame.returns = frame.returns | self.eval(st[1], frame)
+            return True
+        if kind == "import":
+            frame.line = st[2]
+            for local, full, has_as in st[1]:
+                if has_as:
+                    frame_val = self._import_value(full)
+                else:
+                    top = full.split(".")[0]
+                    self._import_value(full)
+                    frame_val = self._import_value(top)
+                self._bind(frame, local, frame_val)
+            return False
+        if kind == "from":
+            frame.line = st[3]
+            mod = st[1]
+            if mod in self.p.summaries:
+                self.import_module(mod)
+                for local, attr in st[2]:
+                    if local == "*":
+                        g = self.globals.get(mod) or {}
+                        for k, v in g.items():
+                            if not k.startswith("_"):
+                                self._bind(frame, k, v)
+                        continue
+                    self._bind(frame, local, self.module_attr_static(mod, attr))
+            else:
+                for local, attr in st[2]:
+                    if local == "*":
+                        continue
+                    full = f"{mod}.{attr}"
+                    self._bind(frame, local, self._import_value(full))
+            return False
+        if kind == "def":
+            qn = st[2]
+            self._define_function(qn, frame)
+            self._bind(frame, st[1], of(("func", qn, None)))
+            return False
+        if kind == "class":
+            qn = st[2]
+            self._define_class(qn, frame)
+            self._bind(frame, st[1], of(("cls", qn)))
+            return False
+        if kind == "if":
+            frame.line = st[4]
+            cond = self.eval_cond(st[1], frame)
+            if cond is True:
+                return self.exec_block(st[2], frame)
+            if cond is False:
+                return self.exec_block(st[3], frame)
+            return self._branches([st[2], st[3]], frame)
+        if kind == "for":
+            frame.line = st[5]
+            it = self.eval(st[2], frame)
+            self.assign(st[1], self._element(it), frame)
+            self._branches([st[3], []], frame)
+            self.exec_block(st[4], frame)
+            return False
+        if kind == "while":
+            frame.line = st[4]
+            self.eval(st[1], frame)
+            self._branches([st[2], []], frame)
+            self.exec_block(st[3], frame)
+            return False
+        if kind == "try":
+            frame.line = st[5]
+            ended = self.exec_block(st[1], frame)
+            for name, body in st[2]:
+                if name:
+                    self._bind(frame, name, UNKNOWN_V)
+                self._branches([body, []], frame)
+            if not ended:
+                ended = self.exec_block(st[3], frame)
+            if self.exec_block(st[4], frame):
+                return True
+            return ended and not st[2]
+        if kind == "with":
+            frame.line = st[3]
+            return self.exec_with(st[1], st[2], frame)
+        if kind == "del":
+            return False
+        if kind == "global":
+            frame.globals_decl = tuple(frame.globals_decl) + tuple(st[1])
+            return False
+        if kind == "match":
+            self.eval(st[1], frame)
+            return self._branches(st[2], frame)
+        if kind == "ann":
+            return False
+        return False
+
+    def _is_raise_like(self, e) -> bool:
+        return False
+
+    def _branches(self, blocks, frame: Frame) -> bool:
+        """Run alternative blocks on copies of the locals and merge them (union)."""
+        base = dict(frame.locals)
+        results = []
+        all_end = True
+        for b in blocks:
+            frame.locals = dict(base)
+            ended = self.exec_block(b, frame)
+            all_end = all_end and ended
+            if not ended:
+                results.append(frame.locals)
+        if not results:
+            frame.locals = base
+            return all_end
+        merged: Dict[str, V] = {}
+        for loc in results:
+            for k, v in loc.items():
+                merged[k] = merged[k] | v if k in merged else v
+        frame.locals = merged
+        return False
+
+    def exec_with(self, items, body, frame: Frame) -> bool:
+        saved_ctx = None
+        exits = []
+        for expr, tgt in items:
+            val = self.eval(expr, frame)
+            bound = val
+            for a in val.refs():
+                if a[0] == "patcher":
+                    if saved_ctx is None:
+                        saved_ctx = self.ctx.copy()
+                    bound = self._activate(a)
+                elif a[0] == "fixture" and a[1] == "monkeypatch":
+                    if saved_ctx is None:
+                        saved_ctx = self.ctx.copy()
+                elif a[0] == "inst":
+                    enter = self.call_method_of(a, "__enter__", [], {}, frame)
+                    if enter is not None:
+                        bound = enter if enter.atoms else val
+                    exits.append(a)
+            if tgt is not None:
+                self.assign(tgt, bound, frame)
+        ended = self.exec_block(body, frame)
+        for a in exits:
+            self.call_method_of(a, "__exit__", [UNKNOWN_V, UNKNOWN_V, UNKNOWN_V], {}, frame)
+        if saved_ctx is not None:
+            self.ctx = saved_ctx
+        return ended
+
+    # ------------------------------------------------------------------ binding
+    def _bind(self, frame: Frame, name: str, val: V) -> None:
+        if frame.is_module or name in frame.globals_decl:
+            g = self.globals.setdefault(frame.module, {})
+            g[name] = val
+            if name in frame.globals_decl and not frame.is_module:
+                return
+        frame.locals[name] = val
+
+    def assign(self, t, val: V, frame: Frame) -> None:
+        k = t[0]
+        if k == "name":
+            self._bind(frame, t[1], val)
+        elif k == "attr":
+            base = self.eval(t[1], frame)
+            for a in base.refs():
+                if a[0] == "inst":
+                    attrs = self.heap.setdefault(a[1], {"cls": None, "attrs": {}})["attrs"]
+                    attrs[t[2]] = val
+                elif a[0] == "cls":
+                    self.class_attrs.setdefault(a[1], {})[t[2]] = val
+                elif a[0] == "mod" and a[1] in self.globals:
+                    self.globals[a[1]][t[2]] = val
+        elif k == "sub":
+            base = self.eval(t[1], frame)
+            key = self.eval(t[2], frame)
+            for a in base.refs():
+                if a == ("ext", "os.environ"):
+                    kname = _literal_str(key)
+                    if kname is not None and not frame.is_module:
+                        # the test's own os.environ[K] = v controls later reads (S2)
+                        self.ctx.env[kname] = val
+                    elif kname is not None:
+                        self.ctx.env[kname] = val
+        elif k == "tuple":
+            items = None
+            for a in val.refs():
+                if a[0] == "seq":
+                    items = a[2]
+                    break
+            for i, sub in enumerate(t[1]):
+                if items is not None and i < len(items):
+                    self.assign(sub, items[i], frame)
+                else:
+                    self.assign(sub, self._element(val), frame)
+
+    def eval_target_value(self, t, frame: Frame) -> V:
+        if t[0] == "name":
+            return self.lookup(t[1], frame)
+        if t[0] == "attr":
+            return self.eval(("attr", t[1], t[2]), frame)
+        return EMPTY
+
+    def _wrap_constant(self, val: V, targets, frame: Frame) -> V:
+        names = [t[1] for t in targets if t[0] == "name"]
+        if not names:
+            return val
+        return wrap_constant(val, names[0], frame.path, frame.line)
+
+    # ------------------------------------------------------------------ definitions
+    def _define_function(self, qn: str, frame: Frame) -> None:
+        entry = self.p.functions.get(qn)
+        if entry is None:
+            return
+        f, mod = entry
+        defaults: Dict[str, V] = {}
+        for name, _kind, dexpr in f["params"]:
+            if dexpr is not None:
+                dv = self.eval(dexpr, frame)
+                if dexpr[0] == "lit" and isinstance(dexpr[1], str):
+                    dv = of(Origin("default-argument", expr=f"{name}={dexpr[1]!r}"[:60], path=frame.path,
+                                   line=f["line"], inner=tuple(dv.origins())))
+                defaults[name] = dv
+        self.defaults[qn] = defaults
+        if not frame.is_module:
+            self.closures[qn] = frame.locals
+        for dexpr, _line in f["decorators"]:
+            if frame.is_module and not self.p.in_test.get(mod, False):
+                self.eval(dexpr, frame)
+
+    def _define_class(self, qn: str, frame: Frame) -> None:
+        entry = self.p.classes.get(qn)
+        if entry is None:
+            return
+        c, mod = entry
+        cframe = Frame(module=frame.module, path=frame.path, name=qn, in_test=frame.in_test, cls=qn)
+        cframe.locals = {}
+        saved_stack = self.stack
+        self.stack = self.stack + [cframe]
+        try:
+            for st in c["body"]:
+                if st[0] in ("def", "class"):
+                    if st[0] == "def":
+                        self._define_function(st[2], cframe)
+                    else:
+                        self._define_class(st[2], cframe)
+                        cframe.locals[st[1]] = of(("cls", st[2]))
+                    continue
+                self.exec_stmt(st, cframe)
+        except _Return:
+            pass
+        finally:
+            self.stack = saved_stack
+        attrs = self.class_attrs.setdefault(qn, {})
+        for k, v in cframe.locals.items():
+            attrs.setdefault(k, wrap_constant(v, k, frame.path, c["line"]) if True else v)
+
+    def mro(self, qn: str, seen=None) -> List[str]:
+        seen = seen or set()
+        if qn in seen or qn not in self.p.classes:
+            return []
+        seen.add(qn)
+        out = [qn]
+        c, mod = self.p.classes[qn]
+        for b in c["bases"]:
+            for bq in self.static_class(b, mod):
+                for x in self.mro(bq, seen):
+                    if x not in out:
+                        out.append(x)
+        return out
+
+    def static_class(self, expr, mod: str) -> List[str]:
+        val = self.eval_static(expr, mod)
+        return [a[1] for a in val.refs() if a[0] == "cls"]
+
+    def eval_static(self, expr, mod: str) -> V:
+        g = self.import_module(mod) or {}
+        frame = Frame(module=mod, path=self.p.summaries[mod]["path"], name="<static>", is_module=False,
+                      in_test=self.p.in_test.get(mod, False))
+        frame.locals = dict(g)
+        saved = self.ctx
+        self.ctx = Ctx()
+        try:
+            return self.eval(expr, frame)
+        finally:
+            self.ctx = saved
+
+    def external_bases(self, qn: str) -> List[str]:
+        out = []
+        for c in self.mro(qn):
+            cd, mod = self.p.classes[c]
+            for b in cd["bases"]:
+                for a in self.eval_static(b, mod).refs():
+                    if a[0] == "ext":
+                        out.append(a[1])
+        return out
+
+    def find_method(self, cls_qn: str, name: str, after: Optional[str] = None) -> Optional[Tuple[str, str]]:
+        chain = self.mro(cls_qn)
+        if after is not None and after in chain:
+            chain = chain[chain.index(after) + 1:]
+        for c in chain:
+            cd, _ = self.p.classes[c]
+            if name in cd["methods"]:
+                return c, cd["methods"][name]
+        return None
+
+    def class_attr(self, cls_qn: str, name: str) -> Optional[V]:
+        for c in self.mro(cls_qn):
+            key = (("cls", c), name)
+            if key in self.ctx.patches:
+                return self.ctx.patches[key]
+            attrs = self.class_attrs.get(c)
+            if attrs is None:
+                _, mod = self.p.classes[c]
+                self.import_module(mod)
+                attrs = self.class_attrs.get(c, {})
+            if name in attrs:
+                return attrs[name]
+        return None
+
+    # ------------------------------------------------------------------ lookup
+    def lookup(self, name: str, frame: Frame) -> V:
+        if name in frame.locals and not frame.is_module:
+            return frame.locals[name]
+        cl = self.closures.get(_fn_of(frame.name))
+        if cl is not None and name in cl:
+            return cl[name]
+        key = (("mod", frame.module), name)
+        if key in self.ctx.patches:
+            return self.ctx.patches[key]
+        g = self.globals.get(frame.module)
+        if g is not None and name in g:
+            return g[name]
+        if name in frame.locals:
+            return frame.locals[name]
+        if name in _BUILTINS:
+            return of(("ext", f"builtins.{name}"))
+        return UNKNOWN_V
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, e, frame: Frame) -> V:  # noqa: C901 - one dispatch over expression forms
+        k = e[0]
+        if k == "lit":
+            return lit(e[1], frame.path, frame.line, frame.in_test)
+        if k == "name":
+            return self.lookup(e[1], frame)
+        if k == "attr":
+            return self.eval_attr(self.eval(e[1], frame), e[2], frame, e)
+        if k == "call":
+            return self.eval_call(e, frame)
+        if k == "fstr":
+            parts = e[1]
+            vals = [self.eval(p, frame) for p in parts]
+            if not parts:
+                return lit("", frame.path, frame.line, frame.in_test)
+            first = parts[0]
+            if first[0] == "lit" and isinstance(first[1], str) and first[1] != "":
+                text = first[1]
+                return lit(text, frame.path, frame.line, frame.in_test)
+            return _head(vals[0])
+        if k == "bin":
+            left = self.eval(e[2], frame)
+            right = self.eval(e[3], frame)
+            op = e[1]
+            if op == "Modulo" and _literal_str(left) is not None:
+                tmpl = _literal_str(left)
+                if tmpl.startswith("%"):
+                    return _head(_first_item(right))
+                return left
+            if op in ("Add", "Divide", "Modulo"):
+                res = _head(left)
+                if op == "Divide":
+                    res = res.with_path(left.is_path or right.is_path or _has_path_origin(left))
+                return res
+            return EMPTY
+        if k == "bool":
+            return self.eval_boolop(e, frame)
+        if k == "ifx":
+            cond = self.eval_cond(e[1], frame)
+            if cond is True:
+                return self.eval(e[2], frame)
+            if cond is False:
+                return self.eval(e[3], frame)
+            return self.eval(e[2], frame) | self.eval(e[3], frame)
+        if k == "sub":
+            return self.eval_sub(e, frame)
+        if k == "seq":
+            items = []
+            for it in e[2]:
+                if it[0] == "star":
+                    items.append(self._element(self.eval(it[1], frame)))
+                else:
+                    items.append(self.eval(it, frame))
+            return of(("seq", e[1], tuple(items)))
+        if k == "dict":
+            items = []
+            for kexpr, vexpr in e[1]:
+                key = self.eval(kexpr, frame) if kexpr is not None else EMPTY
+                items.append((_literal_str(key), self.eval(vexpr, frame)))
+            return of(("dict", tuple(items)))
+        if k == "lambda":
+            lid = id(e)
+            self.lambdas[lid] = (e, frame.module, frame.path, dict(frame.locals), frame.in_test)
+            if frame.in_test:
+                return of(DOUBLE)
+            return of(("lambda", lid))
+        if k == "yield":
+            v = self.eval(e[1], frame)
+            frame.yields = frame.yields | v
+            return UNKNOWN_V
+        if k == "cmp":
+            return self.eval_cmp(e, frame)
+        if k == "unary":
+            self.eval(e[2], frame)
+            return EMPTY
+        if k == "comp":
+            saved = dict(frame.locals)
+            for tgt, it, ifs in e[1]:
+                self.assign(tgt, self._element(self.eval(it, frame)), frame)
+                for cond in ifs:
+                    self.eval(cond, frame)
+            out = union(self.eval(x, frame) for x in e[2])
+            frame.locals = saved
+            return of(("seq", "list", (out,))) if out.atoms else EMPTY
+        if k == "walrus":
+            v = self.eval(e[2], frame)
+            self.assign(e[1], v, frame)
+            return v
+        if k == "star":
+            return self.eval(e[1], frame)
+        return UNKNOWN_V
+
+    def eval_boolop(self, e, frame: Frame) -> V:
+        op, operands = e[1], e[2]
+        out = EMPTY
+        for i, x in enumerate(operands):
+            v = self.eval(x, frame)
+            last = i == len(operands) - 1
+            t = truthiness(v)
+            if op == "or":
+                if t is True:
+                    return out | v
+                if t is False and not last:
+                    continue
+                out = out | v
+            else:
+                if t is False:
+                    return out | v
+                if t is True and not last:
+                    continue
+                out = out | v
+        return out
+
+    def eval_cond(self, e, frame: Frame) -> Optional[bool]:
+        k = e[0]
+        if k == "cmp" and len(e[1]) == 1 and e[1][0] in ("Is", "IsNot"):
+            left, right = e[2]
+            if right[0] == "lit" and right[1] is None:
+                v = self.eval(left, frame)
+                n = is_none(v)
+                if n is None:
+                    return None
+                return n if e[1][0] == "Is" else (not n)
+        if k == "unary" and e[1] == "Not":
+            r = self.eval_cond(e[2], frame)
+            return None if r is None else (not r)
+        if k in ("name", "attr"):
+            return truthiness(self.eval(e, frame))
+        self.eval(e, frame)
+        return None
+
+    def eval_cmp(self, e, frame: Frame) -> V:
+        ops, items = e[1], e[2]
+        vals = [self.eval(x, frame) for x in items]
+        for i, op in enumerate(ops):
+            if op in ("In", "NotIn") and any(a == ("ext", "os.environ") for a in vals[i + 1].refs()):
+                key = _literal_str(vals[i])
+                self.env_read(key, tuple(e[3]), frame, "os.environ")
+        return EMPTY
+
+    def eval_sub(self, e, frame: Frame) -> V:
+        base = self.eval(e[1], frame)
+        key = self.eval(e[2], frame)
+        out = EMPTY
+        for a in base.atoms:
+            if a == ("ext", "os.environ") or a == ("ext", "os.environb"):
+                out = out | self.env_read(_literal_str(key), tuple(e[3]), frame, "os.environ")
+            elif isinstance(a, Origin):
+                out = out | of(a, is_path=base.is_path)
+            elif a[0] == "seq":
+                idx = _literal_int(key)
+                if idx is not None and -len(a[2]) <= idx < len(a[2]):
+                    out = out | a[2][idx]
+                else:
+                    out = out | union(a[2])
+            elif a[0] == "dict":
+                ks = _literal_str(key)
+                hit = [v for kk, v in a[1] if kk == ks] if ks is not None else []
+                out = out | (union(hit) if hit else union(v for _, v in a[1]) if ks is None else UNKNOWN_V)
+            elif a == DOUBLE:
+                out = out | DOUBLE_V
+            else:
+                out = out | UNKNOWN_V
+        return out if out.atoms else UNKNOWN_V
+
+    def _element(self, v: V) -> V:
+        out = EMPTY
+        for a in v.atoms:
+            if isinstance(a, Origin):
+                out = out | of(a)
+            elif a[0] == "seq":
+                out = out | union(a[2])
+            elif a[0] == "dict":
+                out = out | union(lit(k, None, None, False) for k, _ in a[1] if k is not None)
+            elif a == DOUBLE:
+                out = out | DOUBLE_V
+            else:
+                out = out | UNKNOWN_V
+        return out if out.atoms else UNKNOWN_V
+
+    # ------------------------------------------------------------------ attributes
+    def eval_attr(self, base: V, name: str, frame: Frame, node=None) -> V:  # noqa: C901
+        out = EMPTY
+        for a in base.atoms:
+            if isinstance(a, Origin):
+                if name in _PATH_ATTRS:
+                    out = out | of(a, is_path=name in ("parent", "parents") or base.is_path)
+                else:
+                    out = out | of(("dmeth", of(a, is_path=base.is_path), name))
+                continue
+            t = a[0]
+            if t == "mod":
+                out = out | self.module_attr(a[1], name)
+            elif t == "ext":
+                key = (("ext", a[1]), name)
+                if key in self.ctx.patches:
+                    out = out | self.ctx.patches[key]
+                else:
+                    out = out | of(("ext", f"{a[1]}.{name}"))
+            elif t == "cls":
+                v = self.class_attr(a[1], name)
+                if v is not None:
+                    out = out | v
+                else:
+                    m = self.find_method(a[1], name)
+                    out = out | (of(("func", m[1], ("cls", a[1]))) if m else UNKNOWN_V)
+            elif t == "inst":
+                out = out | self.inst_attr(a, name, frame)
+            elif t == "super":
+                m = self.find_method(a[2], name, after=a[1])
+                out = out | (of(("func", m[1], a[3])) if m else UNKNOWN_V)
+            elif a == DOUBLE:
+                out = out | DOUBLE_V
+            elif t == "fixture" and a[1] == "request" and name == "param":
+                out = out | self.lookup("__request_param__", frame)
+            elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory"):
+                out = out | of(("meth", a, name))
+            elif t == "func":
+                out = out | UNKNOWN_V
+            else:
+                out = out | UNKNOWN_V
+        return out if out.atoms else UNKNOWN_V
+
+    def inst_attr(self, a, name: str, frame: Frame) -> V:
+        key = (("inst", a[1]), name)
+        if key in self.ctx.patches:
+            return self.ctx.patches[key]
+        h = self.heap.get(a[1])
+        if h is None:
+            return UNKNOWN_V
+        if name in h["attrs"]:
+            return h["attrs"][name]
+        cls = h["cls"]
+        if cls is None:
+            return UNKNOWN_V
+        m = self.find_method(cls, name)
+        if m is not None:
+            f = self.p.functions.get(m[1], (None, None))[0]
+            if f is not None and any(_decorator_name(d) in ("property", "cached_property", "functools.cached_property")
+                                     for d, _l in f["decorators"]):
+                return self.call_function(m[1], [], {}, frame, self_atom=a)
+            if f is not None and any(_decorator_name(d) in ("staticmethod",) for d, _l in f["decorators"]):
+                return of(("func", m[1], None))
+            if f is not None and any(_decorator_name(d) in ("classmethod",) for d, _l in f["decorators"]):
+                return of(("func", m[1], ("cls", cls)))
+            return of(("func", m[1], a))
+        v = self.class_attr(cls, name)
+        if v is not None:
+            return v
+        for ext in self.external_bases(cls):
+            if ext.endswith("TestCase"):
+                return of(("meth", ("testcase", a[1]), name))
+        return UNKNOWN_V
+
+    # ------------------------------------------------------------------ calls
+    def eval_call(self, e, frame: Frame) -> V:
+        _, fexpr, aexprs, kwexprs, pos = e
+        frame.line = pos[0]
+        callee = self.eval(fexpr, frame)
+        args: List[V] = []
+        star = False
+        for a in aexprs:
+            if a[0] == "star":
+                star = True
+                inner = self.eval(a[1], frame)
+                seqs = [x for x in inner.refs() if x[0] == "seq"]
+                if seqs:
+                    args.extend(seqs[0][2])
+                else:
+                    args.append(self._element(inner))
+            else:
+                args.append(self.eval(a, frame))
+        kwargs: Dict[str, V] = {}
+        for kname, kexpr in kwexprs:
+            v = self.eval(kexpr, frame)
+            if kname == "**":
+                for x in v.refs():
+                    if x[0] == "dict":
+                        for dk, dv in x[1]:
+                            if dk is not None:
+                                kwargs[dk] = dv
+                continue
+            kwargs[kname] = v
+        return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
+
+    def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,
+              star=False) -> V:
+        out = EMPTY
+        resolved = False
+        for a in callee.atoms:
+            if isinstance(a, Origin):
+                if a.kind == "unknown":
+                    continue
+                continue
+            t = a[0]
+            resolved = True
+            if t == "func":
+                out = out | self.call_function(a[1], args, kwargs, frame, self_atom=a[2])
+            elif t == "cls":
+                out = out | self.instantiate(a[1], args, kwargs, frame)
+            elif t == "ext":
+                out = out | self.call_external(a[1], args, kwargs, frame, pos)
+            elif a == DOUBLE:
+                out = out | DOUBLE_V
+            elif t == "meth":
+                out = out | self.call_meth(a[1], a[2], args, kwargs, frame, pos)
+            elif t == "dmeth":
+                out = out | self.call_data_method(a[1], a[2], args, kwargs, frame, pos)
+            elif t == "partial":
+                out = out | self.apply(a[1], list(a[2]) + args, {**dict(a[3]), **kwargs}, frame, pos)
+            elif t == "lambda":
+                out = out | self.call_lambda(a[1], args, frame)
+            elif t == "super":
+                out = out | UNKNOWN_V
+            else:
+                resolved = False
+        if not resolved:
+            self.unresolved.setdefault((frame.path, pos[0], pos[1]), _expr_text(fexpr))
+            return UNKNOWN_V
+        return out if out.atoms else EMPTY
+
+    def call_lambda(self, lid: int, args: List[V], frame: Frame) -> V:
+        entry = self.lambdas.get(lid)
+        if entry is None:
+            return UNKNOWN_V
+        e, mod, path, loc, in_test = entry
+        lf = Frame(module=mod, path=path, name="<lambda>", line=e[3][0], in_test=in_test)
+        lf.locals = dict(loc)
+        for i, (pname, _k, _d) in enumerate(e[1]):
+            lf.locals[pname] = args[i] if i < len(args) else UNKNOWN_V
+        return self.eval(e[2], lf)
+
+    def bind_params(self, qn: str, f: dict, args: List[V], kwargs: Dict[str, V], self_atom) -> Dict[str, V]:
+        params = f["params"]
+        loc: Dict[str, V] = {}
+        defaults = self.defaults.get(qn)
+        if defaults is None:
+            mod = self.p.functions[qn][1]
+            self.import_module(mod)
+            defaults = self.defaults.get(qn, {})
+        args = list(args)
+        if self_atom is not None and params and params[0][1] == "pos":
+            loc[params[0][0]] = of(self_atom)
+            params = params[1:]
+        pos_i = 0
+        rest_kw = dict(kwargs)
+        for name, kind, _d in params:
+            if kind == "pos":
+                if pos_i < len(args):
+                    loc[name] = args[pos_i]
+                    pos_i += 1
+                elif name in rest_kw:
+                    loc[name] = rest_kw.pop(name)
+                elif name in defaults:
+                    loc[name] = defaults[name]
+                else:
+                    loc[name] = UNKNOWN_V
+            elif kind == "var":
+                loc[name] = of(("seq", "tuple", tuple(args[pos_i:])))
+                pos_i = len(args)
+            elif kind == "kw":
+                if name in rest_kw:
+                    loc[name] = rest_kw.pop(name)
+                elif name in defaults:
+                    loc[name] = defaults[name]
+                else:
+                    loc[name] = UNKNOWN_V
+            elif kind == "varkw":
+                loc[name] = of(("dict", tuple(sorted(rest_kw.items(), key=lambda kv: kv[0]))))
+        return loc
+
+    def call_function(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame, self_atom=None) -> V:
+        entry = self.p.functions.get(qn)
+        if entry is None:
+            return UNKNOWN_V
+        f, mod = entry
+        if qn in self.p.control_functions or _dotted_name(qn) in self.p.control_functions:
+            return of(Origin("test-value", expr=qn))
+        if self.p.guard_function and qn == self.p.guard_function:
+            return EMPTY
+        if len(self.stack) > MAX_DEPTH or self.steps > STEP_BUDGET:
+            self.budget_hit = True
+            return UNKNOWN_V
+        if sum(1 for fr in self.stack if fr.name == qn) >= 2:
+            return UNKNOWN_V
+        # a decorator that wraps and replaces the function is not followed (contextmanager is)
+        loc = self.bind_params(qn, f, args, kwargs, self_atom)
+        key = (qn, tuple(sorted((k, hash(v)) for k, v in loc.items())), self.ctx.key(), self.import_time)
+        hit = self.memo.get(key)
+        prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
+        if hit is not None and not _has_inst(loc):
+            ret, rel_events, _ = hit
+            for ev in rel_events:
+                self._emit(ev, prefix)
+            return ret
+        cls = f.get("class")
+        fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
+                   in_test=self.p.in_test.get(mod, False), cls=cls)
+        fr.locals = loc
+        saved_events = self.events
+        self.events = []
+        self.stack.append(fr)
+        try:
+            self.exec_block(f["body"], fr)
+        except RecursionError:
+            pass
+        finally:
+            self.stack.pop()
+            rel = self.events
+            self.events = saved_events
+        rel_events = [_strip_prefix(ev, len(prefix)) for ev in rel]
+        ret = fr.returns
+        if _is_generator(f):
+            ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
+            if any(_decorator_name(d).endswith("contextmanager") for d, _l in f["decorators"]):
+                ret = of(("ctxfactory", fr.yields))
+        if f["is_async"] and not ret.atoms:
+            ret = UNKNOWN_V
+        self.memo[key] = (ret, rel_events, 0)
+        for ev in rel_events:
+            self._emit(ev, prefix)
+        return ret
+
+    def instantiate(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame) -> V:
+        if qn not in self.p.classes:
+            return UNKNOWN_V
+        c, mod = self.p.classes[qn]
+        if self.p.in_test.get(mod, False) and not self.is_testcase(qn):
+            # an object of a class defined in test code is a test double (V1)
+            pass
+        iid = next(self.heap_ids)
+        self.heap[iid] = {"cls": qn, "attrs": {}}
+        atom = ("inst", iid)
+        init = self.find_method(qn, "__init__")
+        if init is not None:
+            self.call_function(init[1], args, kwargs, frame, self_atom=atom)
+        else:
+            self._dataclass_init(qn, args, kwargs, atom)
+        return of(atom)
+
+    def _dataclass_init(self, qn: str, args: List[V], kwargs: Dict[str, V], atom) -> None:
+        fields: List[str] = []
+        for c in reversed(self.mro(qn)):
+            cd, _ = self.p.classes[c]
+            for st in cd["body"]:
+                if st[0] in ("assign", "ann") and (st[0] == "ann" or len(st) > 4):
+                    t = st[1][0] if st[0] == "assign" else st[1]
+                    if t[0] == "name" and t[1] not in fields:
+                        fields.append(t[1])
+        attrs = self.heap[atom[1]]["attrs"]
+        for i, name in enumerate(fields):
+            if i < len(args):
+                attrs[name] = args[i]
+            elif name in kwargs:
+                attrs[name] = kwargs[name]
+
+    def is_testcase(self, qn: str) -> bool:
+        return any(b.endswith("TestCase") for b in self.external_bases(qn))
+
+    def call_method_of(self, atom, name: str, args, kwargs, frame: Frame) -> Optional[V]:
+        if atom[0] != "inst":
+            return None
+        h = self.heap.get(atom[1])
+        if not h or not h["cls"]:
+            return None
+        m = self.find_method(h["cls"], name)
+        if m is None:
+            return None
+        return self.call_function(m[1], args, kwargs, frame, self_atom=atom)
+
+    # ------------------------------------------------------------------ externals
+    def call_external(self, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> V:  # noqa: C901
+        d = _canonical(d)
+        spec = self.p.catalogue.lookup(d)
+        if spec is not None:
+            return self.sink_call(spec, d, args, kwargs, frame, pos)
+        if d in _PATH_CTORS:
+            if not args:
+                return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
+            return _head(args[0]).with_path(True)
+        if d in _HEAD_FUNCS:
+            if d == "builtins.dict" and args and any(a == ("ext", "os.environ") for a in args[0].refs()):
+                return self.env_read("*", pos, frame, "dict(os.environ)")
+            if not args:
+                return EMPTY
+            return _head(args[0]).with_path(False)
+        if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
+            if d == "os.path.expanduser" and args:
+                s = _literal_str(args[0])
+                if s is not None and not s.startswith("~"):
+                    return args[0]
+                if s is None:
+                    return args[0] if not _any_literal_tilde(args[0]) else self._home(frame, d)
+            return self._home(frame, d)
+        if d in _CWD_FUNCS:
+            if self.ctx.cwd is not None:
+                return self.ctx.cwd.with_path(True)
+            return of(Origin("cwd", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)
+        if d in _TEMP_FUNCS:
+            return of(Origin("test-value", expr=d), is_path=False)
+        if d == "tempfile.gettempdir":
+            return lit("/tmp", frame.path, frame.line, frame.in_test)
+        if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
+            return DOUBLE_V
+        if d in ("functools.partial", "functools.partialmethod") and args:
+            return of(("partial", args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0]))))
+        if d in ("functools.wraps", "functools.lru_cache", "functools.cache", "contextlib.contextmanager",
+                 "builtins.staticmethod", "builtins.classmethod", "builtins.property"):
+            return args[0] if args else UNKNOWN_V
+        if d == "builtins.getattr" and len(args) >= 2:
+            name = _literal_str(args[1])
+            if name is None:
+                return UNKNOWN_V
+            return self.eval_attr(args[0], name, frame)
+        if d == "builtins.super":
+            if frame.cls and "self" in frame.locals:
+                selfv = frame.locals.get("self")
+                for a in selfv.refs():
+                    if a[0] in ("inst", "cls"):
+                        cls = self.heap.get(a[1], {}).get("cls") if a[0] == "inst" else a[1]
+                        if cls:
+                            return of(("super", frame.cls, cls, a))
+            return UNKNOWN_V
+        if d in ("builtins.isinstance", "builtins.len", "builtins.print", "builtins.hasattr", "builtins.callable",
+                 "builtins.bool", "builtins.int", "builtins.float", "builtins.id", "builtins.hash"):
+            return EMPTY
+        if d == "os.environ.setdefault" or d == "os.putenv":
+            key = _literal_str(args[0]) if args else None
+            if key is not None and len(args) > 1:
+                if d == "os.putenv" or key not in self.ctx.env:
+                    self.ctx.env[key] = args[1]
+            return EMPTY
+        if d == "os.environ.update":
+            for a in (args[0].refs() if args else ()):
+                if a[0] == "dict":
+                    for k2, v2 in a[1]:
+                        if k2 is not None:
+                            self.ctx.env[k2] = v2
+            for k2, v2 in kwargs.items():
+                self.ctx.env[k2] = v2
+            return EMPTY
+        if d in ("os.environ.pop", "os.unsetenv", "os.environ.__delitem__"):
+            key = _literal_str(args[0]) if args else None
+            if key is not None:
+                self.ctx.env[key] = DELETED
+            return EMPTY
+        if d == "os.environ.clear":
+            self.ctx.env_all = True
+            return EMPTY
+        if d.startswith("os.environ."):
+            return EMPTY
+        if d in ("importlib.import_module",) and args:
+            name = _literal_str(args[0])
+            if name and name in self.p.summaries:
+                return self._import_value(name)
+            return UNKNOWN_V
+        if d == "sys.executable":
+            return lit("<python>", frame.path, frame.line, frame.in_test)
+        ctl = self.test_control(d, args, kwargs, frame)
+        if ctl is not None:
+            return ctl
+        if d.startswith("pytest.mark."):
+            return of(("mark", d[len("pytest.mark."):], tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0]))))
+        if d in ("pytest.param",):
+            return args[0] if len(args) == 1 else of(("seq", "tuple", tuple(args)))
+        return UNKNOWN_V
+
+    def _home(self, frame: Frame, d: str) -> V:
+        home = self.ctx.env.get("HOME")
+        if home is not None and home is not DELETED:
+            return home.with_path(True)
+        return of(Origin("home", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)
+
+    # -- substitutes (S1-S6) ---------------------------------------------------------
+    def test_control(self, d: str, args, kwargs, frame: Frame) -> Optional[V]:
+        leaf = d.split(".")[-1]
+        if d in ("unittest.mock.patch", "mock.patch", "unittest.mock._patch") or d.endswith(".mock.patch"):
+            return self._patch_string(args, kwargs, frame)
+        if d in ("unittest.mock.patch.object", "mock.patch.object") or (leaf == "object" and "patch" in d):
+            return self._patch_object(args, kwargs)
+        if leaf == "dict" and "patch" in d:
+            return self._patch_dict(args, kwargs)
+        if leaf == "multiple" and "patch" in d:
+            owner = self._owner(args[0]) if args else None
+            if owner is None and args and _literal_str(args[0]):
+                owner = self._owner_from_string(_literal_str(args[0]))
+            entries = tuple((owner, k, v) for k, v in sorted(kwargs.items(), key=lambda kv: kv[0])) if owner else ()
+            return of(("patcher", "multi", entries))
+        if leaf == "stopall":
+            return EMPTY
+        if d in _FREEZERS or leaf in ("freeze_time",):
+            return of(("patcher", "freeze", ()))
+        if d in _NET_MOCKS:
+            if d in ("responses.start", "httpretty.enable"):
+                self.ctx.net = self.ctx.net | {_NET_MOCKS[d]}
+                return EMPTY
+            return of(("patcher", "net", _NET_MOCKS[d]))
+        if leaf == "use_cassette":
+            return of(("patcher", "net", "*"))
+        if d in _FS_FAKES:
+            return of(("patcher", "fs", ()))
+        return None
+
+    def _owner(self, v: V):
+        for a in v.refs():
+            if a[0] in ("mod", "ext", "cls", "inst"):
+                return (a[0], a[1])
+        return None
+
+    def _owner_from_string(self, target: str):
+        parts = target.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            mod = ".".join(parts[:i])
+            if mod in self.p.summaries:
+                mod = self.p.canonical[mod]
+                rest = parts[i:]
+                owner = ("mod", mod)
+                for attr in rest[:-1]:
+                    val = self.eval_attr(of(owner), attr, Frame(module=mod, path="", name="<patch>"))
+                    o = self._owner(val)
+                    if o is None:
+                        return None
+                    owner = o
+                return owner, rest[-1]
+        if len(parts) < 2:
+            return None
+        return ("ext", ".".join(parts[:-1])), parts[-1]
+
+    def _patch_string(self, args, kwargs, frame: Frame) -> V:
+        target = _literal_str(args[0]) if args else _literal_str(kwargs.get("target", EMPTY))
+        if not target:
+            return of(("patcher", "none", ()))
+        res = self._owner_from_string(target)
+        if res is None:
+            return of(("patcher", "none", ()))
+        owner, attr = res
+        new = args[1] if len(args) > 1 else kwargs.get("new")
+        explicit = new is not None
+        value = new if new is not None else DOUBLE_V
+        return of(("patcher", "attr", (owner, attr, value, explicit)))
+
+    def _patch_object(self, args, kwargs) -> V:
+        if len(args) < 2:
+            return of(("patcher", "none", ()))
+        owner = self._owner(args[0])
+        attr = _literal_str(args[1])
+        if owner is None or attr is None:
+            return of(("patcher", "none", ()))
+        new = args[2] if len(args) > 2 else kwargs.get("new")
+        return of(("patcher", "attr", (owner, attr, new if new is not None else DOUBLE_V, new is not None)))
+
+    def _patch_dict(self, args, kwargs) -> V:
+        if not args:
+            return of(("patcher", "none", ()))
+        target = args[0]
+        is_env = any(a == ("ext", "os.environ") for a in target.refs()) or _literal_str(target) == "os.environ"
+        if not is_env:
+            return of(("patcher", "none", ()))
+        entries = []
+        if len(args) > 1:
+            for a in args[1].refs():
+                if a[0] == "dict":
+                    entries.extend((k, v) for k, v in a[1] if k is not None)
+        clear = kwargs.get("clear")
+        for k2, v2 in kwargs.items():
+            if k2 != "clear":
+                entries.append((k2, v2))
+        return of(("patcher", "env", (tuple(entries), bool(clear is not None and truthiness(clear)))))
+
+    def _activate(self, a) -> V:
+        """Install a patcher's substitute in the current control state; its value."""
+        kind, payload = a[1], a[2]
+        if kind == "attr":
+            owner, attr, value, _explicit = payload
+            self.ctx.patches[(owner, attr)] = value
+            return value
+        if kind == "multi":
+            for owner, attr, value in payload:
+                self.ctx.patches[(owner, attr)] = value
+            return DOUBLE_V
+        if kind == "env":
+            entries, clear = payload
+            if clear:
+                self.ctx.env_all = True
+            for k, v in entries:
+                self.ctx.env[k] = v
+            return DOUBLE_V
+        if kind == "freeze":
+            self.ctx.frozen = True
+            return DOUBLE_V
+        if kind == "net":
+            self.ctx.net = self.ctx.net | {payload}
+            return DOUBLE_V
+        if kind == "fs":
+            self.ctx.fs_fake = True
+            return DOUBLE_V
+        return DOUBLE_V
+
+    def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
+        t = atom[0]
+        if t == "patcher":
+            if name == "start":
+                return self._activate(atom)
+            if name in ("stop", "__exit__"):
+                return EMPTY
+            return DOUBLE_V
+        if t == "fixture":
+            fx = atom[1]
+            if fx == "monkeypatch":
+                return self.monkeypatch(name, args, kwargs, frame)
+            if fx == "mocker":
+                if name in ("patch",):
+                    return self._start(self._patch_string(args, kwargs, frame))
+                if name in ("spy", "stub", "Mock", "MagicMock", "AsyncMock", "create_autospec", "mock_open"):
+                    return DOUBLE_V
+                return DOUBLE_V
+            if fx == "mocker.patch":
+                if name == "object":
+                    return self._start(self._patch_object(args, kwargs))
+                if name == "dict":
+                    return self._start(self._patch_dict(args, kwargs))
+                if name == "multiple":
+                    return self._start(self.test_control("mock.patch.multiple", args, kwargs, frame) or EMPTY)
+                return DOUBLE_V
+            if fx == "request":
+                if name == "param":
+                    return frame.locals.get("__request_param__", UNKNOWN_V)
+                return UNKNOWN_V
+            if fx in ("tmp_path_factory", "tmpdir_factory", "tmp_path", "tmpdir"):
+                return of(Origin("test-value", expr=f"{fx}.{name}()"), is_path=True)
+            return DOUBLE_V
+        if t == "client":
+            spec: SinkSpec = atom[2]
+            key = (("ext", atom[1]), name)
+            if key in self.ctx.patches:
+                return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
+            targets = dict(spec.extra_methods)
+            if name in spec.methods or name in targets:
+                tspec = targets.get(name, spec.method_target)
+                target = _pick(tspec, args, kwargs)
+                return self.record_sink(spec, f"{atom[1]}().{name}", target, frame, pos, lib=spec.lib)
+            return UNKNOWN_V
+        if t == "ctxfactory":
+            return atom[1]
+        if t == "testcase":
+            if name in ("addCleanup", "enterContext", "addClassCleanup"):
+                return EMPTY
+            return EMPTY
+        if t == "mark":
+            return of(atom)
+        return UNKNOWN_V
+
+    def _start(self, v: V) -> V:
+        out = EMPTY
+        for a in v.refs():
+            if a[0] == "patcher":
+                out = out | self._activate(a)
+        return out if out.atoms else DOUBLE_V
+
+    def monkeypatch(self, name: str, args, kwargs, frame: Frame) -> V:
+        if name == "setattr":
+            value = args[2] if len(args) > 2 else kwargs.get("value")
+            if len(args) >= 2 and _literal_str(args[0]) is not None and (len(args) == 2 or value is None):
+                res = self._owner_from_string(_literal_str(args[0]))
+                if res is not None:
+                    self.ctx.patches[res] = args[1]
+                return EMPTY
+            if len(args) >= 2:
+                owner = self._owner(args[0])
+                attr = _literal_str(args[1])
+                if owner is not None and attr is not None:
+                    self.ctx.patches[(owner, attr)] = value if value is not None else UNKNOWN_V
+            return EMPTY
+        if name == "delattr":
+            if args:
+                if len(args) == 1 and _literal_str(args[0]):
+                    res = self._owner_from_string(_literal_str(args[0]))
+                    if res is not None:
+                        self.ctx.patches[res] = UNKNOWN_V
+                elif len(args) >= 2:
+                    owner = self._owner(args[0])
+                    attr = _literal_str(args[1])
+                    if owner and attr:
+                        self.ctx.patches[(owner, attr)] = UNKNOWN_V
+            return EMPTY
+        if name == "setenv":
+            key = _literal_str(args[0]) if args else _literal_str(kwargs.get("name", EMPTY))
+            value = args[1] if len(args) > 1 else kwargs.get("value", UNKNOWN_V)
+            if key is not None:
+                self.ctx.env[key] = value
+            return EMPTY
+        if name == "delenv":
+            key = _literal_str(args[0]) if args else _literal_str(kwargs.get("name", EMPTY))
+            if key is not None:
+                self.ctx.env[key] = DELETED
+            return EMPTY
+        if name in ("setitem", "delitem"):
+            if args and any(a == ("ext", "os.environ") for a in args[0].refs()) and len(args) > 1:
+                key = _literal_str(args[1])
+                if key is not None:
+                    self.ctx.env[key] = (args[2] if len(args) > 2 else UNKNOWN_V) if name == "setitem" else DELETED
+            return EMPTY
+        if name == "chdir":
+            if args:
+                self.ctx.cwd = args[0]
+            return EMPTY
+        if name == "context":
+            return of(("fixture", "monkeypatch"))
+        return EMPTY
+
+    def call_data_method(self, base: V, name: str, args, kwargs, frame: Frame, pos) -> V:
+        spec = self.p.catalogue.path_methods.get(name)
+        if spec is not None and (base.is_path or spec.distinctive):
+            write = spec.write
+            if spec.mode:
+                m = _pick(spec.mode, args, kwargs)
+                ms = _literal_str(m) if m is not None else None
+                write = bool(ms and any(c in ms for c in "wax+"))
+            return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True)
+        if name in _PATH_VALUE_METHODS:
+            return _head(base).with_path(True)
+        if name == "expanduser":
+            return base.with_path(True)
+        if name in ("format", "format_map") and _literal_str(base) is not None:
+            tmpl = _literal_str(base)
+            if tmpl.startswith("{") and args:
+                return _head(args[0])
+            return base
+        if name in ("strip", "rstrip", "lstrip", "lower", "upper", "replace", "encode", "decode", "rsplit",
+                    "split", "removesuffix", "removeprefix", "casefold", "title", "expandtabs", "ljust", "rjust",
+                    "__str__", "copy", "get", "mktemp", "getbasetemp"):
+            return _head(base)
+        return UNKNOWN_V
+
+    # ------------------------------------------------------------------ sinks
+    def sink_call(self, spec: SinkSpec, d: str, args, kwargs, frame: Frame, pos) -> V:
+        cat = spec.category
+        if cat == "clock":
+            if spec.only_without_args and args:
+                return EMPTY
+            if spec.only_with_args and len(args) < spec.only_with_args + 1:
+                pass
+            self.record_clock(d, frame, pos)
+            return of(Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0]))
+        if cat == "env":
+            if d in ("os.environ.copy", "os.path.expandvars"):
+                return self.env_read("*", pos, frame, d)
+            key = _pick(spec.target, args, kwargs)
+            default = args[1] if len(args) > 1 else kwargs.get("default")
+            return self.env_read(_literal_str(key) if key is not None else None, pos, frame, d, default)
+        target = _pick(spec.target, args, kwargs)
+        if target is None and spec.only_with_target:
+            if spec.methods:
+                return of(("client", d, spec))
+            return EMPTY
+        write = spec.write
+        if spec.mode:
+            m = _pick(spec.mode, args, kwargs)
+            ms = _literal_str(m) if m is not None else None
+            write = bool(ms and any(c in ms for c in "wax+"))
+        if spec.methods and target is None:
+            return of(("client", d, spec))
+        self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib)
+        if spec.methods:
+            return of(("client", d, spec))
+        if cat == "file":
+            return of(("handle", d))
+        return of(("client", d, spec))
+
+    def _sink_ctx(self) -> SinkContext:
+        cwd_ok = False
+        if self.ctx.cwd is not None:
+            cwd_ok = all(o.kind == "test-value" for o in self.ctx.cwd.origins()) and any(True for _ in self.ctx.cwd.origins())
+        return SinkContext(cwd_controlled=cwd_ok, fs_fake=self.ctx.fs_fake, loopback=bool(self.p.config.loopback))
+
+    def record_sink(self, spec: SinkSpec, call: str, target: Optional[V], frame: Frame, pos, write=False,
+                    lib: str = "", path_method=False) -> V:
+        cat = spec.category
+        verdict, origin, ttext = self.judge(spec, target, cat, write, frame)
+        if cat == "network" and verdict != CONTROLLED and (
+                "*" in self.ctx.net or (lib and lib in self.ctx.net)):
+            verdict = CONTROLLED
+        if cat == "subprocess" and self.ctx.subprocess_fake:
+            verdict = CONTROLLED
+        if cat == "file" and self.ctx.fs_fake and verdict != CONTROLLED and not self.import_time:
+            verdict = CONTROLLED
+        self._record(SinkEvent(cat, frame.path, tuple(pos), call, verdict, origin, (), self.import_time,
+                               self._import_module_name(), ttext, write))
+        if path_method:
+            return _head(target) if target is not None else EMPTY
+        return EMPTY
+
+    def judge(self, spec: SinkSpec, target: Optional[V], cat: str, write: bool, frame: Frame):
+        if target is None:
+            if spec.default == "memory":
+                return CONTROLLED, None, ""
+            if spec.default == "library-default" or cat in ("connection", "network"):
+                return UNCONTROLLED, Origin("library-default", expr=f"{spec.name}()", path=frame.path,
+                                            line=frame.line), ""
+            return UNKNOWN, Origin("unknown"), ""
+        if cat == "subprocess":
+            target = self._program(target)
+        sctx = self._sink_ctx()
+        origins = sorted(target.origins(), key=_origin_sort)
+        refs = [a for a in target.refs()]
+        verdicts = []
+        for o in origins:
+            verdicts.append((classify(o, cat, write, sctx), o))
+        for a in refs:
+            if a == DOUBLE or a[0] == "fixture":
+                verdicts.append((CONTROLLED, None))
+            elif a[0] == "inst" and self._is_test_class_inst(a):
+                verdicts.append((CONTROLLED, None))
+            elif a[0] == "client":
+                verdicts.append((CONTROLLED, None))
+            else:
+                verdicts.append((UNKNOWN, Origin("unknown", expr=a[0])))
+        if not verdicts:
+            return UNKNOWN, Origin("unknown"), ""
+        for v, o in verdicts:
+            if v == UNCONTROLLED:
+                return UNCONTROLLED, o, _origin_text(o)
+        for v, o in verdicts:
+            if v == UNKNOWN:
+                return UNKNOWN, o, ""
+        return CONTROLLED, None, ""
+
+    def _program(self, target: V) -> V:
+        out = EMPTY
+        for a in target.atoms:
+            if not isinstance(a, Origin) and a[0] == "seq":
+                out = out | (a[2][0] if a[2] else UNKNOWN_V)
+            else:
+                out = out | of(a)
+        return out
+
+    def _is_test_class_inst(self, a) -> bool:
+        h = self.heap.get(a[1])
+        if not h or not h["cls"]:
+            return False
+        return self.p.in_test.get(self.p.classes[h["cls"]][1], False)
+
+    def record_clock(self, d: str, frame: Frame, pos) -> None:
+        verdict = CONTROLLED if self.ctx.frozen else UNCONTROLLED
+        key = None
+        for k in self.ctx.patches:
+            if k[0] == ("ext", d.rsplit(".", 1)[0]) and k[1] == d.rsplit(".", 1)[1]:
+                key = k
+        if key is not None:
+            verdict = CONTROLLED
+        origin = Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0])
+        self._record(SinkEvent("clock", frame.path, tuple(pos), d, verdict, origin, (), self.import_time,
+                               self._import_module_name(), "", False))
+
+    def env_read(self, key: Optional[str], pos, frame: Frame, call: str, default: Optional[V] = None) -> V:
+        pos = tuple(pos)
+        if key is None:
+            self._record(SinkEvent("env", frame.path, pos, call, UNKNOWN, Origin("unknown"), (),
+                                   self.import_time, self._import_module_name(), "", False))
+            return UNKNOWN_V
+        if key == "*":
+            verdict = CONTROLLED if self.ctx.env_all else UNCONTROLLED
+            self._record(SinkEvent("env", frame.path, pos, call, verdict,
+                                   Origin("environment", expr="os.environ", path=frame.path, line=pos[0]), (),
+                                   self.import_time, self._import_module_name(), "os.environ", False))
+            return of(Origin("environment", expr="os.environ", path=frame.path, line=pos[0]))
+        if key in self.ctx.env:
+            val = self.ctx.env[key]
+            self._record(SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
+                                   self._import_module_name(), key, False))
+            if val is DELETED:
+                return default if default is not None else EMPTY
+            return val
+        if self.ctx.env_all:
+            self._record(SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
+                                   self._import_module_name(), key, False))
+            return default if default is not None else EMPTY
+        origin = Origin("environment", expr=key, path=frame.path, line=pos[0])
+        self._record(SinkEvent("env", frame.path, pos, call, UNCONTROLLED, origin, (), self.import_time,
+                               self._import_module_name(), key, False))
+        return of(origin)
+
+    def _import_module_name(self) -> str:
+        for fr in reversed(self.stack):
+            if fr.is_module:
+                return fr.module
+        return ""
+
+    def _record(self, ev: SinkEvent) -> None:
+        trace = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
+        if trace:
+            last = trace[-1]
+            trace = trace[:-1] + ((last[0], ev.pos[0], last[2]),)
+        ev.trace = trace
+        self.events.append(ev)
+
+    def _emit(self, rel: SinkEvent, prefix) -> None:
+        ev = SinkEvent(rel.category, rel.path, rel.pos, rel.call, rel.verdict, rel.origin,
+                       tuple(prefix) + rel.trace, rel.import_time, rel.module, rel.target, rel.write)
+        self.events.append(ev)
+
+    def _import_value(self, full: str) -> V:
+        if full in self.p.summaries:
+            self.import_module(full)
+            return of(("mod", self.p.canonical[full]))
+        return of(("ext", full))
+
+    def module_attr_static(self, mod: str, attr: str) -> V:
+        mod = self.p.canonical.get(mod, mod)
+        g = self.globals.get(mod) or {}
+        if attr in g:
+            return g[attr]
+        sub = f"{mod}.{attr}"
+        if sub in self.p.summaries:
+            self.import_module(sub)
+            return of(("mod", self.p.canonical[sub]))
+        return UNKNOWN_V
+
+
+# ---------------------------------------------------------------------- helpers
+_BUILTINS = {"open", "str", "bytes", "int", "float", "bool", "len", "print", "isinstance", "dict", "list", "tuple",
+             "set", "sorted", "getattr", "setattr", "hasattr", "super", "repr", "format", "callable", "id", "hash",
+             "staticmethod", "classmethod", "property", "iter", "next", "enumerate", "zip", "range", "min", "max",
+             "sum", "any", "all", "map", "filter", "reversed", "type", "object", "Exception", "ValueError",
+             "vars", "frozenset", "abs", "round", "divmod", "issubclass", "exec", "eval", "compile", "__import__"}
+
+
+def wrap_constant(val: V, name: str, path: str, line: int) -> V:
+    """A module-level (or class-level) binding: data origins become one module-constant
+    origin that remembers what it was computed from (contract section 8, origin.kind)."""
+    origins = tuple(sorted(val.origins(), key=_origin_sort))
+    refs = []
+    for a in val.refs():
+        if a[0] == "seq":
+            refs.append(("seq", a[1], tuple(wrap_constant(x, name, path, line) for x in a[2])))
+        elif a[0] == "dict":
+            refs.append(("dict", tuple((k, wrap_constant(x, name, path, line)) for k, x in a[1])))
+        else:
+            refs.append(a)
+    atoms = list(refs)
+    if origins:
+        if all(o.kind in ("unknown",) for o in origins):
+            atoms.extend(origins)
+        elif all(o.kind == "test-value" for o in origins):
+            atoms.extend(origins)
+        else:
+            atoms.append(Origin("module-constant", expr=name, path=path, line=line,
+                                value=_const_value(origins), inner=origins))
+    return V(frozenset(atoms), val.is_path)
+
+
+def _const_value(origins) -> Optional[str]:
+    for o in origins:
+        if o.kind == "literal":
+            return o.value
+        if o.kind == "module-constant" and o.value is not None:
+            return o.value
+    return None
+
+
+def _origin_sort(o: Origin):
+    return (o.kind, o.expr, o.path or "", o.line or 0, o.value or "")
+
+
+def _origin_text(o: Optional[Origin]) -> str:
+    if o is None:
+        return ""
+    if o.kind == "literal":
+        return repr(o.value) if o.value is not None else o.expr
+    return o.expr
+
+
+def _head(v: V) -> V:
+    """The origins a derived value keeps: data origins (and the path flag) of its head."""
+    out = []
+    for a in v.atoms:
+        if isinstance(a, Origin):
+            out.append(a)
+        elif a[0] == "seq":
+            for x in a[2][:1]:
+                out.extend(x.atoms)
+        elif a == DOUBLE or a[0] in ("fixture",):
+            out.append(Origin("test-value", expr="double"))
+        elif a[0] == "inst":
+            out.append(a)
+        else:
+            out.append(Origin("unknown", expr=a[0]))
+    return V(frozenset(out), v.is_path)
+
+
+def _first_item(v: V) -> V:
+    for a in v.refs():
+        if a[0] == "seq" and a[2]:
+            return a[2][0]
+    return v
+
+
+def _has_path_origin(v: V) -> bool:
+    return any(o.kind in ("test-value", "project-file", "home", "cwd") for o in v.origins())
+
+
+def _literal_str(v: Optional[V]) -> Optional[str]:
+    if v is None:
+        return None
+    vals = {o.value for o in v.origins() if o.kind == "literal" and o.expr[:1] in ("'", '"')}
+    if len(vals) == 1 and len(v.atoms) == 1:
+        return vals.pop()
+    if len(vals) == 1 and all(isinstance(a, Origin) and a.kind == "literal" for a in v.atoms):
+        return vals.pop()
+    for o in v.origins():
+        if o.kind == "module-constant" and len(v.atoms) == 1 and len(o.inner) == 1 and o.inner[0].kind == "literal":
+            return o.inner[0].value if o.inner[0].expr[:1] in ("'", '"') else None
+    return None
+
+
+def _literal_int(v: V) -> Optional[int]:
+    for o in v.origins():
+        if o.kind == "literal" and o.expr.lstrip("-").isdigit():
+            return int(o.expr)
+    return None
+
+
+def _any_literal_tilde(v: V) -> bool:
+    return any(o.kind == "literal" and (o.value or "").startswith("~") for o in v.origins())
+
+
+def _pick(spec_target: Sequence, args: List[V], kwargs: Dict[str, V]) -> Optional[V]:
+    for t in spec_target:
+        if isinstance(t, int):
+            if t < len(args):
+                return args[t]
+        elif t in kwargs:
+            return kwargs[t]
+    return None
+
+
+def truthiness(v: V) -> Optional[bool]:
+    """True / False when every atom of ``v`` is known truthy / falsy; else None."""
+    if not v.atoms:
+        return None
+    states = set()
+    for a in v.atoms:
+        if isinstance(a, Origin):
+            if a.kind == "literal":
+                states.add(a.expr not in ("None", "''", '""', "0", "False", "0.0"))
+            elif a.kind in ("test-value", "project-file", "home", "cwd"):
+                states.add(True)
+            elif a.kind == "module-constant" and a.inner and all(i.kind == "literal" for i in a.inner):
+                for i in a.inner:
+                    states.add(i.expr not in ("None", "''", '""', "0", "False", "0.0"))
+            else:
+                return None
+        elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "handle"):
+            states.add(True)
+        elif a[0] == "seq":
+            states.add(bool(a[2]))
+        else:
+            return None
+    if len(states) == 1:
+        return states.pop()
+    return None
+
+
+def is_none(v: V) -> Optional[bool]:
+    if not v.atoms:
+        return None
+    states = set()
+    for a in v.atoms:
+        if isinstance(a, Origin):
+            if a.kind == "literal":
+                states.add(a.expr == "None")
+            elif a.kind == "module-constant" and a.inner and all(i.kind == "literal" for i in a.inner):
+                for i in a.inner:
+                    states.add(i.expr == "None")
+            elif a.kind in ("test-value", "project-file", "home", "cwd", "default-argument"):
+                states.add(False)
+            else:
+                return None
+        elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "seq", "dict", "handle"):
+            states.add(False)
+        else:
+            return None
+    return states.pop() if len(states) == 1 else None
+
+
+def _canonical(d: str) -> str:
+    for a, b in _ALIASES:
+        if d == a or d.startswith(a + "."):
+            return b + d[len(a):]
+    return d
+
+
+_ALIASES = (("builtins.open", "open"), ("io.open", "open"), ("mock.", "unittest.mock."),
+            ("posixpath", "os.path"), ("ntpath", "os.path"), ("pathlib.Path.home", "pathlib.Path.home"),
+            ("time_machine.travel", "time_machine.travel"))
+
+
+def _decorator_name(d) -> str:
+    if d[0] == "call":
+        d = d[1]
+    parts = []
+    while d[0] == "attr":
+        parts.append(d[2])
+        d = d[1]
+    if d[0] == "name":
+        parts.append(d[1])
+    return ".".join(reversed(parts))
+
+
+def _is_generator(f: dict) -> bool:
+    return _contains_yield(f["body"])
+
+
+def _contains_yield(node) -> bool:
+    if isinstance(node, (list, tuple)):
+        if node and node[0] == "yield":
+            return True
+        if node and node[0] in ("def", "class", "lambda"):
+            return False
+        return any(_contains_yield(x) for x in node if isinstance(x, (list, tuple)))
+    return False
+
+
+def _has_inst(loc: Dict[str, V]) -> bool:
+    return any(isinstance(a, tuple) and a[0] == "inst" for v in loc.values() for a in v.atoms)
+
+
+def _strip_prefix(ev: SinkEvent, n: int) -> SinkEvent:
+    return SinkEvent(ev.category, ev.path, ev.pos, ev.call, ev.verdict, ev.origin, ev.trace[n:], ev.import_time,
+                     ev.module, ev.target, ev.write)
+
+
+def _fn_of(name: str) -> str:
+    return name
+
+
+def _dotted_name(qn: str) -> str:
+    return qn.replace(".<locals>", "")
+
+
+def _expr_text(e) -> str:
+    if e is None:
+        return "?"
+    k = e[0]
+    if k == "name":
+        return e[1]
+    if k == "attr":
+        return f"{_expr_text(e[1])}.{e[2]}"
+    if k == "call":
+        return f"{_expr_text(e[1])}(...)"
+    if k == "sub":
+        return f"{_expr_text(e[1])}[...]"
+    return k

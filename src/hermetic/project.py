@@ -1,0 +1,170 @@
+"""The project on disk: which files to analyse, their module names, which are tests.
+
+Module names follow pytest's default ("prepend") import mode: a file in a package is named
+from the first folder above it without ``__init__.py`` (its basedir); ``pythonpath``
+entries and a ``src/`` folder are import roots too (src and flat layouts, namespace
+packages under an import root).
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from .config import DEFAULT_EXCLUDES, Config, PytestConfig
+
+
+@dataclass(eq=False)
+class SourceFile:
+    path: Path          # absolute
+    rel: str            # relative to the project root, "/" separators
+    module: str         # canonical dotted name
+    aliases: List[str]  # other names it can be imported by
+    is_package: bool
+    is_test: bool       # a test module (pytest's python_files)
+    is_conftest: bool
+    in_test_tree: bool  # test code: test modules, conftests and helpers beside them
+
+
+@dataclass
+class Project:
+    root: Path                       # pytest's rootdir
+    files: List[SourceFile] = field(default_factory=list)
+    by_module: Dict[str, SourceFile] = field(default_factory=dict)
+    by_rel: Dict[str, SourceFile] = field(default_factory=dict)
+
+
+def _excluded(rel_parts: List[str], spec) -> bool:
+    if any(p in DEFAULT_EXCLUDES for p in rel_parts):
+        return True
+    if spec is not None:
+        rel = "/".join(rel_parts)
+        if spec.match_file(rel) or spec.match_file(rel + "/"):
+            return True
+    return False
+
+
+def _norecurse(name: str, patterns: List[str]) -> bool:
+    return any(fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
+    """Walk ``root`` (sorted, so the result is stable) and name every Python file."""
+    spec = None
+    patterns = list(config.exclude)
+    if patterns:
+        import pathspec
+
+        base = config.root or root
+        # exclude patterns are relative to the configuration file's folder
+        if base != root:
+            try:
+                prefix = root.relative_to(base)
+            except ValueError:
+                prefix = None
+            if prefix is not None and str(prefix) != ".":
+                patterns = [p for p in patterns]
+        spec = pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    proj = Project(root=root)
+    import_roots = [root / p for p in pytest_cfg.pythonpath]
+    if (root / "src").is_dir() and (root / "src") not in import_roots:
+        import_roots.append(root / "src")
+    test_dirs = [root / t for t in pytest_cfg.testpaths]
+    paths: List[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        d = Path(dirpath)
+        rel_parts = [] if d == root else list(d.relative_to(root).parts)
+        keep = []
+        for name in sorted(dirnames):
+            if _excluded(rel_parts + [name], spec) or name.startswith(".") or name == "__pycache__":
+                continue
+            keep.append(name)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            if name.endswith(".py") and not _excluded(rel_parts + [name], spec):
+                paths.append(d / name)
+    paths.sort()
+    taken = set()
+    for p in paths:
+        rel = p.relative_to(root).as_posix()
+        names = _module_names(p, root, import_roots)
+        if not names:
+            continue
+        if p.name == "conftest.py" or names[0] in taken:
+            # pytest imports each conftest under a name of its own; two test modules of the
+            # same basename get distinct names here too
+            unique = _dotted(p, root) or rel
+            names = [unique] + [n for n in names if n != unique and n not in taken]
+            if unique in taken:
+                names = [rel] + names[1:]
+        taken.add(names[0])
+        is_pkg = p.name == "__init__.py"
+        base = p.name
+        is_conftest = base == "conftest.py"
+        is_test = (not is_conftest) and any(fnmatch.fnmatch(base, pat) for pat in pytest_cfg.python_files)
+        if is_test and _in_norecurse(p, root, pytest_cfg.norecursedirs):
+            is_test = False
+        parts = set(p.relative_to(root).parts[:-1])
+        in_tree = is_test or is_conftest or bool(parts & {"tests", "test", "testing"}) or any(
+            _is_under(p, t) for t in test_dirs)
+        sf = SourceFile(p, rel, names[0], names[1:], is_pkg, is_test, is_conftest, in_tree)
+        proj.files.append(sf)
+        proj.by_rel[rel] = sf
+    for sf in proj.files:  # canonical names first, then aliases, first come first served
+        proj.by_module.setdefault(sf.module, sf)
+    for sf in proj.files:
+        for a in sf.aliases:
+            proj.by_module.setdefault(a, sf)
+    return proj
+
+
+def _in_norecurse(p: Path, root: Path, patterns: List[str]) -> bool:
+    return any(_norecurse(part, patterns) for part in p.relative_to(root).parts[:-1])
+
+
+def _is_under(p: Path, d: Path) -> bool:
+    try:
+        p.relative_to(d)
+        return True
+    except ValueError:
+        return False
+
+
+def _dotted(p: Path, base: Path) -> Optional[str]:
+    rel = p.relative_to(base).with_suffix("")
+    parts = list(rel.parts)
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts or not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(parts)
+
+
+def _module_names(p: Path, root: Path, import_roots: List[Path]) -> List[str]:
+    names: List[str] = []
+    for r in import_roots:
+        if _is_under(p, r):
+            n = _dotted(p, r)
+            if n and n not in names:
+                names.append(n)
+    # pytest's basedir: the first folder upwards without __init__.py
+    base = p.parent
+    while (base / "__init__.py").is_file() and base != root and base.parent != base:
+        base = base.parent
+    if (base / "__init__.py").is_file() and base == root:
+        base = root.parent
+    if _is_under(p, base):
+        n = _dotted(p, base)
+        if n and n not in names:
+            names.append(n)
+    if _is_under(p, root):
+        n = _dotted(p, root)
+        if n and n not in names:
+            names.append(n)
+    if not names:
+        stem = p.stem if p.name != "__init__.py" else p.parent.name
+        if stem.isidentifier():
+            names.append(stem)
+    return names

@@ -1,0 +1,115 @@
+"""Rule codes, their default severities and their documentation (what, why, example, fix).
+
+``hermetic rule CODE`` prints an entry; the SARIF and Markdown reports will reuse them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    why: str
+    example: str
+    fix: str
+
+
+def _r(code, name, severity, summary, why, example, fix) -> Rule:
+    return Rule(code, name, severity, summary, why, example.strip("\n"), fix)
+
+
+RULES: Dict[str, Rule] = {r.code: r for r in [
+    _r("HT101", "uncontrolled-connection", "error",
+       "A test reaches a database connection or client whose target it does not control.",
+       "The test reads or writes a real database (often the one in the deployment settings): it depends on "
+       "that state and may change it.",
+       """
+# src/app/post.py
+def _robot_enabled():
+    flags = sqlite3.connect(settings.DB_PATH)   # HT101: a module constant, not the fixture's DB
+""",
+       "Pass the connection (or its path/DSN) in from the caller, so the test can hand in its fixture; or "
+       "monkeypatch the setting to a tmp_path file / in-memory DSN in a fixture."),
+    _r("HT102", "uncontrolled-file", "error",
+       "A test reaches a file-system operation on a path it does not control.",
+       "The test reads a file that differs between machines, or writes into the repository, the home folder "
+       "or a server folder.",
+       """
+def export_nightly(rows):
+    return write_csv(settings.EXPORT_DIR, "nightly", rows)   # the write in write_csv is HT102
+""",
+       "Take the directory as a parameter and pass tmp_path in the test, or monkeypatch the constant (and every "
+       "path derived from it) to tmp_path."),
+    _r("HT103", "uncontrolled-env-read", "error",
+       "A test reaches an environment-variable read at call time of a variable it does not set.",
+       "The result depends on the shell the suite runs in: green on one machine, red on another.",
+       """
+grace_days = int(os.environ.get("BILLING_GRACE_DAYS", "30"))   # HT103 in a test that sets nothing
+""",
+       "monkeypatch.setenv(\"NAME\", value) (or delenv) in the test or a fixture; or pass the value in."),
+    _r("HT104", "uncontrolled-clock", "error",
+       "A test reaches a clock read at call time with no frozen clock.",
+       "The result depends on when the suite runs: date boundaries, DST and slow machines make it flaky.",
+       """
+cutoff = datetime.now() - timedelta(days=30)   # HT104
+""",
+       "Freeze the clock (freezegun.freeze_time, time_machine.travel, the freezer fixture), or pass the time in."),
+    _r("HT105", "uncontrolled-network", "error",
+       "A test reaches a network call to a host it does not control.",
+       "The suite depends on a remote service being up and answering the same way, and may change remote state.",
+       """
+resp = requests.get(API_URL, timeout=5)   # HT105 without responses/respx/requests-mock
+""",
+       "Mock the client library (responses, requests-mock, respx, pytest-httpx), or patch the function that "
+       "calls it where the code under test looks it up."),
+    _r("HT106", "uncontrolled-subprocess", "error",
+       "A test reaches a subprocess it does not control.",
+       "The test depends on programs installed on the machine and on the state they read (a git checkout, a "
+       "PATH).",
+       """
+proc = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True)   # HT106
+""",
+       "Use pytest-subprocess's fp fixture, or patch subprocess.run where the code under test looks it up."),
+    _r("HT203", "import-time-env-read", "warning",
+       "An environment variable is read when a module is imported, and a test reaches the module.",
+       "monkeypatch.setenv in a test comes too late: the value was fixed at import.",
+       """
+LEVEL = os.getenv("LOG_LEVEL", "INFO")   # HT203
+""",
+       "Read the variable at call time (inside the function), or set it in session configuration (pytest-env, "
+       "conftest module level before the import)."),
+    _r("HT204", "import-time-clock-read", "warning",
+       "The clock is read (or a clock function captured) when a module is imported.",
+       "freeze_time in a test cannot move a value computed at import.",
+       """
+STARTED = datetime.now()   # HT204
+def stamp(at=time.time()): ...   # HT204: the default is evaluated once, at import
+""",
+       "Read the clock at call time; use `at=None` and `at = time.time() if at is None else at`."),
+    _r("HT900", "suppression", "warning",
+       "An inline suppression that suppresses nothing (with --report-unused-suppressions), or one of an HT4xx "
+       "code (always).",
+       "Stale suppressions hide future findings; production-guard exemptions belong in configuration.",
+       """
+return now.date().isoformat()  # hermetic: ignore[HT104]   <- nothing to suppress here
+""",
+       "Remove the comment; for HT4xx, list the test under [tool.hermetic.guard] exempt."),
+]}
+
+
+def severity(code: str) -> str:
+    r = RULES.get(code)
+    return r.severity if r else ("error" if code.startswith("HT1") else "warning")
+
+
+def describe(code: str) -> str:
+    r = RULES.get(code.upper())
+    if r is None:
+        raise KeyError(code)
+    return (f"{r.code} ({r.name}) [{r.severity}]\n\n## What it does\n{r.summary}\n\n## Why is this bad?\n{r.why}\n\n"
+            f"## Example\n```python\n{r.example}\n```\n\n## Fix\n{r.fix}\n")

@@ -1,0 +1,565 @@
+"""Tests and fixtures, found in summaries, and run through the interpreter as pytest would.
+
+For each test: import-time code of its module and conftest chain (once, at collection),
+xunit/unittest set-up, fixtures in pytest's order (autouse first, dependencies before
+dependants, nearest definition of a name wins), decorators' substitutes, then the body.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Dict, List, Optional, Set, Tuple
+
+from . import interp as I
+from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of, union
+
+
+@dataclass
+class FixtureDef:
+    name: str
+    qualname: str
+    module: str
+    autouse: bool
+    scope: str
+    params: Optional[list]         # the params= expression (IR) or None
+    cls: Optional[str] = None
+
+
+@dataclass
+class TestItem:
+    node_id: str
+    module: str
+    path: str
+    qualname: str                  # function qualname (module.Class.test)
+    display: str                   # Class.test or test
+    cls: Optional[str]             # class qualname for methods
+    def_line: int
+    unittest: bool = False
+    markers: Set[str] = field(default_factory=set)
+
+
+@dataclass
+class TestRun:
+    item: TestItem
+    events: List[I.SinkEvent]
+
+
+class Runner:
+    def __init__(self, interp: I.Interp, files, pytest_cfg, config):
+        self.ip = interp
+        self.p = interp.p
+        self.files = files                     # module -> SourceFile
+        self.pytest_cfg = pytest_cfg
+        self.config = config
+        self.static_imports: Dict[str, Dict[str, str]] = {}
+        self.fixtures_by_module: Dict[str, Dict[str, List[FixtureDef]]] = {}
+        self.conftests_by_dir: Dict[str, str] = {}
+        for mod, sf in files.items():
+            if sf.is_conftest:
+                self.conftests_by_dir[str(PurePosixPath(sf.rel).parent)] = mod
+
+    # ------------------------------------------------------------------ static helpers
+    def imports_of(self, mod: str) -> Dict[str, str]:
+        if mod in self.static_imports:
+            return self.static_imports[mod]
+        out: Dict[str, str] = {}
+        s = self.p.summaries.get(mod)
+
+        def walk(stmts):
+            for st in stmts:
+                if st[0] == "import":
+                    for local, full, has_as in st[1]:
+                        out[local] = full if has_as else full.split(".")[0]
+                elif st[0] == "from":
+                    for local, attr in st[2]:
+                        if local != "*":
+                            out[local] = f"{st[1]}.{attr}"
+                elif st[0] in ("if", "try"):
+                    walk(st[2] if st[0] == "if" else st[1])
+                    if st[0] == "if":
+                        walk(st[3])
+                    else:
+                        for _n, body in st[2]:
+                            walk(body)
+
+        if s is not None:
+            walk(s["body"])
+        self.static_imports[mod] = out
+        return out
+
+    def static_name(self, expr, mod: str) -> str:
+        """Dotted name of a decorator-like expression, through the module's imports."""
+        name = I._decorator_name(expr)
+        if not name:
+            return ""
+        head, _, rest = name.partition(".")
+        full = self.imports_of(mod).get(head)
+        if full:
+            return f"{full}.{rest}" if rest else full
+        return name
+
+    def fixture_defs(self, mod: str) -> Dict[str, List[FixtureDef]]:
+        """Fixtures defined in a module: module-level ones, and per class (key: class qualname)."""
+        if mod in self.fixtures_by_module:
+            return self.fixtures_by_module[mod]
+        out: Dict[str, List[FixtureDef]] = {}
+        s = self.p.summaries.get(mod)
+        if s is not None:
+            for qn, f in s["functions"].items():
+                if ".<locals>." in qn:
+                    continue
+                fx = self._fixture_decorator(f, mod)
+                if fx is None:
+                    continue
+                name, autouse, scope, params = fx
+                d = FixtureDef(name or f["name"], qn, mod, autouse, scope, params, f.get("class"))
+                out.setdefault(d.cls or "", []).append(d)
+        self.fixtures_by_module[mod] = out
+        return out
+
+    def _fixture_decorator(self, f, mod):
+        for dexpr, _line in f["decorators"]:
+            name = self.static_name(dexpr, mod)
+            if name in ("pytest.fixture", "pytest.yield_fixture", "pytest_asyncio.fixture", "_pytest.fixtures.fixture",
+                        "fixture") or name.endswith(".fixture"):
+                kw = {}
+                if dexpr[0] == "call":
+                    kw = {k: v for k, v in dexpr[3]}
+                fname = kw.get("name")
+                fname = fname[1] if fname and fname[0] == "lit" else None
+                autouse = kw.get("autouse")
+                autouse = bool(autouse and autouse[0] == "lit" and autouse[1] is True)
+                scope = kw.get("scope")
+                scope = scope[1] if scope and scope[0] == "lit" else "function"
+                return fname, autouse, scope, kw.get("params")
+        return None
+
+    # ------------------------------------------------------------------ collection
+    def _match(self, name: str, patterns: List[str]) -> bool:
+        for p in patterns:
+            if any(c in p for c in "*?["):
+                if fnmatch.fnmatch(name, p):
+                    return True
+            elif name.startswith(p):
+                return True
+        return False
+
+    def collect(self, mod: str, rootdir_rel: str) -> List[TestItem]:
+        s = self.p.summaries[mod]
+        items: List[TestItem] = []
+        fns = s["functions"]
+        fixture_qns = {d.qualname for ds in self.fixture_defs(mod).values() for d in ds}
+        for st in s["body"]:
+            if st[0] == "def":
+                f = fns.get(st[2])
+                if f and self._match(f["name"], self.pytest_cfg.python_functions) and st[2] not in fixture_qns:
+                    items.append(TestItem(f"{rootdir_rel}::{f['name']}", mod, s["path"], st[2], f["name"], None,
+                                          f["line"]))
+            elif st[0] == "class":
+                items.extend(self._collect_class(st[2], mod, rootdir_rel, fixture_qns))
+        return items
+
+    def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns) -> List[TestItem]:
+        c, _ = self.p.classes[qn]
+        is_unittest = self.ip.is_testcase(qn)
+        if not is_unittest:
+            if not self._match(c["name"], self.pytest_cfg.python_classes):
+                return []
+            if self.ip.find_method(qn, "__init__") is not None:
+                return []
+        items = []
+        seen = set()
+        for cq in self.ip.mro(qn):
+            cd, _ = self.p.classes[cq]
+            for mname, mqn in cd["methods"].items():
+                if mname in seen:
+                    continue
+                seen.add(mname)
+                ok = mname.startswith("test") if is_unittest else self._match(mname, self.pytest_cfg.python_functions)
+                if ok and mqn not in fixture_qns:
+                    f, _ = self.p.functions[mqn]
+                    items.append(TestItem(f"{rootdir_rel}::{c['name']}::{mname}", mod, self.p.summaries[mod]["path"],
+                                          mqn, f"{c['name']}.{mname}", qn, f["line"], unittest=is_unittest))
+        items.sort(key=lambda t: (t.def_line, t.node_id))
+        return items
+
+    def conftest_chain(self, rel: str) -> List[str]:
+        """Conftest modules from the rootdir down to the test file's folder."""
+        chain = []
+        d = PurePosixPath(rel).parent
+        dirs = [d] + list(d.parents)
+        for x in reversed(dirs):
+            mod = self.conftests_by_dir.get(str(x))
+            if mod is not None:
+                chain.append(mod)
+        return chain
+
+    # ------------------------------------------------------------------ running a test
+    def run(self, item: TestItem) -> TestRun:
+        ip = self.ip
+        ip.import_events.extend(e for e in ip.events if e.import_time)
+        ip.events = []
+        ip.ctx = I.Ctx(env=dict(self.p.session_env))
+        ip.import_time = False
+        ip.steps = 0
+        chain = self.conftest_chain(self.files[item.module].rel)
+        for c in chain:
+            ip.import_module(c)
+        ip.import_module(item.module)
+        test_fn, _ = self.p.functions[item.qualname]
+        mframe = I.Frame(module=item.module, path=item.path, name=item.display, in_test=True)
+        mframe.locals = dict(ip.globals.get(item.module, {}))
+        ip.stack = []
+
+        # markers and decorator substitutes: class decorators, then the function's own
+        deco_atoms = []
+        marks = []
+        if item.cls:
+            for cq in reversed(ip.mro(item.cls)):
+                cd, cmod = self.p.classes[cq]
+                for dexpr, _l in cd["decorators"]:
+                    deco_atoms.extend(self._eval_decorator(dexpr, cmod))
+                pm = ip.class_attr(cq, "pytestmark")
+                if pm is not None:
+                    marks.extend(_marks(pm))
+        pm = ip.globals.get(item.module, {}).get("pytestmark")
+        if pm is not None:
+            marks.extend(_marks(pm))
+        for dexpr, _l in reversed(test_fn["decorators"]):
+            deco_atoms.extend(self._eval_decorator(dexpr, item.module))
+        marks.extend(a for a in deco_atoms if a[0] == "mark")
+        item.markers = {m[1] for m in marks}
+        usefixtures = []
+        param_values: Dict[str, V] = {}
+        for m in marks:
+            if m[1] == "usefixtures":
+                for a in m[2]:
+                    s = I._literal_str(a)
+                    if s:
+                        usefixtures.append(s)
+            elif m[1] == "parametrize" and len(m[2]) >= 2:
+                param_values.update(_parametrize(m[2][0], m[2][1]))
+            elif m[1] in ("disable_socket", "vcr", "block_network", "default_cassette"):
+                ip.ctx.net = ip.ctx.net | {"*"}
+            elif m[1] in ("freeze_time",):
+                ip.ctx.frozen = True
+
+        # self for methods
+        self_atom = None
+        if item.cls:
+            iid = next(ip.heap_ids)
+            ip.heap[iid] = {"cls": item.cls, "attrs": {}}
+            self_atom = ("inst", iid)
+
+        # xunit set-up
+        setups = []
+        g = ip.globals.get(item.module, {})
+        for name in ("setup_module", "setUpModule"):
+            v = g.get(name)
+            if v is not None:
+                setups.append((v, []))
+        if item.cls is None:
+            v = g.get("setup_function")
+            if v is not None:
+                setups.append((v, [UNKNOWN_V]))
+        for v, args in setups:
+            ip.stack = [mframe]
+            ip.apply(v, args, {}, mframe, (test_fn["line"], 0, 0, 0))
+        if item.cls:
+            for mname in (("setUpClass", "setup_class") if item.unittest else ("setup_class",)):
+                m = ip.find_method(item.cls, mname)
+                if m:
+                    ip.stack = [mframe]
+                    ip.call_function(m[1], [], {}, mframe, self_atom=("cls", item.cls))
+            for mname in (("setUp", "setup_method") if item.unittest else ("setup_method",)):
+                m = ip.find_method(item.cls, mname)
+                if m:
+                    ip.stack = [mframe]
+                    ip.call_function(m[1], [UNKNOWN_V] if mname == "setup_method" else [], {}, mframe,
+                                     self_atom=self_atom)
+
+        # fixtures
+        fx = _FixtureScope(self, item, chain)
+        for name in fx.autouse_names():
+            fx.get(name)
+        for name in usefixtures:
+            fx.get(name)
+        params = [p for p in test_fn["params"]]
+        if item.cls and params and params[0][1] == "pos":
+            params = params[1:]
+        n_mock = sum(1 for a in deco_atoms if a[0] == "patcher" and a[1] in ("attr",) and not a[2][3])
+        loc: Dict[str, V] = {}
+        for i, (pname, kind, _d) in enumerate(params):
+            if kind in ("var", "varkw"):
+                continue
+            if i < n_mock:
+                loc[pname] = DOUBLE_V
+            elif pname in param_values:
+                loc[pname] = param_values[pname]
+            elif _d is not None and pname not in fx.known_names():
+                loc[pname] = ip.defaults.get(item.qualname, {}).get(pname, UNKNOWN_V)
+            else:
+                loc[pname] = fx.get(pname, param_values)
+        # decorator substitutes are active around the call of the test function
+        for a in deco_atoms:
+            if a[0] == "patcher":
+                ip._activate(a)
+            elif a[0] == "ext" and a[1] in I._NET_MOCKS:
+                ip.ctx.net = ip.ctx.net | {I._NET_MOCKS[a[1]]}
+            elif a[0] == "ext" and a[1] in I._FS_FAKES:
+                ip.ctx.fs_fake = True
+        if self_atom is not None:
+            loc["self"] = of(self_atom)
+            if params != test_fn["params"]:
+                loc[test_fn["params"][0][0]] = of(self_atom)
+        frame = I.Frame(module=item.module, path=item.path, name=item.display, line=test_fn["line"], in_test=True,
+                        cls=test_fn.get("class"))
+        frame.locals = loc
+        ip.stack = [frame]
+        try:
+            ip.exec_block(test_fn["body"], frame)
+        except RecursionError:
+            pass
+        if item.cls:
+            for mname in (("tearDown", "teardown_method") if item.unittest else ("teardown_method",)):
+                m = ip.find_method(item.cls, mname)
+                if m:
+                    ip.stack = [mframe]
+                    ip.call_function(m[1], [UNKNOWN_V] if mname == "teardown_method" else [], {}, mframe,
+                                     self_atom=self_atom)
+        ip.stack = []
+        events = [e for e in ip.events if not e.import_time]
+        ip.import_events.extend(e for e in ip.events if e.import_time)
+        ip.events = []
+        return TestRun(item, events)
+
+    def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
+        ip = self.ip
+        saved = ip.ctx
+        ip.ctx = I.Ctx()
+        frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<decorator>", in_test=True,
+                        is_module=False)
+        frame.locals = dict(ip.globals.get(mod, {}))
+        try:
+            v = ip.eval(dexpr, frame)
+        finally:
+            ip.ctx = saved
+        return list(v.refs())
+
+
+class _FixtureScope:
+    """Fixture resolution and instantiation for one test (each fixture once)."""
+
+    def __init__(self, runner: Runner, item: TestItem, chain: List[str]):
+        self.r = runner
+        self.item = item
+        self.cache: Dict[str, V] = {}
+        self.active: Set[str] = set()
+        # nearest first: class (and bases), module, conftests (nearest dir first), plugins
+        layers: List[List[FixtureDef]] = []
+        if item.cls:
+            for cq in runner.ip.mro(item.cls):
+                cmod = runner.p.classes[cq][1]
+                layers.append(runner.fixture_defs(cmod).get(cq, []))
+        layers.append(runner.fixture_defs(item.module).get("", []))
+        for c in reversed(chain):
+            layers.append(runner.fixture_defs(c).get("", []))
+        for plugin in self._plugins([item.module] + chain):
+            layers.append(runner.fixture_defs(plugin).get("", []))
+        self.layers = layers
+
+    def _plugins(self, mods: List[str]) -> List[str]:
+        out = []
+        for m in mods:
+            v = self.r.ip.globals.get(m, {}).get("pytest_plugins")
+            if v is None:
+                continue
+            names = []
+            for a in v.atoms:
+                if isinstance(a, Origin):
+                    s = I._literal_str(of(a))
+                    if s:
+                        names.append(s)
+                elif a[0] == "seq":
+                    for x in a[2]:
+                        s = I._literal_str(x)
+                        if s:
+                            names.append(s)
+            for n in names:
+                if n in self.r.p.summaries and n not in out:
+                    self.r.ip.import_module(n)
+                    out.append(n)
+        return out
+
+    def known_names(self) -> Set[str]:
+        return {d.name for layer in self.layers for d in layer}
+
+    def autouse_names(self) -> List[str]:
+        seen: Dict[str, FixtureDef] = {}
+        order = []
+        for layer in reversed(self.layers):
+            for d in layer:
+                if d.autouse and d.name not in seen:
+                    seen[d.name] = d
+                    order.append(d.name)
+        # pytest: higher scopes first
+        rank = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
+        return sorted(order, key=lambda n: rank.get(self.find(n).scope if self.find(n) else "function", 4))
+
+    def find(self, name: str, below: Optional[FixtureDef] = None) -> Optional[FixtureDef]:
+        passed = below is None
+        for layer in self.layers:
+            for d in layer:
+                if d.name != name:
+                    continue
+                if not passed:
+                    if d is below:
+                        passed = True
+                    continue
+                return d
+        return None
+
+    def get(self, name: str, param_values: Optional[Dict[str, V]] = None, below: Optional[FixtureDef] = None) -> V:
+        ip = self.r.ip
+        if below is None and name in self.cache:
+            return self.cache[name]
+        if param_values and name in param_values:
+            return param_values[name]
+        d = self.find(name, below)
+        if d is None:
+            v = self._builtin(name)
+            if below is None:
+                self.cache[name] = v
+            return v
+        key = f"{name}@{d.qualname}"
+        if key in self.active:
+            return UNKNOWN_V
+        self.active.add(key)
+        f, mod = self.r.p.functions[d.qualname]
+        loc: Dict[str, V] = {}
+        params = f["params"]
+        self_atom = None
+        if d.cls and params and params[0][1] == "pos":
+            iid = next(ip.heap_ids)
+            ip.heap[iid] = {"cls": d.cls, "attrs": {}}
+            self_atom = ("inst", iid)
+            loc[params[0][0]] = of(self_atom)
+            params = params[1:]
+        for pname, kind, _dflt in params:
+            if kind in ("var", "varkw"):
+                continue
+            if pname == "request":
+                loc[pname] = of(("fixture", "request"))
+            elif pname == name:
+                loc[pname] = self.get(pname, None, below=d)
+            else:
+                loc[pname] = self.get(pname)
+        if d.params is not None:
+            mframe = I.Frame(module=mod, path=self.r.p.summaries[mod]["path"], name="<params>", in_test=True)
+            mframe.locals = dict(ip.globals.get(mod, {}))
+            pv = ip.eval(d.params, mframe)
+            loc["__request_param__"] = ip._element(pv)
+        frame = I.Frame(module=mod, path=self.r.p.summaries[mod]["path"], name=d.qualname, line=f["line"],
+                        in_test=True, cls=d.cls)
+        frame.locals = loc
+        saved_stack = ip.stack
+        ip.stack = [frame]
+        try:
+            ip.exec_block(f["body"], frame)
+        except RecursionError:
+            pass
+        finally:
+            ip.stack = saved_stack
+        if I._is_generator(f):
+            v = frame.yields
+        else:
+            v = frame.returns
+        if not v.atoms:
+            v = EMPTY
+        if name in (self.r.config.control_fixtures or []):
+            v = of(Origin("test-value", expr=name))
+        self.active.discard(key)
+        if below is None:
+            self.cache[name] = v
+        return v
+
+    def _builtin(self, name: str) -> V:
+        ip = self.r.ip
+        if name in (self.r.config.control_fixtures or []):
+            return of(Origin("test-value", expr=name))
+        if name in ("tmp_path", "tmpdir"):
+            return of(Origin("test-value", expr=name), is_path=True)
+        if name in ("tmp_path_factory", "tmpdir_factory"):
+            return of(("fixture", name))
+        if name == "monkeypatch":
+            return of(("fixture", "monkeypatch"))
+        if name in ("mocker", "module_mocker", "class_mocker", "session_mocker", "package_mocker"):
+            return of(("fixture", "mocker"))
+        if name == "request":
+            return of(("fixture", "request"))
+        if name in I._FREEZE_FIXTURES:
+            ip.ctx.frozen = True
+            return DOUBLE_V
+        if name in I._FS_FIXTURES:
+            ip.ctx.fs_fake = True
+            return DOUBLE_V
+        if name in I._SUBPROCESS_FIXTURES:
+            ip.ctx.subprocess_fake = True
+            return DOUBLE_V
+        if name in I._NET_FIXTURES:
+            lib = I._NET_FIXTURES[name]
+            if lib:
+                ip.ctx.net = ip.ctx.net | {lib}
+            return DOUBLE_V
+        if name in I._BUILTIN_FIXTURES_CONTROLLED:
+            return of(Origin("test-value", expr=name))
+        return UNKNOWN_V
+
+
+def _marks(v: V) -> List[tuple]:
+    out = []
+    for a in v.refs():
+        if a[0] == "mark":
+            out.append(a)
+        elif a[0] == "seq":
+            for x in a[2]:
+                out.extend(_marks(x))
+    return out
+
+
+def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
+    names: List[str] = []
+    s = I._literal_str(names_v)
+    if s is not None:
+        names = [n.strip() for n in s.split(",") if n.strip()]
+    else:
+        for a in names_v.refs():
+            if a[0] == "seq":
+                names = [I._literal_str(x) or "" for x in a[2]]
+    out: Dict[str, V] = {}
+    rows: List[V] = []
+    for a in values_v.atoms:
+        if isinstance(a, tuple) and a[0] == "seq":
+            rows.extend(a[2])
+        else:
+            rows = []
+            break
+    for i, n in enumerate(names):
+        if not n:
+            continue
+        if not rows:
+            out[n] = UNKNOWN_V
+            continue
+        vals = []
+        for row in rows:
+            if len(names) == 1:
+                vals.append(row)
+                continue
+            seqs = [x for x in row.refs() if x[0] == "seq"]
+            if seqs and i < len(seqs[0][2]):
+                vals.append(seqs[0][2][i])
+            else:
+                vals.append(UNKNOWN_V)
+        out[n] = union(vals)
+    return out

@@ -1,0 +1,427 @@
+"""Per-file extraction: source bytes -> a small serializable summary.
+
+This is the only module that touches libcst trees. ``summarize`` is a pure function of
+its arguments; everything downstream (linking, the interpreter, the rules) works on the
+summary it returns, so summaries can be cached and built in worker processes.
+
+Shape of a summary (plain dicts, lists, strings, ints; JSON-serializable):
+
+``{"module": str, "path": str, "is_package": bool, "body": [stmt],
+   "functions": {qualname: function}, "classes": {qualname: class},
+   "suppressions": {line: [codes] or ["*"]}, "lines": int}``
+
+Expressions and statements are tuples (lists after a JSON round-trip) whose first item
+names the form; see ``_expr`` and ``_stmt`` for the complete set. Positions are
+``[line, column, end_line, end_column]``, 1-based lines and 1-based columns.
+"""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from typing import Any, Dict, List, Optional
+
+SUMMARY_VERSION = 3
+
+_SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
+
+
+class SummaryError(Exception):
+    """The file could not be parsed; the message is one line for the report."""
+
+
+def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> Dict[str, Any]:
+    """Parse ``data`` (raw file bytes; BOM, CRLF and PEP 263 encodings are honoured).
+
+    ``module`` is the dotted module name the file is imported as (used to resolve
+    relative imports and to qualify names); ``path`` is carried through for reports.
+    Raises ``SummaryError`` with a one-line reason when the source does not parse.
+    """
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        tree = cst.parse_module(data)
+    except cst.ParserSyntaxError as exc:
+        raise SummaryError(f"syntax error at line {exc.raw_line}: {exc.message}") from None
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise SummaryError(f"cannot decode source: {exc}") from None
+    except Exception as exc:  # libcst raises assorted errors on exotic input
+        raise SummaryError(f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    ex = _Extractor(module, is_package, positions, cst)
+    body = ex.block(tree.body, scope=module, cls=None)
+    return {
+        "version": SUMMARY_VERSION,
+        "module": module,
+        "path": path,
+        "is_package": is_package,
+        "body": body,
+        "functions": ex.functions,
+        "classes": ex.classes,
+        "suppressions": _suppressions(data),
+        "lines": data.count(b"\n") + 1,
+    }
+
+
+def _suppressions(data: bytes) -> Dict[str, List[str]]:
+    out: Dict[str, List[str]] = {}
+    try:
+        tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError):
+        return out
+    for tok in tokens:
+        if tok.type != tokenize.COMMENT:
+            continue
+        m = _SUPPRESS.search(tok.string)
+        if not m:
+            continue
+        codes = ["*"] if not m.group(1) else [c.strip().upper() for c in m.group(1).split(",") if c.strip()]
+        out.setdefault(str(tok.start[0]), []).extend(codes)
+    return out
+
+
+class _Extractor:
+    def __init__(self, module: str, is_package: bool, positions, cst) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.positions = positions
+        self.cst = cst
+        self.functions: Dict[str, Any] = {}
+        self.classes: Dict[str, Any] = {}
+
+    # -- positions ---------------------------------------------------------------
+    def pos(self, node) -> List[int]:
+        rng = self.positions.get(node)
+        if rng is None:
+            return [0, 0, 0, 0]
+        return [rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1]
+
+    def line(self, node) -> int:
+        return self.pos(node)[0]
+
+    # -- statements --------------------------------------------------------------
+    def block(self, stmts, scope: str, cls: Optional[str]) -> List[Any]:
+        out: List[Any] = []
+        for s in stmts:
+            out.extend(self.stmt(s, scope, cls))
+        return out
+
+    def suite(self, node, scope, cls) -> List[Any]:
+        if node is None:
+            return []
+        body = getattr(node, "body", [])
+        if isinstance(body, (list, tuple)):
+            return self.block(body, scope, cls)
+        return self.block([body], scope, cls)
+
+    def stmt(self, s, scope: str, cls: Optional[str]) -> List[Any]:
+        c = self.cst
+        if isinstance(s, c.SimpleStatementLine):
+            out = []
+            for small in s.body:
+                out.extend(self.small(small, scope, cls, self.line(s)))
+            return out
+        if isinstance(s, (c.BaseSmallStatement,)):
+            return self.small(s, scope, cls, self.line(s))
+        if isinstance(s, c.FunctionDef):
+            qn = self.function(s, scope, cls)
+            return [("def", s.name.value, qn, self.line(s.name))]
+        if isinstance(s, c.ClassDef):
+            qn = self.klass(s, scope)
+            return [("class", s.name.value, qn, self.line(s.name))]
+        if isinstance(s, c.If):
+            orelse = s.orelse
+            if isinstance(orelse, c.If):
+                other = self.stmt(orelse, scope, cls)
+            else:
+                other = self.suite(orelse.body if orelse is not None else None, scope, cls) if orelse is not None else []
+            return [("if", self.expr(s.test), self.suite(s.body, scope, cls), other, self.line(s))]
+        if isinstance(s, c.For):
+            orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []
+            return [("for", self.target(s.target), self.expr(s.iter), self.suite(s.body, scope, cls), orelse, self.line(s))]
+        if isinstance(s, c.While):
+            orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []
+            return [("while", self.expr(s.test), self.suite(s.body, scope, cls), orelse, self.line(s))]
+        if isinstance(s, (c.Try, getattr(c, "TryStar", c.Try))):
+            handlers = []
+            for h in s.handlers:
+                name = h.name.name.value if h.name is not None and isinstance(h.name.name, c.Name) else None
+                handlers.append([name, self.suite(h.body, scope, cls)])
+            orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []
+            final = self.suite(s.finalbody.body, scope, cls) if s.finalbody else []
+            return [("try", self.suite(s.body, scope, cls), handlers, orelse, final, self.line(s))]
+        if isinstance(s, c.With):
+            items = []
+            for it in s.items:
+                tgt = self.target(it.asname.name) if it.asname is not None else None
+                items.append([self.expr(it.item), tgt])
+            return [("with", items, self.suite(s.body, scope, cls), self.line(s), bool(s.asynchronous))]
+        match_cls = getattr(c, "Match", None)
+        if match_cls is not None and isinstance(s, match_cls):
+            cases = [self.suite(case.body, scope, cls) for case in s.cases]
+            return [("match", self.expr(s.subject), cases, self.line(s))]
+        return []
+
+    def small(self, s, scope, cls, line) -> List[Any]:
+        c = self.cst
+        if isinstance(s, c.Expr):
+            return [("expr", self.expr(s.value), line)]
+        if isinstance(s, c.Assign):
+            return [("assign", [self.target(t.target) for t in s.targets], self.expr(s.value), line)]
+        if isinstance(s, c.AnnAssign):
+            if s.value is None:
+                return [("ann", self.target(s.target), self.expr(s.annotation), line)]
+            return [("assign", [self.target(s.target)], self.expr(s.value), line, self.expr(s.annotation))]
+        if isinstance(s, c.AugAssign):
+            op = type(s.operator).__name__
+            return [("augassign", self.target(s.target), op, self.expr(s.value), line)]
+        if isinstance(s, c.Return):
+            return [("return", self.expr(s.value) if s.value is not None else None, line)]
+        if isinstance(s, c.Import):
+            names = []
+            for alias in s.names:
+                full = _dotted(alias.name)
+                if alias.asname is not None:
+                    names.append([alias.asname.name.value, full, True])
+                else:
+                    names.append([full.split(".")[0], full, False])
+            return [("import", names, line)]
+        if isinstance(s, c.ImportFrom):
+            level = len(s.relative)
+            base = _dotted(s.module) if s.module is not None else ""
+            mod = self.resolve_relative(base, level)
+            if isinstance(s.names, c.ImportStar):
+                return [("from", mod, [["*", "*"]], line)]
+            names = []
+            for alias in s.names:
+                attr = _dotted(alias.name)
+                local = alias.asname.name.value if alias.asname is not None else attr
+                names.append([local, attr])
+            return [("from", mod, names, line)]
+        if isinstance(s, c.Del):
+            return [("del", self.target(s.target), line)]
+        if isinstance(s, c.Global):
+            return [("global", [n.name.value for n in s.names], line)]
+        if isinstance(s, c.Raise):
+            return [("expr", self.expr(s.exc), line)] if s.exc is not None else []
+        if isinstance(s, c.Assert):
+            return [("expr", self.expr(s.test), line)]
+        return []
+
+    def resolve_relative(self, base: str, level: int) -> str:
+        if level == 0:
+            return base
+        parts = self.module.split(".")
+        if not self.is_package:
+            parts = parts[:-1]
+        if level > 1:
+            parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+        pkg = ".".join(parts)
+        if base:
+            return f"{pkg}.{base}" if pkg else base
+        return pkg
+
+    # -- definitions -------------------------------------------------------------
+    def params(self, p) -> List[Any]:
+        c = self.cst
+        out = []
+        for prm in list(p.posonly_params) + list(p.params):
+            out.append([prm.name.value, "pos", self.expr(prm.default) if prm.default is not None else None])
+        if isinstance(p.star_arg, c.Param):
+            out.append([p.star_arg.name.value, "var", None])
+        for prm in p.kwonly_params:
+            out.append([prm.name.value, "kw", self.expr(prm.default) if prm.default is not None else None])
+        if p.star_kwarg is not None:
+            out.append([p.star_kwarg.name.value, "varkw", None])
+        return out
+
+    def function(self, node, scope: str, cls: Optional[str]) -> str:
+        name = node.name.value
+        qn = f"{scope}.{name}"
+        if qn in self.functions:  # redefinition (e.g. a property setter): keep both
+            qn = f"{qn}@{self.line(node.name)}"
+        inner_scope = f"{qn}.<locals>"
+        body = self.suite(node.body, inner_scope, None)
+        self.functions[qn] = {
+            "qualname": qn,
+            "name": name,
+            "class": cls,
+            "params": self.params(node.params),
+            "decorators": [[self.expr(d.decorator), self.line(d)] for d in node.decorators],
+            "body": body,
+            "is_async": node.asynchronous is not None,
+            "line": self.line(node.name),
+            "def_pos": self.pos(node.name),
+            "def_line": self._def_line(node),
+            "end_line": self.pos(node)[2],
+        }
+        return qn
+
+    def _def_line(self, node) -> int:
+        # The line holding the `def` keyword (decorators come before it).
+        return self.line(node.name)
+
+    def klass(self, node, scope: str) -> str:
+        qn = f"{scope}.{node.name.value}"
+        body = self.suite(node.body, qn, qn)
+        methods = {}
+        for st in body:
+            if st[0] == "def":
+                methods[st[1]] = st[2]
+        self.classes[qn] = {
+            "qualname": qn,
+            "name": node.name.value,
+            "bases": [self.expr(a.value) for a in node.bases if not a.keyword],
+            "decorators": [[self.expr(d.decorator), self.line(d)] for d in node.decorators],
+            "body": body,
+            "methods": methods,
+            "line": self.line(node.name),
+        }
+        return qn
+
+    # -- targets and expressions -------------------------------------------------
+    def target(self, t) -> Any:
+        c = self.cst
+        if isinstance(t, c.Name):
+            return ("name", t.value)
+        if isinstance(t, c.Attribute):
+            return ("attr", self.expr(t.value), t.attr.value)
+        if isinstance(t, c.Subscript):
+            return ("sub", self.expr(t.value), self.slice(t))
+        if isinstance(t, (c.Tuple, c.List)):
+            return ("tuple", [self.target(e.value) for e in t.elements])
+        if isinstance(t, c.StarredElement):
+            return self.target(t.value)
+        return ("none",)
+
+    def slice(self, node) -> Any:
+        c = self.cst
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, c.Index):
+            return self.expr(node.slice[0].slice.value)
+        return ("unk",)
+
+    def expr(self, e) -> Any:  # noqa: C901 - one dispatch over libcst's expression nodes
+        c = self.cst
+        if e is None:
+            return ("lit", None)
+        if isinstance(e, c.Name):
+            if e.value in ("None", "True", "False"):
+                return ("lit", {"None": None, "True": True, "False": False}[e.value])
+            return ("name", e.value)
+        if isinstance(e, c.SimpleString):
+            try:
+                v = e.evaluated_value
+            except Exception:
+                return ("unk",)
+            if isinstance(v, bytes):
+                v = v.decode("latin-1")
+            return ("lit", v)
+        if isinstance(e, c.ConcatenatedString):
+            parts = []
+            for side in (e.left, e.right):
+                sub = self.expr(side)
+                if sub[0] == "fstr":
+                    parts.extend(sub[1])
+                else:
+                    parts.append(sub)
+            if all(p[0] == "lit" and isinstance(p[1], str) for p in parts):
+                return ("lit", "".join(p[1] for p in parts))
+            return ("fstr", parts)
+        if isinstance(e, c.FormattedString):
+            parts = []
+            for part in e.parts:
+                if isinstance(part, c.FormattedStringText):
+                    parts.append(("lit", part.value))
+                else:
+                    parts.append(self.expr(part.expression))
+            return ("fstr", parts)
+        if isinstance(e, c.Integer):
+            try:
+                return ("lit", int(e.value.replace("_", ""), 0))
+            except ValueError:
+                return ("lit", 0)
+        if isinstance(e, (c.Float, c.Imaginary)):
+            return ("lit", 0.0)
+        if isinstance(e, c.Attribute):
+            return ("attr", self.expr(e.value), e.attr.value)
+        if isinstance(e, c.Call):
+            args, kwargs = [], []
+            for a in e.args:
+                v = self.expr(a.value)
+                if a.keyword is not None:
+                    kwargs.append([a.keyword.value, v])
+                elif a.star == "*":
+                    args.append(("star", v))
+                elif a.star == "**":
+                    kwargs.append(["**", v])
+                else:
+                    args.append(v)
+            return ("call", self.expr(e.func), args, kwargs, self.pos(e))
+        if isinstance(e, c.BinaryOperation):
+            return ("bin", type(e.operator).__name__, self.expr(e.left), self.expr(e.right), self.pos(e))
+        if isinstance(e, c.BooleanOperation):
+            op = "or" if isinstance(e.operator, c.Or) else "and"
+            return ("bool", op, [self.expr(e.left), self.expr(e.right)])
+        if isinstance(e, c.IfExp):
+            return ("ifx", self.expr(e.test), self.expr(e.body), self.expr(e.orelse))
+        if isinstance(e, c.Subscript):
+            return ("sub", self.expr(e.value), self.slice(e), self.pos(e))
+        if isinstance(e, (c.List, c.Tuple, c.Set)):
+            items = []
+            for el in e.elements:
+                if isinstance(el, c.StarredElement):
+                    items.append(("star", self.expr(el.value)))
+                else:
+                    items.append(self.expr(el.value))
+            return ("seq", type(e).__name__.lower(), items)
+        if isinstance(e, c.Dict):
+            items = []
+            for el in e.elements:
+                if isinstance(el, c.DictElement):
+                    items.append([self.expr(el.key), self.expr(el.value)])
+                else:
+                    items.append([None, self.expr(el.value)])
+            return ("dict", items)
+        if isinstance(e, c.Lambda):
+            return ("lambda", self.params(e.params), self.expr(e.body), self.pos(e))
+        if isinstance(e, c.Await):
+            return self.expr(e.expression)
+        if isinstance(e, c.Yield):
+            val = e.value
+            if val is not None and isinstance(val, c.From):
+                return ("yield", self.expr(val.item), self.pos(e))
+            return ("yield", self.expr(val) if val is not None else ("lit", None), self.pos(e))
+        if isinstance(e, c.Comparison):
+            items = [self.expr(e.left)] + [self.expr(t.comparator) for t in e.comparisons]
+            ops = [type(t.operator).__name__ for t in e.comparisons]
+            return ("cmp", ops, items, self.pos(e))
+        if isinstance(e, c.UnaryOperation):
+            return ("unary", type(e.operator).__name__, self.expr(e.expression))
+        if isinstance(e, (c.ListComp, c.SetComp, c.GeneratorExp, c.DictComp)):
+            gens = []
+            f = e.for_in
+            while f is not None:
+                gens.append([self.target(f.target), self.expr(f.iter), [self.expr(i.test) for i in f.ifs]])
+                f = f.inner_for_in
+            if isinstance(e, c.DictComp):
+                elts = [self.expr(e.key), self.expr(e.value)]
+            else:
+                elts = [self.expr(e.elt)]
+            return ("comp", gens, elts)
+        if isinstance(e, c.NamedExpr):
+            return ("walrus", self.target(e.target), self.expr(e.value))
+        if isinstance(e, c.Ellipsis):
+            return ("lit", "...")
+        return ("unk",)
+
+
+def _dotted(node) -> str:
+    import libcst as cst
+
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""

@@ -1,0 +1,196 @@
+"""Abstract values and origins: what the interpreter knows about a value.
+
+A value (``V``) is a set of atoms. Data atoms are ``Origin`` objects: where the value came
+from (a literal, a module constant, the environment, ``tmp_path`` ...). Reference atoms are
+tuples naming a project module, function, class or instance, an external (library) name,
+a client built by a catalogue constructor, a test double or a patcher.
+
+Whether an origin is *controlled* depends on the operation that uses it (contract
+section 2): ``classify`` decides that for one origin and one sink.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import FrozenSet, Iterable, Optional, Tuple
+from urllib.parse import urlsplit
+
+CONTROLLED, UNCONTROLLED, UNKNOWN = "controlled", "uncontrolled", "unknown"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a data value came from.
+
+    kind: one of the contract's origin kinds (``literal``, ``module-constant``,
+    ``environment``, ``home``, ``cwd``, ``clock``, ``default-argument``,
+    ``library-default``, ``singleton``, ``test-value``, ``unknown``) or the internal
+    ``project-file`` (a path built from ``__file__``, contract row V2).
+    expr: short source text of the binding (a constant's name, a variable, a literal).
+    value: a literal's text (for literals; the leading part of an f-string or join).
+    in_test: the literal was written in test code (contract rows T1/V1).
+    inner: for ``module-constant`` / ``default-argument``, the origins the binding was
+    computed from.
+    """
+
+    kind: str
+    expr: str = ""
+    path: Optional[str] = None
+    line: Optional[int] = None
+    value: Optional[str] = None
+    in_test: bool = False
+    inner: Tuple["Origin", ...] = ()
+
+
+@dataclass(frozen=True)
+class V:
+    """An abstract value: a set of atoms; ``is_path`` when it is known to be a path object."""
+
+    atoms: FrozenSet = field(default_factory=frozenset)
+    is_path: bool = False
+
+    def __or__(self, other: "V") -> "V":
+        if not other.atoms:
+            return self if self.is_path == (self.is_path or other.is_path) else V(self.atoms, True)
+        return V(self.atoms | other.atoms, self.is_path or other.is_path)
+
+    def origins(self) -> Iterable[Origin]:
+        return (a for a in self.atoms if isinstance(a, Origin))
+
+    def refs(self) -> Iterable[tuple]:
+        return (a for a in self.atoms if isinstance(a, tuple))
+
+    def with_path(self, flag: bool = True) -> "V":
+        return V(self.atoms, flag)
+
+
+EMPTY = V()
+
+
+def of(*atoms, is_path: bool = False) -> V:
+    return V(frozenset(atoms), is_path)
+
+
+def union(values: Iterable[V]) -> V:
+    out = EMPTY
+    for v in values:
+        out = out | v
+    return out
+
+
+UNKNOWN_V = of(Origin("unknown"))
+DOUBLE = ("double",)
+DOUBLE_V = of(DOUBLE)
+
+
+def lit(value, path: Optional[str], line: Optional[int], in_test: bool) -> V:
+    text = value if isinstance(value, str) else repr(value)
+    return of(Origin("literal", expr=_short(repr(value)), path=path, line=line, value=text, in_test=in_test))
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+# -- classification ---------------------------------------------------------------------
+
+_MEMORY = {":memory:", "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://", "sqlite+pysqlite:///:memory:",
+           "sqlite+aiosqlite://", "sqlite+aiosqlite:///:memory:", "duckdb:///:memory:", "memory://", "mem://"}
+_LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "ip6-localhost"}
+
+
+def is_memory(text: str) -> bool:
+    t = text.strip()
+    return t in _MEMORY or t.startswith("file::memory:") or "mode=memory" in t or t.endswith(":///:memory:")
+
+
+def host_of(text: str) -> Optional[str]:
+    t = text.strip()
+    if "://" in t:
+        try:
+            return (urlsplit(t).hostname or "").lower() or None
+        except ValueError:
+            return None
+    m = re.match(r"^([A-Za-z0-9_.\-\[\]:]+?)(?::\d+)?(?:/|$)", t)
+    if m and "." in m.group(1) or (m and m.group(1).lower() in _LOOPBACK_HOSTS):
+        return m.group(1).lower()
+    return None
+
+
+def is_loopback(text: str) -> bool:
+    h = host_of(text)
+    if h is None:
+        h = text.strip().lower()
+    h = h.strip("[]")
+    return h in _LOOPBACK_HOSTS or h.startswith("127.") or h == "::1"
+
+
+def classify(o: Origin, category: str, write: bool, ctl: "SinkContext") -> str:
+    """Decide one origin for one sink (contract section 2). ``ctl`` carries what the
+    test controls at that moment (chdir, fakes) and the configuration."""
+    k = o.kind
+    if k == "test-value":
+        return CONTROLLED
+    if k == "unknown":
+        return UNKNOWN
+    if k == "project-file":
+        if category == "file" and ctl.fs_fake:
+            return CONTROLLED
+        return UNCONTROLLED if write else CONTROLLED
+    if k in ("module-constant", "default-argument"):
+        if not o.inner:
+            return UNKNOWN
+        verdicts = {classify(i, category, write, ctl) for i in o.inner}
+        if UNCONTROLLED in verdicts:
+            return UNCONTROLLED
+        if UNKNOWN in verdicts:
+            return UNKNOWN
+        return CONTROLLED
+    if k == "cwd":
+        return CONTROLLED if ctl.cwd_controlled else UNCONTROLLED
+    if k == "literal":
+        return _classify_literal(o, category, write, ctl)
+    if k == "home" and category == "file" and ctl.fs_fake:
+        return CONTROLLED
+    return UNCONTROLLED
+
+
+def _classify_literal(o: Origin, category: str, write: bool, ctl: "SinkContext") -> str:
+    text = o.value or ""
+    if category == "subprocess":
+        return CONTROLLED if o.in_test else UNCONTROLLED
+    if category in ("connection", "network"):
+        if is_memory(text):
+            return CONTROLLED
+        if is_loopback(text):
+            return CONTROLLED if (o.in_test or ctl.loopback) else UNCONTROLLED
+        if category == "connection" and not ("://" in text or "=" in text):
+            return _classify_path_literal(text, o, True, ctl)
+        return UNCONTROLLED
+    if category == "file":
+        if ctl.fs_fake:
+            return CONTROLLED
+        return _classify_path_literal(text, o, write, ctl)
+    return UNCONTROLLED
+
+
+def _classify_path_literal(text: str, o: Origin, write: bool, ctl: "SinkContext") -> str:
+    if text.startswith("~"):
+        return UNCONTROLLED
+    if text.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", text) or text.startswith("\\\\"):
+        return UNCONTROLLED
+    # a working-directory-relative path
+    if ctl.cwd_controlled:
+        return CONTROLLED
+    if o.in_test and not write:
+        return CONTROLLED  # a read of data shipped with the tests (T1)
+    return UNCONTROLLED
+
+
+@dataclass
+class SinkContext:
+    """What decides literals and working-directory paths at one sink."""
+
+    cwd_controlled: bool = False
+    fs_fake: bool = False
+    loopback: bool = False
