@@ -22,6 +22,7 @@ from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN,
 
 DELETED = ("deleted",)
 MAX_DEPTH = 40
+TEST_HEAP_BASE = 1_000_000_000
 STEP_BUDGET = 400_000
 
 # value-flow functions (contract section 3): the result carries the first argument's origins
@@ -167,7 +168,8 @@ class Interp:
         self.stack: List[Frame] = []
         self.events: List[SinkEvent] = []
         self.heap: Dict[int, Dict[str, Any]] = {}
-        self.heap_ids = itertools.count(1)
+        self.next_id = 1
+        self.wlog: List[tuple] = []   # every write to the heap, class or module state (memo replay)
         self.memo: Dict[tuple, Tuple[V, List[SinkEvent], int]] = {}
         self.unresolved: Dict[Tuple[str, int, int], str] = {}
         self.defaults: Dict[str, Dict[str, V]] = {}
@@ -179,6 +181,10 @@ class Interp:
         self.class_attrs: Dict[str, Dict[str, V]] = {}
         self.import_events: List[SinkEvent] = []
         self.current_test_module: Optional[str] = None
+        self._mro_cache: Dict[str, List[str]] = {}
+        self.use_memo = True
+        self.gver = 0   # bumped by every write to module or class state outside import
+        self._ext_bases: Dict[str, List[str]] = {}
 
     # ------------------------------------------------------------------ modules
     def import_module(self, name: str) -> Optional[Dict[str, V]]:
@@ -418,6 +424,8 @@ class Interp:
         if frame.is_module or name in frame.globals_decl:
             g = self.globals.setdefault(frame.module, {})
             g[name] = val
+            if not frame.is_module:
+                self.gver += 1
             if name in frame.globals_decl and not frame.is_module:
                 return
         frame.locals[name] = val
@@ -430,12 +438,15 @@ class Interp:
             base = self.eval(t[1], frame)
             for a in base.refs():
                 if a[0] == "inst":
-                    attrs = self.heap.setdefault(a[1], {"cls": None, "attrs": {}})["attrs"]
-                    attrs[t[2]] = val
+                    self.set_attr(a[1], t[2], val)
                 elif a[0] == "cls":
                     self.class_attrs.setdefault(a[1], {})[t[2]] = val
+                    self.wlog.append(("cattr", a[1], t[2], val))
+                    self.gver += 1
                 elif a[0] == "mod" and a[1] in self.globals:
                     self.globals[a[1]][t[2]] = val
+                    self.wlog.append(("gattr", a[1], t[2], val))
+                    self.gver += 1
         elif k == "sub":
             base = self.eval(t[1], frame)
             key = self.eval(t[2], frame)
@@ -521,7 +532,16 @@ class Interp:
             attrs.setdefault(k, wrap_constant(v, k, frame.path, c["line"]) if True else v)
 
     def mro(self, qn: str, seen=None) -> List[str]:
-        seen = seen or set()
+        if seen is None:
+            hit = self._mro_cache.get(qn)
+            if hit is not None:
+                return hit
+            out = self._mro(qn, set())
+            self._mro_cache[qn] = out
+            return out
+        return self._mro(qn, seen)
+
+    def _mro(self, qn: str, seen) -> List[str]:
         if qn in seen or qn not in self.p.classes:
             return []
         seen.add(qn)
@@ -529,7 +549,7 @@ class Interp:
         c, mod = self.p.classes[qn]
         for b in c["bases"]:
             for bq in self.static_class(b, mod):
-                for x in self.mro(bq, seen):
+                for x in self._mro(bq, seen):
                     if x not in out:
                         out.append(x)
         return out
@@ -551,7 +571,9 @@ class Interp:
             self.ctx = saved
 
     def external_bases(self, qn: str) -> List[str]:
-        out = []
+        if qn in self._ext_bases:
+            return self._ext_bases[qn]
+        out = self._ext_bases[qn] = []
         for c in self.mro(qn):
             cd, mod = self.p.classes[c]
             for b in cd["bases"]:
@@ -991,14 +1013,23 @@ class Interp:
             return UNKNOWN_V
         # a decorator that wraps and replaces the function is not followed (contextmanager is)
         loc = self.bind_params(qn, f, args, kwargs, self_atom)
-        key = (qn, tuple(sorted((k, hash(v)) for k, v in loc.items())), self.ctx.key(), self.import_time)
-        hit = self.memo.get(key)
+        key = (qn, tuple(sorted((k, hash(v)) for k, v in loc.items())), self._heap_key(loc), self.ctx.key(),
+               self.import_time, self.next_id, self.gver)
+        hit = self.memo.get(key) if self.use_memo else None
         prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
-        if hit is not None and not _has_inst(loc):
-            ret, rel_events, _ = hit
+        if hit is not None:
+            ret, rel_events, (writes, next_id, ctx_after) = hit
+            self._replay(writes)
+            if any(w[0] in ("gattr", "cattr") for w in writes):
+                self.gver += 1
+            self.next_id = next_id
+            if ctx_after is not None:
+                self.ctx = ctx_after.copy()
             for ev in rel_events:
                 self._emit(ev, prefix)
             return ret
+        wstart = len(self.wlog)
+        ctx_before = self.ctx.key()
         cls = f.get("class")
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
                    in_test=self.p.in_test.get(mod, False), cls=cls)
@@ -1022,10 +1053,55 @@ class Interp:
                 ret = of(("ctxfactory", fr.yields))
         if f["is_async"] and not ret.atoms:
             ret = UNKNOWN_V
-        self.memo[key] = (ret, rel_events, 0)
+        ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
+        self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after))
         for ev in rel_events:
             self._emit(ev, prefix)
         return ret
+
+    def new_instance(self, cls: Optional[str]) -> int:
+        iid = self.next_id
+        self.next_id += 1
+        self.heap[iid] = {"cls": cls, "attrs": {}}
+        self.wlog.append(("new", iid, cls))
+        return iid
+
+    def set_attr(self, iid: int, name: str, val: V) -> None:
+        self.heap.setdefault(iid, {"cls": None, "attrs": {}})["attrs"][name] = val
+        self.wlog.append(("attr", iid, name, val))
+
+    def _replay(self, writes) -> None:
+        for w in writes:
+            if w[0] == "new":
+                self.heap[w[1]] = {"cls": w[2], "attrs": {}}
+            elif w[0] == "attr":
+                self.heap.setdefault(w[1], {"cls": None, "attrs": {}})["attrs"][w[2]] = w[3]
+            elif w[0] == "cattr":
+                self.class_attrs.setdefault(w[1], {})[w[2]] = w[3]
+            elif w[0] == "gattr":
+                self.globals.setdefault(w[1], {})[w[2]] = w[3]
+            self.wlog.append(w)
+
+    def _heap_key(self, loc: Dict[str, V]) -> tuple:
+        """The state of every instance reachable from the arguments: a call is reused only
+        on the same state (memo soundness)."""
+        out = []
+        seen = set()
+        todo = [a[1] for v in loc.values() for a in v.atoms if isinstance(a, tuple) and a[0] == "inst"]
+        while todo:
+            iid = todo.pop()
+            if iid in seen:
+                continue
+            seen.add(iid)
+            h = self.heap.get(iid)
+            if h is None:
+                continue
+            out.append((iid, h["cls"], tuple(sorted((k, hash(x)) for k, x in h["attrs"].items()))))
+            for x in h["attrs"].values():
+                for a in x.atoms:
+                    if isinstance(a, tuple) and a[0] == "inst":
+                        todo.append(a[1])
+        return tuple(sorted(out))
 
     def instantiate(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame) -> V:
         if qn not in self.p.classes:
@@ -1034,9 +1110,7 @@ class Interp:
         if self.p.in_test.get(mod, False) and not self.is_testcase(qn):
             # an object of a class defined in test code is a test double (V1)
             pass
-        iid = next(self.heap_ids)
-        self.heap[iid] = {"cls": qn, "attrs": {}}
-        atom = ("inst", iid)
+        atom = ("inst", self.new_instance(qn))
         init = self.find_method(qn, "__init__")
         if init is not None:
             self.call_function(init[1], args, kwargs, frame, self_atom=atom)
@@ -1814,7 +1888,8 @@ def _decorator_name(d) -> str:
 
 
 def _is_generator(f: dict) -> bool:
-    return _contains_yield(f["body"])
+    g = f.get("generator")
+    return _contains_yield(f["body"]) if g is None else g
 
 
 def _contains_yield(node) -> bool:

@@ -7,6 +7,7 @@ dependants, nearest definition of a name wins), decorators' substitutes, then th
 from __future__ import annotations
 
 import fnmatch
+import itertools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Set, Tuple
@@ -203,6 +204,12 @@ class Runner:
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         ip.steps = 0
+        # instances made by a test live for that test only; numbering them the same way in
+        # every test lets calls on equal state be reused across tests (memo)
+        for iid in [i for i in ip.heap if i >= I.TEST_HEAP_BASE]:
+            del ip.heap[iid]
+        ip.next_id = I.TEST_HEAP_BASE
+        ip.wlog = []
         chain = self.conftest_chain(self.files[item.module].rel)
         for c in chain:
             ip.import_module(c)
@@ -248,9 +255,7 @@ class Runner:
         # self for methods
         self_atom = None
         if item.cls:
-            iid = next(ip.heap_ids)
-            ip.heap[iid] = {"cls": item.cls, "attrs": {}}
-            self_atom = ("inst", iid)
+            self_atom = ("inst", ip.new_instance(item.cls))
 
         # xunit set-up
         setups = []
@@ -441,9 +446,7 @@ class _FixtureScope:
         params = f["params"]
         self_atom = None
         if d.cls and params and params[0][1] == "pos":
-            iid = next(ip.heap_ids)
-            ip.heap[iid] = {"cls": d.cls, "attrs": {}}
-            self_atom = ("inst", iid)
+            self_atom = ("inst", ip.new_instance(d.cls))
             loc[params[0][0]] = of(self_atom)
             params = params[1:]
         for pname, kind, _dflt in params:

@@ -252,6 +252,7 @@ class _Extractor:
             "decorators": [[self.expr(d.decorator), self.line(d)] for d in node.decorators],
             "body": body,
             "is_async": node.asynchronous is not None,
+            "generator": _contains_yield(body),
             "line": self.line(node.name),
             "def_pos": self.pos(node.name),
             "def_line": self._def_line(node),
@@ -415,6 +416,16 @@ class _Extractor:
         if isinstance(e, c.Ellipsis):
             return ("lit", "...")
         return ("unk",)
+
+
+def _contains_yield(node) -> bool:
+    if isinstance(node, (list, tuple)):
+        if node and node[0] == "yield":
+            return True
+        if node and node[0] in ("def", "class", "lambda"):
+            return False
+        return any(_contains_yield(x) for x in node if isinstance(x, (list, tuple)))
+    return False
 
 
 def _dotted(node) -> str:
