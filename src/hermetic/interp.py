@@ -355,6 +355,11 @@ class Interp:
         if kind == "with":
             frame.line = st[3]
             return self.exec_with(st[1], st[2], frame)
+        if kind == "raise":
+            frame.line = st[2]
+            if st[1] is not None:
+                self.eval(st[1], frame)
+            return True
         if kind == "del":
             return False
         if kind == "global":

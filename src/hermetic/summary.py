@@ -205,7 +205,7 @@ class _Extractor:
         if isinstance(s, c.Global):
             return [("global", [n.name.value for n in s.names], line)]
         if isinstance(s, c.Raise):
-            return [("expr", self.expr(s.exc), line)] if s.exc is not None else []
+            return [("raise", self.expr(s.exc) if s.exc is not None else None, line)]
         if isinstance(s, c.Assert):
             return [("expr", self.expr(s.test), line)]
         return []

@@ -1,0 +1,174 @@
+"""The command line: exit codes, formats, bad input, determinism (contract sections 7 and 8)."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hermetic.cli import cli
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SCHEMA = Path(__file__).resolve().parent.parent / "src" / "hermetic" / "data" / "report.schema.json"
+
+
+@pytest.fixture
+def quickstart(tmp_path, monkeypatch):
+    dest = tmp_path / "quickstart"
+    shutil.copytree(FIXTURES / "quickstart", dest)
+    monkeypatch.chdir(dest)
+    return dest
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_finding_exits_1_and_json_names_the_sink(quickstart):
+    res = run("check", "--format", "json")
+    assert res.exit_code == 1
+    report = json.loads(res.output)
+    [f] = report["findings"]
+    assert (f["code"], f["path"], f["line"]) == ("HT101", "src/newsdesk/publish.py", 9)
+    assert f["tests"] == ["tests/test_publish.py::test_publishes_the_stories_of_the_day"]
+    assert f["origin"]["kind"] == "module-constant"
+    assert [s["function"] for s in f["trace"]] == [
+        "test_publishes_the_stories_of_the_day", "newsdesk.publish.publish_scheduled", "newsdesk.publish._robot_enabled"]
+    assert report["summary"]["tests"] == 1
+
+
+def test_json_report_validates_against_the_shipped_schema(quickstart):
+    jsonschema = pytest.importorskip("jsonschema")
+    report = json.loads(run("check", "--format", "json").output)
+    jsonschema.validate(report, json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+def test_same_input_gives_the_same_bytes(quickstart):
+    first = run("check", "--format", "json").output
+    second = run("check", "--format", "json").output
+    assert first == second
+
+
+def test_exit_zero_and_ignore(quickstart):
+    assert run("check", "--exit-zero").exit_code == 0
+    res = run("check", "--ignore", "HT101", "--format", "json")
+    assert res.exit_code == 0
+    assert json.loads(res.output)["findings"] == []
+
+
+def test_fixing_the_test_silences_the_finding(quickstart):
+    conftest = quickstart / "tests" / "conftest.py"
+    conftest.write_text(conftest.read_text(encoding="utf-8") + '''
+
+@pytest.fixture(autouse=True)
+def scratch_settings(tmp_path, monkeypatch):
+    from newsdesk import settings
+    monkeypatch.setattr(settings, "DB_PATH", tmp_path / "flags.sqlite3")
+''', encoding="utf-8")
+    res = run("check", "--format", "json")
+    assert json.loads(res.output)["findings"] == []
+    assert res.exit_code == 0
+
+
+def test_node_id_selects_one_test(quickstart):
+    tests = quickstart / "tests" / "test_publish.py"
+    tests.write_text(tests.read_text(encoding="utf-8") + '''
+
+def test_nothing_to_publish(story_db):
+    assert publish_scheduled(story_db, "2031-04-03") == 0
+''', encoding="utf-8")
+    res = run("check", "--format", "json", "tests/test_publish.py::test_nothing_to_publish")
+    [f] = json.loads(res.output)["findings"]
+    assert f["tests"] == ["tests/test_publish.py::test_nothing_to_publish"]
+    assert json.loads(res.output)["summary"]["tests"] == 1
+
+
+def test_unknown_node_id_is_a_usage_error(quickstart):
+    res = CliRunner().invoke(cli, ["check", "tests/test_publish.py::test_missing"])
+    assert res.exit_code == 2
+    assert "no test matches" in res.output
+
+
+def test_missing_path_is_a_usage_error(quickstart):
+    res = CliRunner().invoke(cli, ["check", "no/such/dir"])
+    assert res.exit_code == 2
+    assert "no such file" in res.output
+
+
+@pytest.mark.parametrize("table, key", [
+    ('[tool.hermetic]\nselcet = ["HT1"]\n', "tool.hermetic.selcet"),
+    ('[tool.hermetic]\nfail-on = "never"\n', "tool.hermetic.fail-on"),
+    ('[tool.hermetic.controls]\nloopback = "yes"\n', "tool.hermetic.controls.loopback"),
+    ('[tool.hermetic.sinks]\ndatabase = ["x.y"]\n', "tool.hermetic.sinks.database"),
+])
+def test_bad_configuration_exits_2_naming_file_and_key(quickstart, table, key):
+    pyproject = quickstart / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + "\n" + table, encoding="utf-8")
+    res = CliRunner().invoke(cli, ["check"])
+    assert res.exit_code == 2
+    assert "pyproject.toml" in res.output and key in res.output
+    assert "Traceback" not in res.output
+
+
+def test_syntax_error_is_listed_and_the_run_goes_on(quickstart):
+    (quickstart / "src" / "newsdesk" / "broken.py").write_text("def f(:\n    pass\n", encoding="utf-8")
+    res = run("check", "--format", "json")
+    report = json.loads(res.output)
+    assert res.exit_code == 1
+    [err] = report["errors"]
+    assert err["path"] == "src/newsdesk/broken.py"
+    assert "\n" not in err["message"] and "syntax error" in err["message"]
+    assert [f["code"] for f in report["findings"]] == ["HT101"]
+
+
+def test_syntax_error_alone_still_exits_1(quickstart):
+    settings = quickstart / "src" / "newsdesk" / "settings.py"
+    settings.write_text('from pathlib import Path\n\nDB_PATH = ":memory:"\n', encoding="utf-8")
+    (quickstart / "src" / "newsdesk" / "broken.py").write_text("x = (\n", encoding="utf-8")
+    res = run("check", "--format", "json")
+    assert json.loads(res.output)["findings"] == []
+    assert res.exit_code == 1
+    assert run("check", "--exit-zero").exit_code == 0
+
+
+@pytest.mark.parametrize("encoding, prefix, newline", [
+    ("utf-8-sig", "", "\n"),
+    ("utf-8", "", "\r\n"),
+    ("latin-1", "# -*- coding: latin-1 -*-\n", "\n"),
+])
+def test_bom_crlf_and_pep263_sources_are_analysed(quickstart, encoding, prefix, newline):
+    publish = quickstart / "src" / "newsdesk" / "publish.py"
+    text = prefix + publish.read_text(encoding="utf-8").replace('"""Publishing', '"""Publishing (café)')
+    publish.write_bytes(text.replace("\n", newline).encode(encoding))
+    report = json.loads(run("check", "--format", "json").output)
+    assert report["errors"] == []
+    [f] = report["findings"]
+    assert f["line"] == 9 + (1 if prefix else 0)
+
+
+def test_text_output_has_trace_origin_and_fix(quickstart):
+    res = run("check")
+    out = res.output
+    assert "HT101" in out
+    assert "test_publishes_the_stories_of_the_day → publish_scheduled → _robot_enabled" in out
+    assert "DB_PATH" in out and "fix:" in out
+    assert out.rstrip().splitlines()[-1].startswith("1 finding")
+
+
+def test_no_tests_is_reported_on_stderr(tmp_path, monkeypatch):
+    (tmp_path / "mod.py").write_text("import os\nX = 1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["check"])
+    assert res.exit_code == 0
+    assert "no tests found" in res.output
+
+
+def test_rule_explains_a_code():
+    res = run("rule", "HT101")
+    assert res.exit_code == 0 and "## Fix" in res.output
+    assert CliRunner().invoke(cli, ["rule", "HT999"]).exit_code == 2
+
+
+def test_version():
+    res = run("--version")
+    assert "hermetic" in res.output and "0.1.0" in res.output

@@ -1,0 +1,79 @@
+"""Per-file summaries: a pure, serializable function of the source."""
+import json
+
+from hypothesis import given, settings, strategies as st
+
+from hermetic.summary import SummaryError, summarize
+
+SRC = b'''"""Doc."""
+import os
+from . import settings
+from .db import connect as open_db
+
+LIMIT = int(os.environ.get("LIMIT", "3"))
+
+
+class Store:
+    def __init__(self, path=settings.DB):
+        self.path = path
+
+    async def load(self, *args, **kw):
+        async with open_db(self.path) as conn:
+            return [row async for row in conn]
+
+
+def gen():
+    yield f"{LIMIT}/x"
+    match LIMIT:
+        case 1:
+            pass
+'''
+
+
+def test_summary_is_json_serializable_and_pure():
+    a = summarize(SRC, "pkg.mod", "src/pkg/mod.py")
+    b = summarize(SRC, "pkg.mod", "src/pkg/mod.py")
+    assert a == b
+    assert json.loads(json.dumps(a)) == json.loads(json.dumps(b))
+
+
+def test_relative_imports_resolve_against_the_module():
+    s = summarize(SRC, "pkg.mod", "src/pkg/mod.py")
+    froms = [st for st in s["body"] if st[0] == "from"]
+    assert froms[0][1] == "pkg" and froms[1][1] == "pkg.db"
+    s = summarize(SRC, "pkg", "src/pkg/__init__.py", is_package=True)
+    assert [st for st in s["body"] if st[0] == "from"][1][1] == "pkg.db"
+
+
+def test_functions_classes_and_generators_are_recorded():
+    s = summarize(SRC, "pkg.mod", "src/pkg/mod.py")
+    assert set(s["functions"]) == {"pkg.mod.Store.__init__", "pkg.mod.Store.load", "pkg.mod.gen"}
+    assert s["functions"]["pkg.mod.gen"]["generator"] is True
+    assert s["functions"]["pkg.mod.Store.load"]["is_async"] is True
+    assert s["classes"]["pkg.mod.Store"]["methods"] == {"__init__": "pkg.mod.Store.__init__",
+                                                        "load": "pkg.mod.Store.load"}
+
+
+def test_suppression_comments_are_collected_not_strings():
+    src = b'x = 1  # hermetic: ignore[HT103, ht104]\ny = "# hermetic: ignore"\nz = 2  # hermetic: ignore\n'
+    assert summarize(src, "m", "m.py")["suppressions"] == {"1": ["HT103", "HT104"], "3": ["*"]}
+
+
+def test_syntax_error_is_one_line():
+    try:
+        summarize(b"def f(:\n", "m", "m.py")
+    except SummaryError as exc:
+        assert "\n" not in str(exc) and "syntax error" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("no SummaryError")
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.binary(max_size=200) | st.text(max_size=200).map(lambda t: t.encode("utf-8")))
+def test_arbitrary_bytes_give_a_summary_or_a_summary_error(data):
+    try:
+        s = summarize(data, "m", "m.py")
+    except SummaryError as exc:
+        assert "\n" not in str(exc)
+    else:
+        json.dumps(s)
