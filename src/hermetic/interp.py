@@ -85,6 +85,7 @@ class Frame:
     yields: V = EMPTY
     is_module: bool = False
     globals_decl: Tuple[str, ...] = ()
+    yield_ctx: Optional["Ctx"] = None   # fixtures: the control state at the yield
 
 
 @dataclass
@@ -102,6 +103,7 @@ class SinkEvent:
     module: str = ""           # for import-time events: the module whose import runs it
     target: str = ""           # short text of the target (a literal or the origin's expression)
     write: bool = False
+    targets: Tuple[Origin, ...] = ()   # file operations: every origin of the target (HT201)
 
 
 @dataclass
@@ -111,6 +113,7 @@ class Ctx:
     system (S6), and the working directory."""
 
     patches: Dict[Tuple[Any, str], V] = field(default_factory=dict)
+    sites: Dict[Any, tuple] = field(default_factory=dict)   # where each substitute was installed
     env: Dict[str, Any] = field(default_factory=dict)
     env_all: bool = False
     frozen: bool = False
@@ -120,11 +123,12 @@ class Ctx:
     cwd: Optional[V] = None
 
     def copy(self) -> "Ctx":
-        return Ctx(dict(self.patches), dict(self.env), self.env_all, self.frozen, self.net,
+        return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
                    self.subprocess_fake, self.fs_fake, self.cwd)
 
     def key(self) -> tuple:
         return (tuple(sorted(((repr(k), hash(v)) for k, v in self.patches.items()))),
+                tuple(sorted((repr(k), v) for k, v in self.sites.items())),
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in self.env.items())),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
                 hash(self.cwd) if self.cwd is not None else None)
@@ -183,6 +187,10 @@ class Interp:
         self.current_test_module: Optional[str] = None
         self._mro_cache: Dict[str, List[str]] = {}
         self.use_memo = True
+        self._site: Tuple[str, tuple] = ("", (0, 0, 0, 0))
+        self.escapes: List[tuple] = []   # HT202 candidates: (site, base, derived constant origin)
+        self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
+        self.sweep = False
         self.gver = 0   # bumped by every write to module or class state outside import
         self._ext_bases: Dict[str, List[str]] = {}
 
@@ -232,7 +240,10 @@ class Interp:
             return self.ctx.patches[key]
         g = self.import_module(mod)
         if g is not None and name in g:
-            return g[name]
+            v = g[name]
+            if self.ctx.sites:
+                self._check_miss(v, mod, name)
+            return v
         sub = f"{mod}.{name}"
         if sub in self.p.summaries:
             self.import_module(sub)
@@ -354,7 +365,7 @@ class Interp:
             return ended and not st[2]
         if kind == "with":
             frame.line = st[3]
-            return self.exec_with(st[1], st[2], frame)
+            return self.exec_with(st[1], st[2], frame, st[4] if len(st) > 4 else False)
         if kind == "raise":
             frame.line = st[2]
             if st[1] is not None:
@@ -396,7 +407,8 @@ class Interp:
         frame.locals = merged
         return False
 
-    def exec_with(self, items, body, frame: Frame) -> bool:
+    def exec_with(self, items, body, frame: Frame, is_async: bool = False) -> bool:
+        enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
         saved_ctx = None
         exits = []
         for expr, tgt in items:
@@ -411,7 +423,7 @@ class Interp:
                     if saved_ctx is None:
                         saved_ctx = self.ctx.copy()
                 elif a[0] == "inst":
-                    enter = self.call_method_of(a, "__enter__", [], {}, frame)
+                    enter = self.call_method_of(a, enter_name, [], {}, frame)
                     if enter is not None:
                         bound = enter if enter.atoms else val
                     exits.append(a)
@@ -419,7 +431,7 @@ class Interp:
                 self.assign(tgt, bound, frame)
         ended = self.exec_block(body, frame)
         for a in exits:
-            self.call_method_of(a, "__exit__", [UNKNOWN_V, UNKNOWN_V, UNKNOWN_V], {}, frame)
+            self.call_method_of(a, exit_name, [UNKNOWN_V, UNKNOWN_V, UNKNOWN_V], {}, frame)
         if saved_ctx is not None:
             self.ctx = saved_ctx
         return ended
@@ -486,7 +498,7 @@ class Interp:
         names = [t[1] for t in targets if t[0] == "name"]
         if not names:
             return val
-        return wrap_constant(val, names[0], frame.path, frame.line)
+        return wrap_constant(val, names[0], frame.path, frame.line, frame.module)
 
     # ------------------------------------------------------------------ definitions
     def _define_function(self, qn: str, frame: Frame) -> None:
@@ -534,7 +546,7 @@ class Interp:
             self.stack = saved_stack
         attrs = self.class_attrs.setdefault(qn, {})
         for k, v in cframe.locals.items():
-            attrs.setdefault(k, wrap_constant(v, k, frame.path, c["line"]) if True else v)
+            attrs.setdefault(k, wrap_constant(v, f"{c['name']}.{k}", frame.path, c["line"]))
 
     def mro(self, qn: str, seen=None) -> List[str]:
         if seen is None:
@@ -623,7 +635,10 @@ class Interp:
             return self.ctx.patches[key]
         g = self.globals.get(frame.module)
         if g is not None and name in g:
-            return g[name]
+            v = g[name]
+            if self.ctx.sites:
+                self._check_miss(v, frame.module, name)
+            return v
         if name in frame.locals:
             return frame.locals[name]
         if name in _BUILTINS:
@@ -700,6 +715,8 @@ class Interp:
         if k == "yield":
             v = self.eval(e[1], frame)
             frame.yields = frame.yields | v
+            if frame.yield_ctx is None:
+                frame.yield_ctx = self.ctx.copy()
             return UNKNOWN_V
         if k == "cmp":
             return self.eval_cmp(e, frame)
@@ -914,6 +931,7 @@ class Interp:
                                 kwargs[dk] = dv
                 continue
             kwargs[kname] = v
+        self._site = (frame.path, tuple(pos))
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,
@@ -940,6 +958,14 @@ class Interp:
             elif t == "dmeth":
                 out = out | self.call_data_method(a[1], a[2], args, kwargs, frame, pos)
             elif t == "partial":
+                if len(a) > 4 and a[4]:
+                    # a clock function captured at import: HT204 at the capture, HT205 at a freeze
+                    site = self.ctx.sites.get(("freeze",)) if self.ctx.frozen else None
+                    if site is not None:
+                        self.misses.append((site, "the clock", f"a function captured at import ({_expr_text(fexpr)})",
+                                            "captured"))
+                    out = out | of(Origin("clock", expr="captured", path=frame.path, line=pos[0], value="import"))
+                    continue
                 out = out | self.apply(a[1], list(a[2]) + args, {**dict(a[3]), **kwargs}, frame, pos)
             elif t == "lambda":
                 out = out | self.call_lambda(a[1], args, frame)
@@ -986,6 +1012,7 @@ class Interp:
                     loc[name] = rest_kw.pop(name)
                 elif name in defaults:
                     loc[name] = defaults[name]
+                    self._stale_default(qn, name, defaults[name])
                 else:
                     loc[name] = UNKNOWN_V
             elif kind == "var":
@@ -1001,6 +1028,16 @@ class Interp:
             elif kind == "varkw":
                 loc[name] = of(("dict", tuple(sorted(rest_kw.items(), key=lambda kv: kv[0]))))
         return loc
+
+    def _stale_default(self, qn: str, name: str, v: V) -> None:
+        """A default evaluated at import holds a clock value; a freeze cannot reach it (HT205)."""
+        if not self.ctx.frozen or self.import_time:
+            return
+        if any(o.kind == "clock" and o.value == "import" for o in v.origins()):
+            site = self.ctx.sites.get(("freeze",))
+            if site is not None:
+                self.misses.append((site, "the clock", f"the default argument {name} of {_dotted_name(qn)}",
+                                    "default"))
 
     def call_function(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame, self_atom=None) -> V:
         entry = self.p.functions.get(qn)
@@ -1023,7 +1060,9 @@ class Interp:
         hit = self.memo.get(key) if self.use_memo else None
         prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if hit is not None:
-            ret, rel_events, (writes, next_id, ctx_after) = hit
+            ret, rel_events, (writes, next_id, ctx_after, escapes, misses) = hit
+            self.escapes.extend(escapes)
+            self.misses.extend(misses)
             self._replay(writes)
             if any(w[0] in ("gattr", "cattr") for w in writes):
                 self.gver += 1
@@ -1034,6 +1073,7 @@ class Interp:
                 self._emit(ev, prefix)
             return ret
         wstart = len(self.wlog)
+        estart, mstart = len(self.escapes), len(self.misses)
         ctx_before = self.ctx.key()
         cls = f.get("class")
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
@@ -1059,7 +1099,8 @@ class Interp:
         if f["is_async"] and not ret.atoms:
             ret = UNKNOWN_V
         ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
-        self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after))
+        self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after,
+                                            tuple(self.escapes[estart:]), tuple(self.misses[mstart:])))
         for ev in rel_events:
             self._emit(ev, prefix)
         return ret
@@ -1188,7 +1229,11 @@ class Interp:
         if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
             return DOUBLE_V
         if d in ("functools.partial", "functools.partialmethod") and args:
-            return of(("partial", args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0]))))
+            captured = self.import_time and self._is_clock_fn(args[0])
+            if captured:
+                self.record_clock(_canonical(self._clock_name(args[0])), frame, pos, capture=True)
+            return of(("partial", args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])),
+                       captured))
         if d in ("functools.wraps", "functools.lru_cache", "functools.cache", "contextlib.contextmanager",
                  "builtins.staticmethod", "builtins.classmethod", "builtins.property"):
             return args[0] if args else UNKNOWN_V
@@ -1268,22 +1313,22 @@ class Interp:
         if leaf == "multiple" and "patch" in d:
             owner = self._owner(args[0]) if args else None
             if owner is None and args and _literal_str(args[0]):
-                owner = self._owner_from_string(_literal_str(args[0]))
+                owner = self._object_from_string(_literal_str(args[0]))
             entries = tuple((owner, k, v) for k, v in sorted(kwargs.items(), key=lambda kv: kv[0])) if owner else ()
-            return of(("patcher", "multi", entries))
+            return of(("patcher", "multi", entries, self._site))
         if leaf == "stopall":
             return EMPTY
         if d in _FREEZERS or leaf in ("freeze_time",):
-            return of(("patcher", "freeze", ()))
+            return of(("patcher", "freeze", (), self._site))
         if d in _NET_MOCKS:
             if d in ("responses.start", "httpretty.enable"):
                 self.ctx.net = self.ctx.net | {_NET_MOCKS[d]}
                 return EMPTY
-            return of(("patcher", "net", _NET_MOCKS[d]))
+            return of(("patcher", "net", _NET_MOCKS[d], self._site))
         if leaf == "use_cassette":
-            return of(("patcher", "net", "*"))
+            return of(("patcher", "net", "*", self._site))
         if d in _FS_FAKES:
-            return of(("patcher", "fs", ()))
+            return of(("patcher", "fs", (), self._site))
         return None
 
     def _owner(self, v: V):
@@ -1311,6 +1356,18 @@ class Interp:
             return None
         return ("ext", ".".join(parts[:-1])), parts[-1]
 
+    def _object_from_string(self, target: str):
+        """The owner key of the object a dotted string names (a module, class or library)."""
+        if target in self.p.summaries:
+            return ("mod", self.p.canonical[target])
+        res = self._owner_from_string(target)
+        if res is None:
+            return None
+        owner, attr = res
+        if owner[0] == "ext":
+            return ("ext", f"{owner[1]}.{attr}")
+        return self._owner(self.eval_attr(of(owner), attr, Frame(module="", path="", name="<patch>")))
+
     def _patch_string(self, args, kwargs, frame: Frame) -> V:
         target = _literal_str(args[0]) if args else _literal_str(kwargs.get("target", EMPTY))
         if not target:
@@ -1322,7 +1379,7 @@ class Interp:
         new = args[1] if len(args) > 1 else kwargs.get("new")
         explicit = new is not None
         value = new if new is not None else DOUBLE_V
-        return of(("patcher", "attr", (owner, attr, value, explicit)))
+        return of(("patcher", "attr", (owner, attr, value, explicit), self._site))
 
     def _patch_object(self, args, kwargs) -> V:
         if len(args) < 2:
@@ -1332,7 +1389,7 @@ class Interp:
         if owner is None or attr is None:
             return of(("patcher", "none", ()))
         new = args[2] if len(args) > 2 else kwargs.get("new")
-        return of(("patcher", "attr", (owner, attr, new if new is not None else DOUBLE_V, new is not None)))
+        return of(("patcher", "attr", (owner, attr, new if new is not None else DOUBLE_V, new is not None), self._site))
 
     def _patch_dict(self, args, kwargs) -> V:
         if not args:
@@ -1350,18 +1407,21 @@ class Interp:
         for k2, v2 in kwargs.items():
             if k2 != "clear":
                 entries.append((k2, v2))
-        return of(("patcher", "env", (tuple(entries), bool(clear is not None and truthiness(clear)))))
+        return of(("patcher", "env", (tuple(entries), bool(clear is not None and truthiness(clear))), self._site))
 
     def _activate(self, a) -> V:
         """Install a patcher's substitute in the current control state; its value."""
         kind, payload = a[1], a[2]
+        site = a[3] if len(a) > 3 else self._site
         if kind == "attr":
             owner, attr, value, _explicit = payload
             self.ctx.patches[(owner, attr)] = value
+            self.ctx.sites[(owner, attr)] = site
             return value
         if kind == "multi":
             for owner, attr, value in payload:
                 self.ctx.patches[(owner, attr)] = value
+                self.ctx.sites[(owner, attr)] = site
             return DOUBLE_V
         if kind == "env":
             entries, clear = payload
@@ -1369,9 +1429,11 @@ class Interp:
                 self.ctx.env_all = True
             for k, v in entries:
                 self.ctx.env[k] = v
+                self.ctx.sites[("env", k)] = site
             return DOUBLE_V
         if kind == "freeze":
             self.ctx.frozen = True
+            self.ctx.sites.setdefault(("freeze",), site)
             return DOUBLE_V
         if kind == "net":
             self.ctx.net = self.ctx.net | {payload}
@@ -1420,6 +1482,8 @@ class Interp:
             if key in self.ctx.patches:
                 return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
             targets = dict(spec.extra_methods)
+            if len(atom) > 3:
+                return UNKNOWN_V   # the constructor fixed the target: a use, not a sink
             if name in spec.methods or name in targets:
                 tspec = targets.get(name, spec.method_target)
                 target = _pick(tspec, args, kwargs)
@@ -1449,12 +1513,14 @@ class Interp:
                 res = self._owner_from_string(_literal_str(args[0]))
                 if res is not None:
                     self.ctx.patches[res] = args[1]
+                    self.ctx.sites[res] = self._site
                 return EMPTY
             if len(args) >= 2:
                 owner = self._owner(args[0])
                 attr = _literal_str(args[1])
                 if owner is not None and attr is not None:
                     self.ctx.patches[(owner, attr)] = value if value is not None else UNKNOWN_V
+                    self.ctx.sites[(owner, attr)] = self._site
             return EMPTY
         if name == "delattr":
             if args:
@@ -1473,6 +1539,7 @@ class Interp:
             value = args[1] if len(args) > 1 else kwargs.get("value", UNKNOWN_V)
             if key is not None:
                 self.ctx.env[key] = value
+                self.ctx.sites[("env", key)] = self._site
             return EMPTY
         if name == "delenv":
             key = _literal_str(args[0]) if args else _literal_str(kwargs.get("name", EMPTY))
@@ -1526,7 +1593,8 @@ class Interp:
             if spec.only_with_args and len(args) < spec.only_with_args + 1:
                 pass
             self.record_clock(d, frame, pos)
-            return of(Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0]))
+            return of(Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0],
+                             value="import" if self.import_time else None))
         if cat == "env":
             if d in ("os.environ.copy", "os.path.expandvars"):
                 return self.env_read("*", pos, frame, d)
@@ -1547,10 +1615,53 @@ class Interp:
             return of(("client", d, spec))
         self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib)
         if spec.methods:
-            return of(("client", d, spec))
+            return of(("client", d, spec, "targeted"))
         if cat == "file":
             return of(("handle", d))
         return of(("client", d, spec))
+
+    def _check_miss(self, v: V, mod: str, name: str) -> None:
+        """HT205: ``mod.name`` holds a function (or library object) whose defining binding
+        the test patched; this lookup goes through ``mod``'s own binding and misses it."""
+        if self.import_time:
+            return
+        for a in v.atoms:
+            if not isinstance(a, tuple):
+                continue
+            key = None
+            if a[0] == "func" and a[2] is None:
+                entry = self.p.functions.get(a[1])
+                if entry is None or entry[0].get("class"):
+                    continue
+                owner_mod = entry[1]
+                key = (("mod", owner_mod), entry[0]["name"])
+            elif a[0] == "ext" and "." in a[1]:
+                owner, attr = a[1].rsplit(".", 1)
+                key = (("ext", owner), attr)
+            if key is None or key == (("mod", mod), name) or key not in self.ctx.patches:
+                continue
+            site = self.ctx.sites.get(key)
+            if site is not None:
+                self.misses.append((site, f"{key[0][1]}.{key[1]}", f"{mod}.{name}", "binding"))
+
+    def _escapes(self, target: V, frame: Frame, pos) -> None:
+        """HT202: the operation uses a constant derived at import from a base this test
+        redirects (a patched constant, a set environment variable, HOME)."""
+        if not self.ctx.sites:
+            return
+        for o in target.origins():
+            if o.kind != "module-constant":
+                continue
+            for base in _bases(o):
+                key = None
+                if base.kind == "module-constant" and base.module:
+                    key = (("mod", base.module), base.expr)
+                elif base.kind == "environment":
+                    key = ("env", base.expr)
+                elif base.kind == "home":
+                    key = ("env", "HOME")
+                if key is not None and key in self.ctx.sites and (key[0] == "env" or key in self.ctx.patches):
+                    self.escapes.append((self.ctx.sites[key], base, o, frame.path, tuple(pos)))
 
     def _sink_ctx(self) -> SinkContext:
         cwd_ok = False
@@ -1562,6 +1673,8 @@ class Interp:
                     lib: str = "", path_method=False) -> V:
         cat = spec.category
         verdict, origin, ttext = self.judge(spec, target, cat, write, frame)
+        if target is not None and not self.import_time:
+            self._escapes(target, frame, pos)
         if cat == "network" and verdict != CONTROLLED and (
                 "*" in self.ctx.net or (lib and lib in self.ctx.net)):
             verdict = CONTROLLED
@@ -1569,8 +1682,11 @@ class Interp:
             verdict = CONTROLLED
         if cat == "file" and self.ctx.fs_fake and verdict != CONTROLLED and not self.import_time:
             verdict = CONTROLLED
-        self._record(SinkEvent(cat, frame.path, tuple(pos), call, verdict, origin, (), self.import_time,
-                               self._import_module_name(), ttext, write))
+        ev = SinkEvent(cat, frame.path, tuple(pos), call, verdict, origin, (), self.import_time,
+                       self._import_module_name(), ttext, write)
+        if cat == "file" and target is not None:
+            ev.targets = tuple(target.origins())
+        self._record(ev)
         if path_method:
             return _head(target) if target is not None else EMPTY
         return EMPTY
@@ -1625,8 +1741,19 @@ class Interp:
             return False
         return self.p.in_test.get(self.p.classes[h["cls"]][1], False)
 
-    def record_clock(self, d: str, frame: Frame, pos) -> None:
-        verdict = CONTROLLED if self.ctx.frozen else UNCONTROLLED
+    def _is_clock_fn(self, v: V) -> bool:
+        return bool(self._clock_name(v))
+
+    def _clock_name(self, v: V) -> str:
+        for a in v.refs():
+            if a[0] == "ext":
+                spec = self.p.catalogue.lookup(_canonical(a[1]))
+                if spec is not None and spec.category == "clock":
+                    return a[1]
+        return ""
+
+    def record_clock(self, d: str, frame: Frame, pos, capture: bool = False) -> None:
+        verdict = CONTROLLED if (self.ctx.frozen and not self.import_time) else UNCONTROLLED
         key = None
         for k in self.ctx.patches:
             if k[0] == ("ext", d.rsplit(".", 1)[0]) and k[1] == d.rsplit(".", 1)[1]:
@@ -1635,7 +1762,7 @@ class Interp:
             verdict = CONTROLLED
         origin = Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0])
         self._record(SinkEvent("clock", frame.path, tuple(pos), d, verdict, origin, (), self.import_time,
-                               self._import_module_name(), "", False))
+                               self._import_module_name(), "capture" if capture else "", False))
 
     def env_read(self, key: Optional[str], pos, frame: Frame, call: str, default: Optional[V] = None) -> V:
         pos = tuple(pos)
@@ -1710,16 +1837,16 @@ _BUILTINS = {"open", "str", "bytes", "int", "float", "bool", "len", "print", "is
              "vars", "frozenset", "abs", "round", "divmod", "issubclass", "exec", "eval", "compile", "__import__"}
 
 
-def wrap_constant(val: V, name: str, path: str, line: int) -> V:
+def wrap_constant(val: V, name: str, path: str, line: int, module: Optional[str] = None) -> V:
     """A module-level (or class-level) binding: data origins become one module-constant
     origin that remembers what it was computed from (contract section 8, origin.kind)."""
     origins = tuple(sorted(val.origins(), key=_origin_sort))
     refs = []
     for a in val.refs():
         if a[0] == "seq":
-            refs.append(("seq", a[1], tuple(wrap_constant(x, name, path, line) for x in a[2])))
+            refs.append(("seq", a[1], tuple(wrap_constant(x, name, path, line, module) for x in a[2])))
         elif a[0] == "dict":
-            refs.append(("dict", tuple((k, wrap_constant(x, name, path, line)) for k, x in a[1])))
+            refs.append(("dict", tuple((k, wrap_constant(x, name, path, line, module)) for k, x in a[1])))
         else:
             refs.append(a)
     atoms = list(refs)
@@ -1730,8 +1857,24 @@ def wrap_constant(val: V, name: str, path: str, line: int) -> V:
             atoms.extend(origins)
         else:
             atoms.append(Origin("module-constant", expr=name, path=path, line=line,
-                                value=_const_value(origins), inner=origins))
+                                value=_const_value(origins), inner=origins, module=module))
     return V(frozenset(atoms), val.is_path)
+
+
+def _bases(o: Origin):
+    """Every origin a module constant was derived from, transitively (not itself)."""
+    out = []
+    todo = list(o.inner)
+    seen = set()
+    while todo:
+        x = todo.pop(0)
+        if x in seen:
+            continue
+        seen.add(x)
+        out.append(x)
+        if x.kind == "module-constant":
+            todo.extend(x.inner)
+    return out
 
 
 def _const_value(origins) -> Optional[str]:

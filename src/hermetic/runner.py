@@ -476,6 +476,9 @@ class _FixtureScope:
             ip.stack = saved_stack
         if I._is_generator(f):
             v = frame.yields
+            if frame.yield_ctx is not None:
+                # the test runs at the yield: inside its `with freeze_time(...)`, patch, ...
+                ip.ctx = frame.yield_ctx
         else:
             v = frame.returns
         if not v.atoms:

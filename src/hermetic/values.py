@@ -40,6 +40,7 @@ class Origin:
     value: Optional[str] = None
     in_test: bool = False
     inner: Tuple["Origin", ...] = ()
+    module: Optional[str] = None   # module-constant: the module that binds it
 
 
 @dataclass(frozen=True)

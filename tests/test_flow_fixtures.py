@@ -1,0 +1,71 @@
+"""Value flow through pytest fixtures and parameters (contract section 3), fixture flow-fixtures.
+
+Fixture return and yield values, fixtures of fixtures, @pytest.fixture(name=...), overriding a
+conftest fixture by name in a test module, usefixtures, autouse fixtures, parametrize values
+and request.param.
+"""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, listed_at,
+                     params)
+
+FIX = "flow-fixtures"
+SP = "src/inbox/spool.py"
+TF = "tests/test_fixtures.py::"
+DELIVER = "target.write_text(text)"
+INDEX = "return sqlite3.connect(dsn)"
+
+EXPECTED = [
+    Expect("deliver", "HT102", SP, DELIVER, tests=[
+        TF + "test_returned_live_fixture",        # fixture returns settings.SPOOL
+        TF + "test_conftest_target_dir",          # conftest's target_dir (not overridden here)
+        TF + "test_usefixtures_live",             # usefixtures of a fixture delivering to SPOOL
+        "tests/test_autouse.py::test_nothing_else",  # autouse fixture delivering to SPOOL
+    ], origin="module-constant"),
+    Expect("index", "HT101", SP, INDEX, tests=[
+        TF + "test_index_parametrized_mixed",     # one parameter is an absolute server path
+        TF + "test_index_request_param_replica",  # request.param is an absolute server path
+    ]),
+]
+
+# (sink snippet, sink code, node id of a test that reaches it with a controlled value, form)
+CONTROLLED = [
+    (DELIVER, "HT102", TF + "test_returned_fixture", "fixture-return"),
+    (DELIVER, "HT102", TF + "test_yielded_fixture", "fixture-yield"),
+    (DELIVER, "HT102", TF + "test_fixture_of_fixture", "fixture-of-fixture"),
+    (DELIVER, "HT102", TF + "test_named_fixture", "fixture-name-argument"),
+    (DELIVER, "HT102", TF + "test_usefixtures_scratch", "usefixtures"),
+    (DELIVER, "HT102", "tests/test_override.py::test_overridden_target_dir", "override-by-name"),
+    (INDEX, "HT101", TF + "test_index_parametrized_in_memory", "parametrize"),
+    (INDEX, "HT101", TF + "test_index_request_param_memory", "request-param"),
+]
+
+SILENT = [
+    Silent("autouse-tmp", SP, '(Path(folder) / ".clean").write_text("")', "reached only from an autouse tmp_path fixture"),
+    Silent("fixture-mkdir-tmp", "tests/conftest.py", "folder.mkdir()", "T1: inside tmp_path"),
+    Silent("autouse-call", "tests/test_autouse.py", "spool.mark_clean(tmp_path)", "tmp_path"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("snippet, code, node, form", CONTROLLED, ids=[c[3] for c in CONTROLLED])
+def test_controlled_test_not_listed(findings, snippet, code, node, form):
+    assert node not in listed_at(FIX, findings, code, SP, snippet)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

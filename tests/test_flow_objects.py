@@ -1,0 +1,85 @@
+"""Value flow through objects (contract section 3), fixture flow-objects.
+
+self.x set in __init__ (with a default naming a constant), Class(...) into __init__, self.m(),
+super().m(), methods of objects built by a constructor, `with` (__enter__ / __exit__),
+await / async def tests, unittest.TestCase with setUp (TemporaryDirectory, mkdtemp).
+"""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, listed_at,
+                     params)
+
+FIX = "flow-objects"
+S = "src/shelf/store.py"
+A = "src/shelf/aio.py"
+T = "tests/test_store.py::"
+
+
+EXPECTED = [
+    # Store() default, Store.open_default() (cls.m() and cls(...)), and a TestCase whose setUp builds Store()
+    Expect("self-attr-from-init-default", "HT102", S, "self.path_for(name).write_text(text)",
+           tests=[T + "test_put_default_root", T + "TestServerStore::test_put", T + "test_put_via_classmethod"],
+           origin="module-constant"),
+    Expect("class-attribute", "HT102", S, "(self.ROOT / name).write_text(text)",
+           tests=[T + "test_archive_default"], origin="module-constant"),
+    Expect("async-with-aenter", "HT102", A, 'self.marker.write_text("locked")',
+           tests=[T + "test_async_lock_on_server"], origin="module-constant"),
+    Expect("super-method", "HT102", S, 'with open(self.path_for("log.txt"), "a")',
+           tests=[T + "test_journal_default_root"], origin="module-constant"),
+    Expect("with-enter", "HT102", S, 'self.lock.write_text("locked")',
+           tests=[T + "test_lock_on_server"], origin="module-constant"),
+    Expect("with-exit", "HT102", S, "self.lock.unlink()",
+           tests=[T + "test_lock_on_server"], origin="module-constant"),
+    Expect("await-async-test", "HT102", A, "target.write_text(text)",
+           tests=[T + "test_async_save_server"], origin="module-constant"),
+]
+
+SILENT = [
+    Silent("only-tmp-store", S, "self.path_for(name).unlink()", "reached only by a Store(tmp_path)"),
+    Silent("init-default", S, "def __init__(self, root=settings.STORE_DIR)", "flow step, not a sink"),
+    Silent("attribute-store", S, "self.root = Path(root)", "flow step, not a sink"),
+    Silent("test-with", "tests/test_store.py", "with Lock(tmp_path) as lock", "anchored at the sinks"),
+    Silent("setup-mkdtemp", "tests/test_store.py", "self.folder = tempfile.mkdtemp()", "a scratch folder, cleaned up"),
+]
+
+# (sink snippet, a test that reaches it with a controlled value)
+CONTROLLED = [
+    ("self.path_for(name).write_text(text)", "test_put_scratch"),
+    ("self.path_for(name).write_text(text)", "TestScratchStore::test_put"),
+    ('with open(self.path_for("log.txt"), "a")', "test_journal_scratch"),
+    ('with open(self.path_for("log.txt"), "a")', "TestJournalInMkdtemp::test_append"),
+    ('self.lock.write_text("locked")', "test_lock_scratch"),
+    ("self.lock.unlink()", "test_lock_scratch"),
+    # V3: setattr on the class attribute installs tmp_path
+    ("(self.ROOT / name).write_text(text)", "test_archive_with_patched_class_attribute"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("snippet, test", CONTROLLED, ids=[f"{c[1]}@{c[0][:20]}" for c in CONTROLLED])
+def test_controlled_test_not_listed(findings, snippet, test):
+    assert T + test not in listed_at(FIX, findings, "HT102", S, snippet)
+
+
+@pytest.mark.parametrize("snippet, test", [("target.write_text(text)", "test_async_save_scratch"),
+                                           ('self.marker.write_text("locked")', "test_async_lock_scratch")])
+def test_async_scratch_not_listed(findings, snippet, test):
+    assert T + test not in listed_at(FIX, findings, "HT102", A, snippet)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

@@ -1,0 +1,69 @@
+"""Substitutes (contract S1, S5, V3), fixture flow-patches.
+
+monkeypatch.setattr (object + name, dotted string), mock.patch as decorator, mock.patch.object as
+context manager, patch(...).start() with addCleanup(stop), mocker.patch; on a project function on
+the path and on the sink itself. setattr of the URL constant installs a value that is then traced.
+"""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, listed_at,
+                     params)
+
+FIX = "flow-patches"
+R = "src/sync/remote.py"
+SH = "src/sync/shell.py"
+TP = "tests/test_push.py::"
+TM = "tests/test_mirror.py::"
+PUSH = 'requests.post(API + "/push"'
+RSYNC = 'subprocess.run(["rsync"'
+
+
+EXPECTED = [
+    # V3: setattr(remote, "API", "https://staging...") installs a non-loopback URL: still uncontrolled
+    Expect("push", "HT105", R, PUSH, tests=[TP + "test_push_live", TP + "test_push_to_staging"]),
+    Expect("rsync", "HT106", SH, RSYNC, tests=[TM + "test_mirror_live"], origin="literal"),
+]
+
+CONTROLLED = [
+    (R, PUSH, "HT105", TP + "test_push_setattr_object", "setattr-object"),
+    (R, PUSH, "HT105", TP + "test_push_setattr_dotted", "setattr-dotted-string"),
+    (R, PUSH, "HT105", TP + "test_push_patch_decorator", "patch-decorator"),
+    (R, PUSH, "HT105", TP + "test_push_patch_context_manager", "patch-object-context-manager"),
+    (R, PUSH, "HT105", TP + "test_push_mocker", "mocker-patch"),
+    (R, PUSH, "HT105", TP + "test_push_patch_plain_context_manager", "patch-context-manager"),
+    (R, PUSH, "HT105", TP + "TestPushStarted::test_push", "patch-start-addCleanup-on-sink"),
+    (R, PUSH, "HT105", TP + "test_push_to_loopback", "setattr-installs-loopback-url"),
+    (SH, RSYNC, "HT106", TM + "test_mirror_patched_object", "setattr-subprocess-run"),
+    (SH, RSYNC, "HT106", TM + "test_mirror_mocker", "mocker-patch-subprocess-run"),
+]
+
+SILENT = [
+    Silent("patched-sink-decorator", R, 'requests.get(API + "/pull"', "requests.get patched by a decorator (S1)"),
+    Silent("patch-multiple", R, 'requests.delete(f"{API}/items/', "remote.delete replaced by mock.patch.multiple (S1)"),
+    Silent("patch-start", "tests/test_push.py", "self.fake_post = patcher.start()", "stopped by addCleanup: not HT304"),
+    Silent("setattr-line", "tests/test_push.py", 'monkeypatch.setattr(remote, "push"', "restored by monkeypatch"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("path, snippet, code, node, form", CONTROLLED, ids=[c[4] for c in CONTROLLED])
+def test_patched_test_not_listed(findings, path, snippet, code, node, form):
+    assert node not in listed_at(FIX, findings, code, path, snippet)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

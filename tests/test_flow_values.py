@@ -1,0 +1,72 @@
+"""Value flow through expressions and calls (contract section 3), fixture flow-values.
+
+Each writer in values.py moves its folder through one form before writing. For each form one
+test passes tmp_path (controlled: never listed) and one passes settings.OUT_DIR (listed).
+"""
+import pytest
+
+from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+
+FIX = "flow-values"
+V = "src/flows/values.py"
+T = "tests/test_values.py::"
+
+FORMS = [
+    # (form, snippet of the sink line, test name stem)
+    ("assignment", "target.write_text(text)", "assigned"),
+    ("default-argument", '(folder / "default.txt").write_text', "default"),
+    ("return-value", "_returned_path(folder).write_text", "returned"),
+    ("or", '"or.txt").write_text', "or"),
+    ("conditional-expression", '(base / "conditional.txt").write_text', "conditional"),
+    ("f-string", 'open(f"{folder}/fstring.txt"', "fstring"),
+    ("str-and-os-path-join", 'open(os.path.join(str(folder), "joined.txt")', "str_join"),
+    ("fspath-Path-joinpath", 'Path(os.fspath(folder)).joinpath("fspath.txt")', "fspath"),
+    ("with_name", 'path.with_name("sibling.txt")', "sibling"),
+    ("parent-and-slash", '(path.parent / "parent.txt")', "parent"),
+    ("str-format", '"{}/format.txt".format(folder)', "format"),
+    ("percent-format", '"%s/percent.txt" % folder', "percent"),
+    ("functools-partial", "(Path(folder) / name).write_text(text)", "partial"),
+    ("decorator-returning-function", '(Path(folder) / "decorated.txt").write_text', "decorated"),
+]
+
+# test_assigned_twice reaches the assignment writer once with tmp_path and once with the constant:
+# controlled only if every way it reaches the sink is (section 2), so it is listed too.
+EXTRA = {"assigned": [T + "test_assigned_twice"]}
+
+EXPECTED = [Expect(form, "HT102", V, snippet, tests=[T + f"test_{stem}_server"] + EXTRA.get(stem, []),
+                   origin="module-constant")
+            for form, snippet, stem in FORMS]
+
+SILENT = [
+    Silent("resolve-with_suffix-on-tmp", V, 'path.resolve().with_suffix(".bak")', "only reached with tmp_path"),
+    Silent("default-argument-line", V, "def save_default(text, folder=settings.OUT_DIR)",
+           "a default naming a constant is a flow step, not a sink"),
+    Silent("returned-path-line", V, 'return Path(folder) / "returned.txt"', "building a path is value flow"),
+    Silent("partial-binding", V, "save = functools.partial(_write_into, folder)", "binding a partial is value flow"),
+    Silent("settings-literal", "src/flows/settings.py", "OUT_DIR = Path(", "literal path constant: not HT201"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_server_value_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("form, snippet, stem", FORMS, ids=[f[0] for f in FORMS])
+def test_tmp_path_value_not_listed(findings, form, snippet, stem):
+    from helpers import listed_at
+    assert T + f"test_{stem}_scratch" not in listed_at(FIX, findings, "HT102", V, snippet)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

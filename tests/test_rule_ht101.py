@@ -1,0 +1,47 @@
+"""HT101: database connections and clients (fixture ht101-connection)."""
+import pytest
+
+from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+
+FIX = "ht101-connection"
+DB = "src/ledger/db.py"
+T = "tests/test_ledger.py::"
+
+EXPECTED = [
+    Expect("settings-constant", "HT101", DB, "sqlite3.connect(settings.DB_PATH)",
+           tests=[T + "test_balance_on_live_ledger"], origin="module-constant"),
+    # the same sink serves the tmp_path fixture (controlled) and a test passing the constant
+    Expect("parameter-carries-constant", "HT101", DB, "return sqlite3.connect(path)",
+           tests=[T + "test_open_at_settings_path"], origin="module-constant"),
+    Expect("library-default", "HT101", DB, "redis.Redis()",
+           tests=[T + "test_cache_ping"], origin="library-default"),
+]
+
+SILENT = [
+    Silent("memory-literal", DB, 'sqlite3.connect(":memory:")', "in-memory database (V1)"),
+    Silent("duckdb-no-path", DB, "duckdb.connect()", "duckdb.connect() with no path is in memory (V1)"),
+    Silent("use-of-connection", DB, "conn.execute(\"SELECT COALESCE", "a use of a connection is not a sink"),
+    Silent("fixture-call", "tests/conftest.py", "conn = open_at(tmp_path", "the fixture's tmp_path database"),
+    Silent("test-direct-tmp", "tests/test_ledger.py", "sqlite3.connect(tmp_path", "T1: the test's own tmp_path database"),
+    Silent("test-call-site", "tests/test_ledger.py", "conn = db.open_ledger()", "HT101 is anchored at the connect"),
+    Silent("settings-literal", "src/ledger/settings.py", "DB_PATH =", "a literal path constant is not HT201"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

@@ -1,0 +1,62 @@
+"""HT102: file-system access (fixture ht102-file)."""
+import pytest
+
+from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+
+FIX = "ht102-file"
+R = "src/exporter/report.py"
+T = "tests/test_report.py::"
+
+EXPECTED = [
+    Expect("path-constant-write", "HT102", R, "target.write_text(json.dumps(rows)",
+           tests=[T + "test_export_default"], origin="module-constant"),
+    # `with p.open() as fh`: anchored at the open, which spans three lines here
+    Expect("path-open-method", "HT102", R, '(settings.EXPORT_DIR / "summary.txt").open(',
+           tests=[T + "test_export_summary"], origin="module-constant"),
+    Expect("home-folder", "HT102", R, "last.write_text(json.dumps(rows)",
+           tests=[T + "test_export_last_to_home"], origin="home"),
+    # open(path, "w"): the tmp_path caller is controlled, the literal "audit.log" is not
+    Expect("open-w-literal", "HT102", R, 'with open(path, "w"',
+           tests=[T + "test_audit_log"], origin="literal"),
+    # V2: a WRITE into data shipped with the code changes the repository
+    Expect("write-into-shipped-data", "HT102", R, "(data_dir / name).write_text",
+           tests=[T + "test_save_template"]),
+    # T1: a test writing to a working-directory-relative path
+    Expect("test-writes-cwd", "HT102", "tests/test_report.py", 'Path("copy-of-report.json").write_text',
+           tests=[T + "test_copy_into_working_directory"]),
+]
+
+SILENT = [
+    Silent("tmp-path-parameter", R, "out.write_text(json.dumps(rows)", "folder is tmp_path in the only caller (V1)"),
+    Silent("read-shipped-data", R, "(data_dir / name).read_text", "V2: read of data built from __file__"),
+    Silent("settings-literal", "src/exporter/settings.py", "EXPORT_DIR = Path(", "literal path constant: not HT201"),
+    Silent("test-reads-tmp", "tests/test_report.py", "assert target.read_text", "T1: a tmp_path file"),
+    Silent("test-reads-own-tmp", "tests/test_report.py", "read_text(encoding=\"utf-8\") == \"a\\nb\"", "T1"),
+    Silent("test-call-site", "tests/test_report.py", "report.write_audit([", "anchored at the open, not the call"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_open_anchor_spans_only_the_call(findings):
+    from helpers import at, line_of
+    line = line_of(FIX, R, '(settings.EXPORT_DIR / "summary.txt").open(')
+    (found,) = at(findings, R, line, "HT102")
+    assert found.end_line == line + 2  # the open(...) call, not the with body
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

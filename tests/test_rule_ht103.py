@@ -1,0 +1,61 @@
+"""HT103: environment reads at call time (fixture ht103-env)."""
+import pytest
+
+from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+
+FIX = "ht103-env"
+C = "src/notifier/config.py"
+T = "tests/test_config.py::"
+
+EXPECTED = [
+    # set by neither test; a setenv of another variable does not control it
+    Expect("environ-get", "HT103", C, 'os.environ.get("NOTIFIER_SMTP_HOST"',
+           tests=[T + "test_default_host", T + "test_host_with_other_variable_set"]),
+    Expect("environ-getitem", "HT103", C, 'os.environ["NOTIFIER_TOKEN"]', tests=[T + "test_token_missing"]),
+    Expect("getenv", "HT103", C, 'os.getenv("NOTIFIER_SENDER"', tests=[T + "test_default_sender"]),
+    # V3: setenv controls the read, but the value it installs (/srv/notices) is then written to
+    Expect("setenv-installs-server-path", "HT102", C, '(outbox_dir() / f"{name}.txt").write_text',
+           tests=[T + "test_notice_in_server_outbox"]),
+]
+
+SILENT = [
+    Silent("cleared-or-set", C, 'os.environ.get("NOTIFIER_REGION"', "patch.dict(clear=True) and setenv (S2)"),
+    Silent("setenv-read", C, 'os.environ.get("NOTIFIER_OUTBOX"', "both reaching tests setenv it (S2)"),
+    Silent("monkeypatch-setenv", "tests/test_config.py", 'monkeypatch.setenv("NOTIFIER_SMTP_HOST"', "restored: not HT302"),
+    Silent("patch-dict-cm", "tests/test_config.py", 'mock.patch.dict(os.environ, {"NOTIFIER_TOKEN"', "restored"),
+    Silent("patch-dict-decorator", "tests/test_config.py", '@mock.patch.dict(os.environ, {"NOTIFIER_SENDER"', "restored"),
+    Silent("patch-dict-clear", "tests/test_config.py", "mock.patch.dict(os.environ, {}, clear=True)", "restored"),
+]
+
+# Tests that control the variable the function reads: never listed at that read.
+CONTROLLED = [
+    ("environ-get", 'os.environ.get("NOTIFIER_SMTP_HOST"', "test_host_from_env"),
+    ("environ-getitem", 'os.environ["NOTIFIER_TOKEN"]', "test_token_from_patched_environ"),
+    ("getenv", 'os.getenv("NOTIFIER_SENDER"', "test_sender_from_patched_environ"),
+    ("getenv", 'os.getenv("NOTIFIER_SENDER"', "test_sender_deleted"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+@pytest.mark.parametrize("snippet, test", [c[1:] for c in CONTROLLED], ids=[c[2] for c in CONTROLLED])
+def test_controlled_test_not_listed(findings, snippet, test):
+    from helpers import listed_at
+    assert T + test not in listed_at(FIX, findings, "HT103", C, snippet)
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

@@ -1,0 +1,53 @@
+"""HT104: clock reads at call time (fixture ht104-clock)."""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params,
+                     listed_at)
+
+FIX = "ht104-clock"
+C = "src/stamps/clock.py"
+T = "tests/test_clock.py::"
+
+
+EXPECTED = [
+    Expect("datetime-now", "HT104", C, "return datetime.now(timezone.utc)",
+           tests=[T + "test_stamp_is_iso"], origin="clock"),
+    Expect("time-time", "HT104", C, "return time.time() - start",
+           tests=[T + "test_elapsed_is_positive"], origin="clock"),
+]
+
+SILENT = [
+    Silent("freezer-and-class-decorator", C, 'return datetime.now().strftime',
+           "reached only with the freezer fixture or under a freeze_time class decorator (S3)"),
+    Silent("autouse-freeze", C, "return datetime.now().year",
+           "reached only under an autouse fixture that starts freeze_time (S3)"),
+    Silent("freeze-context-manager", "tests/test_clock.py", 'with freeze_time("2031-01-02"):',
+           "undone on exit: not HT304"),
+]
+
+# Frozen tests reaching stamp(): never listed at its clock read.
+FROZEN = ["test_stamp_frozen_by_decorator", "test_stamp_frozen_by_context_manager", "test_stamp_with_freezer"]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+@pytest.mark.parametrize("test", FROZEN)
+def test_frozen_test_not_listed(findings, test):
+    assert T + test not in listed_at(FIX, findings, "HT104", C, "return datetime.now(timezone.utc)")
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

@@ -1,0 +1,68 @@
+"""HT105: network calls (fixture ht105-network)."""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params,
+                     listed_at)
+
+FIX = "ht105-network"
+C = "src/weather/client.py"
+T = "tests/test_client.py::"
+
+EXPECTED = [
+    Expect("requests-get-constant", "HT105", C, "resp = requests.get(API_URL, params",
+           tests=[T + "test_current_live"], origin="module-constant"),
+    # a client built without a target: the finding is at the call that names the URL
+    Expect("session-get", "HT105", C, "resp = session.get(", tests=[T + "test_forecast_live"]),
+    # a loopback default written in the code under test is uncontrolled ([controls] loopback = false)
+    Expect("loopback-default-in-code", "HT105", C, 'return requests.get(base + "/health"',
+           tests=[T + "test_health_of_local_default"]),
+    # the target is fixed at the constructor: the finding is there; a responses mock does not cover httpx (S4)
+    Expect("httpx-client-constructor", "HT105", C, "with httpx.Client(base_url=API_URL",
+           tests=[T + "test_status_with_requests_only_mock"]),
+]
+
+
+SILENT = [
+    Silent("session-constructor", C, "session = requests.Session()", "no target at the constructor"),
+    Silent("only-under-mocks", C, 'requests.get(API_URL + "/alerts"', "reached only under responses.activate (S4)"),
+    Silent("response-use", C, "resp.raise_for_status()", "not a second network call"),
+    Silent("use-of-httpx-client", C, 'return http.get("/status")', "a use of the client built with base_url"),
+    Silent("responses-register", "tests/test_client.py", "responses.add(responses.GET, client.API_URL, json",
+           "registers a canned response"),
+    Silent("requests-mock-register", "tests/test_client.py", 'requests_mock.get(client.API_URL, json',
+           "registers a canned response"),
+    Silent("test-call-site", "tests/test_client.py", 'assert client.current("Oslo") is not None',
+           "anchored at the sink"),
+]
+
+MOCKED = [
+    ("resp = requests.get(API_URL, params", "test_current_with_responses"),
+    ("resp = requests.get(API_URL, params", "test_current_with_requests_mock"),
+    ("resp = session.get(", "test_forecast_with_requests_mock"),
+    ("with httpx.Client(base_url=API_URL", "test_status_with_httpx_mock"),
+    ('return requests.get(base + "/health"', "test_health_of_loopback_server_chosen_here"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+@pytest.mark.parametrize("snippet, test", MOCKED, ids=[m[1] for m in MOCKED])
+def test_controlled_test_not_listed(findings, snippet, test):
+    assert T + test not in listed_at(FIX, findings, "HT105", C, snippet)
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

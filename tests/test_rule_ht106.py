@@ -1,0 +1,40 @@
+"""HT106: subprocesses (fixture ht106-subprocess)."""
+import pytest
+
+from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+
+FIX = "ht106-subprocess"
+G = "src/deploy/git.py"
+T = "tests/test_git.py::"
+
+EXPECTED = [
+    # test_branch_with_fake_process reaches the same call with fp active (S5): not listed
+    Expect("literal-argv", "HT106", G, 'subprocess.run(["git", "rev-parse"',
+           tests=[T + "test_branch_live"], origin="literal"),
+]
+
+SILENT = [
+    Silent("only-under-fp", G, 'subprocess.run(["git", "tag"', "reached only with the fp fixture (S5)"),
+    Silent("test-spawns-on-tmp", "tests/test_git.py", 'subprocess.run(["git", "init"', "T1: the test's own subprocess"),
+    Silent("test-checks-tmp", "tests/test_git.py", '(tmp_path / ".git").is_dir()', "a tmp_path path"),
+    Silent("fp-register", "tests/test_git.py", 'fp.register(["git", "rev-parse"', "registers a fake process"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)
