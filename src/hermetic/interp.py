@@ -12,7 +12,7 @@ replayed under each caller's trace.
 """
 from __future__ import annotations
 
-import itertools
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -1807,9 +1807,7 @@ class Interp:
         self.events.append(ev)
 
     def _emit(self, rel: SinkEvent, prefix) -> None:
-        ev = SinkEvent(rel.category, rel.path, rel.pos, rel.call, rel.verdict, rel.origin,
-                       tuple(prefix) + rel.trace, rel.import_time, rel.module, rel.target, rel.write)
-        self.events.append(ev)
+        self.events.append(dataclasses.replace(rel, trace=tuple(prefix) + rel.trace))
 
     def _import_value(self, full: str) -> V:
         if full in self.p.summaries:
@@ -2055,8 +2053,7 @@ def _has_inst(loc: Dict[str, V]) -> bool:
 
 
 def _strip_prefix(ev: SinkEvent, n: int) -> SinkEvent:
-    return SinkEvent(ev.category, ev.path, ev.pos, ev.call, ev.verdict, ev.origin, ev.trace[n:], ev.import_time,
-                     ev.module, ev.target, ev.write)
+    return dataclasses.replace(ev, trace=ev.trace[n:])
 
 
 def _fn_of(name: str) -> str:

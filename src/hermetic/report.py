@@ -64,7 +64,8 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
                 more = f" and {len(f.tests) - max_tests} more" if len(f.tests) > max_tests else ""
                 console.print(f"      [dim]tests:[/dim]  {escape(shown)}{more}")
             if f.fix:
-                console.print(f"      [dim]fix:[/dim]    {escape(f.fix)}")
+                fix = f.fix.replace("\n", "\n              ")
+                console.print(f"      [dim]fix:[/dim]    {escape(fix)}")
         console.print("")
     for e in report.errors:
         console.print(f"[red]error[/red] {escape(e.path)}: {escape(e.message)}")

@@ -75,6 +75,26 @@ resp = requests.get(API_URL, timeout=5)   # HT105 without responses/respx/reques
 proc = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True)   # HT106
 """,
        "Use pytest-subprocess's fp fixture, or patch subprocess.run where the code under test looks it up."),
+    _r("HT201", "import-time-path-constant", "warning",
+       "A module-level path constant computed at import (from another constant, __file__, the home folder, the "
+       "environment or the working directory) is written through, or is derived from the home folder / "
+       "environment / working directory and read.",
+       "Patching the base it was computed from (STATE_DIR, HOME, an environment variable) does not move it: "
+       "the tests that redirect the base still write to the real place.",
+       """
+STATE_DIR = ROOT / "state"
+GOALS_FILE = STATE_DIR / "goals.yaml"    # HT201: written by save_goals()
+""",
+       "Compute the path at call time (a function that joins it from the base), or pass it in."),
+    _r("HT202", "patch-escape", "error",
+       "A test redirects a base value (a constant, an environment variable, HOME), but an operation it reaches "
+       "uses a value derived from that base at import time.",
+       "The test believes it moved the state to tmp_path; the derived path still points at the real one, so "
+       "the test reads or overwrites real files.",
+       """
+monkeypatch.setattr(weekly, "STATE_DIR", tmp_path / "state")   # HT202: GOALS_FILE still points at the real dir
+""",
+       "Also redirect every derived binding (the hint lists them, ready to paste), or compute them at call time."),
     _r("HT203", "import-time-env-read", "warning",
        "An environment variable is read when a module is imported, and a test reaches the module.",
        "monkeypatch.setenv in a test comes too late: the value was fixed at import.",
@@ -91,6 +111,16 @@ STARTED = datetime.now()   # HT204
 def stamp(at=time.time()): ...   # HT204: the default is evaluated once, at import
 """,
        "Read the clock at call time; use `at=None` and `at = time.time() if at is None else at`."),
+    _r("HT205", "patch-misses", "error",
+       "A test patches a name, but the code it reaches looks the object up through another binding (`from m "
+       "import f`), a default argument or a captured function object that holds the original.",
+       "The patch is silently ineffective: the real function runs, and the test passes or fails for reasons "
+       "unrelated to what it claims to test.",
+       """
+with mock.patch("app.clock.utcnow", return_value=NOON):   # HT205: app.pricing did `from app.clock import utcnow`
+    pricing.quote(100, "USD")
+""",
+       "Patch where the name is looked up (`app.pricing.utcnow`), or make the code look it up at call time."),
     _r("HT900", "suppression", "warning",
        "An inline suppression that suppresses nothing (with --report-unused-suppressions), or one of an HT4xx "
        "code (always).",

@@ -44,6 +44,8 @@ class TestItem:
 class TestRun:
     item: TestItem
     events: List[I.SinkEvent]
+    escapes: List[tuple] = field(default_factory=list)   # HT202 candidates
+    misses: List[tuple] = field(default_factory=list)    # HT205 candidates
 
 
 class Runner:
@@ -201,6 +203,8 @@ class Runner:
         ip = self.ip
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
+        ip.escapes = []
+        ip.misses = []
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         ip.steps = 0
@@ -337,7 +341,40 @@ class Runner:
         events = [e for e in ip.events if not e.import_time]
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
-        return TestRun(item, events)
+        run = TestRun(item, events, list(ip.escapes), list(ip.misses))
+        ip.escapes, ip.misses = [], []
+        return run
+
+    def sweep(self) -> List[I.SinkEvent]:
+        """Every function once, with unknown arguments and nothing patched: the file
+        operations each module constant flows into, whatever the tests redirect (HT201)."""
+        ip = self.ip
+        ip.import_events.extend(e for e in ip.events if e.import_time)
+        ip.events = []
+        ip.ctx = I.Ctx()
+        ip.import_time = False
+        saved_sites = None
+        for qn in sorted(self.p.functions):
+            f, mod = self.p.functions[qn]
+            if ".<locals>." in qn:
+                continue
+            ip.steps = 0
+            ip.ctx = I.Ctx()
+            ip.stack = []
+            self_atom = None
+            cls = f.get("class")
+            if cls:
+                self_atom = ("inst", ip.new_instance(cls))
+            frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<sweep>")
+            try:
+                ip.call_function(qn, [], {}, frame, self_atom=self_atom)
+            except RecursionError:
+                pass
+        events = [e for e in ip.events if not e.import_time and e.category == "file"]
+        ip.import_events.extend(e for e in ip.events if e.import_time)
+        ip.events = []
+        ip.escapes, ip.misses = [], []
+        return events
 
     def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
         ip = self.ip
