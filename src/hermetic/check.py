@@ -159,6 +159,8 @@ def _ht2(runs, sweep_events, import_events, ip: I.Interp, runner: Runner, files_
         c: Origin = u["origin"]
         if not c.inner or all(i.kind == "literal" for i in c.inner):
             continue  # a literal path is not HT201
+        if c.module is None:
+            continue  # class attributes: not module-level (docs/limits.md)
         leaves = {b.kind for b in I._bases(c)}
         external = leaves & {"home", "environment", "cwd"}
         if not (u["write"] or external):
