@@ -118,6 +118,8 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
 
     findings = _findings(runs, import_events, ip, runner, project, config, root, cwd, files_by_module, items)
     findings[0].extend(_ht2(runs, sweep_events, import_events, ip, runner, files_by_module))
+    if _wants(config, ("HT301", "HT302", "HT303", "HT304")):
+        findings[0].extend(_ht3(ip, runner, items, files_by_module))
     report.unresolved_calls = [{"path": p, "line": ln, "column": col, "call": text}
                                for (p, ln, col), text in sorted(ip.unresolved.items())]
     report.findings, report.unknown_origins = findings
@@ -125,6 +127,72 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
     return report, config
+
+
+_HT3_FIX = {
+    "HT301": "do not reload modules in tests; build fresh objects, or restore what the reload resets",
+    "HT302": "use monkeypatch.setenv / monkeypatch.delenv (or mock.patch.dict(os.environ, ...)), which restore",
+    "HT303": "use monkeypatch.setattr / monkeypatch.setitem, which restore, or put the old value back in a finally",
+    "HT304": "use monkeypatch.syspath_prepend / monkeypatch.chdir, `with patch(...)`, or stop the patcher with "
+             "addCleanup(patcher.stop)",
+}
+
+
+def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -> List[Finding]:
+    """HT301-HT304 over the test code: tests, fixtures, set-up, helpers, test modules' top level."""
+    from . import pollution as P
+
+    effects = P.function_effects(ip)
+    tests_by_qn: Dict[str, List[str]] = {}
+    tests_by_mod: Dict[str, List[str]] = {}
+    for it in items:
+        tests_by_qn.setdefault(it.qualname, []).append(it.node_id)
+        tests_by_mod.setdefault(it.module, []).append(it.node_id)
+    out: List[Finding] = []
+    seen_mods = set()
+    for mod, s in sorted(ip.p.summaries.items()):
+        if s["module"] != mod or not ip.p.in_test.get(mod, False) or mod in seen_mods:
+            continue
+        seen_mods.add(mod)
+        sf = files_by_module.get(mod)
+        if sf is None:
+            continue
+        if sf.is_test:
+            ip.import_module(mod)
+            for m in P.scan_module(ip, s, mod, effects):
+                out.append(_ht3_finding(m, s["path"], sorted(tests_by_mod.get(mod, [])), "<module>"))
+        ip.import_module(mod)
+        # tearDown-like methods restore for their whole class
+        class_restores: Dict[str, set] = {}
+        for cqn, c in s["classes"].items():
+            tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items()
+                   if n in ("tearDown", "tearDownClass", "teardown_method", "teardown_class", "doCleanups")]
+            class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
+        for qn, f in sorted(s["functions"].items()):
+            if f["name"] in ("tearDown", "tearDownClass", "teardown_method", "teardown_class", "teardown_module",
+                             "teardown_function"):
+                continue
+            is_fixture = runner._fixture_decorator(f, mod) is not None
+            restores = class_restores.get(f.get("class") or "", set())
+            for m in P.scan_function(ip, f, mod, is_fixture, restores, effects):
+                tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ()))
+                out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
+    return out
+
+
+def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
+    if m.code == "HT301":
+        msg = "importlib.reload() re-runs the module's top level and resets its state" + (
+            f" ({m.what})" if m.what else "") + " for every test that runs after this one"
+    elif m.code == "HT302":
+        msg = f"{m.what} changes the process environment and nothing restores it: later tests see the change"
+    elif m.code == "HT303":
+        msg = f"{m.what}: module state changed and never restored, so later tests see it"
+    else:
+        msg = f"{m.what}: process-wide state changed and never restored"
+    line, col, end_line, end_col = m.pos
+    return Finding(m.code, severity(m.code), path, line, col, end_line or line, end_col or col, msg, tests, [],
+                   None, fix=_HT3_FIX[m.code], function=func, anchor=m.what)
 
 
 def _wants(config: Config, codes) -> bool:

@@ -103,7 +103,7 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         is_pkg = p.name == "__init__.py"
         base = p.name
         is_conftest = base == "conftest.py"
-        is_test = (not is_conftest) and any(fnmatch.fnmatch(base, pat) for pat in pytest_cfg.python_files)
+        is_test = (not is_conftest) and any(_fnmatch_ex(pat, p) for pat in pytest_cfg.python_files)
         if is_test and _in_norecurse(p, root, pytest_cfg.norecursedirs):
             is_test = False
         parts = set(p.relative_to(root).parts[:-1])
@@ -118,6 +118,16 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         for a in sf.aliases:
             proj.by_module.setdefault(a, sf)
     return proj
+
+
+def _fnmatch_ex(pattern: str, path: Path) -> bool:
+    """pytest's python_files matching: a pattern without a separator matches the file
+    name; one with a separator matches the end of the path."""
+    if "/" not in pattern and os.sep not in pattern:
+        return fnmatch.fnmatch(path.name, pattern)
+    if not os.path.isabs(pattern):
+        pattern = f"*/{pattern}"
+    return fnmatch.fnmatch(path.as_posix(), pattern)
 
 
 def _in_norecurse(p: Path, root: Path, patterns: List[str]) -> bool:

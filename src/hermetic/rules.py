@@ -121,6 +121,39 @@ with mock.patch("app.clock.utcnow", return_value=NOON):   # HT205: app.pricing d
     pricing.quote(100, "USD")
 """,
        "Patch where the name is looked up (`app.pricing.utcnow`), or make the code look it up at call time."),
+    _r("HT301", "importlib-reload", "error",
+       "importlib.reload in a test or fixture.",
+       "A reload re-runs the module's top level: registries filled at import by other modules are emptied, "
+       "objects other modules hold go stale. Green alone, red in the suite.",
+       """
+def test_registry_starts_with_smoke_runner():
+    importlib.reload(runners)   # HT301: drops the runners registered by bridge.adapters
+""",
+       "Don't reload; build a fresh object, or restore what the reload resets."),
+    _r("HT302", "environ-mutation", "error",
+       "os.environ / os.putenv / os.unsetenv changed in a test or fixture and not restored.",
+       "The change outlives the test: later tests read the variable and pass or fail depending on order.",
+       """
+os.environ["BRIDGE_MODE"] = "solo"   # HT302
+""",
+       "monkeypatch.setenv / delenv or mock.patch.dict(os.environ, ...), which restore."),
+    _r("HT303", "module-state-mutation", "error",
+       "A module-level global or container of a project module is changed in a test or fixture (directly or "
+       "through a project function the test calls) and not restored.",
+       "Every later test sees the changed registry or setting.",
+       """
+runners.RUNNERS["upper"] = UpperRunner()   # HT303
+""",
+       "monkeypatch.setattr / monkeypatch.setitem, or restore the saved value in a finally block."),
+    _r("HT304", "process-state-mutation", "error",
+       "Other process-wide state changed without restore: sys.path, sys.modules, os.chdir, os.umask, "
+       "patch(...).start() without stop, ...",
+       "Later tests import different modules, resolve paths against another folder, or still see a patch.",
+       """
+sys.path.insert(0, PLUGINS)   # HT304
+mock.patch("toolbox.clock.now").start()   # HT304: never stopped
+""",
+       "monkeypatch.syspath_prepend / monkeypatch.chdir, `with patch(...)`, or addCleanup(patcher.stop)."),
     _r("HT900", "suppression", "warning",
        "An inline suppression that suppresses nothing (with --report-unused-suppressions), or one of an HT4xx "
        "code (always).",

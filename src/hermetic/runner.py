@@ -58,6 +58,7 @@ class Runner:
         self.static_imports: Dict[str, Dict[str, str]] = {}
         self.fixtures_by_module: Dict[str, Dict[str, List[FixtureDef]]] = {}
         self.conftests_by_dir: Dict[str, str] = {}
+        self.fixture_users: Dict[str, Set[str]] = {}   # fixture qualname -> node ids that use it
         for mod, sf in files.items():
             if sf.is_conftest:
                 self.conftests_by_dir[str(PurePosixPath(sf.rel).parent)] = mod
@@ -475,6 +476,7 @@ class _FixtureScope:
                 self.cache[name] = v
             return v
         key = f"{name}@{d.qualname}"
+        self.r.fixture_users.setdefault(d.qualname, set()).add(self.item.node_id)
         if key in self.active:
             return UNKNOWN_V
         self.active.add(key)

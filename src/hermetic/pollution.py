@@ -1,0 +1,407 @@
+"""HT301-HT304: process state a test or fixture changes and does not put back.
+
+Works on summaries: each function of test code (tests, fixtures, set-up, helpers) and each
+test module's top level is scanned for mutations of process-wide state; a mutation is
+restored when the same function puts the same thing back in a ``finally`` block, after a
+fixture's ``yield``, in ``tearDown``/``addCleanup``, or through monkeypatch / patch.dict
+(which are not mutations at all). Names are resolved through the module's imports with
+the interpreter's static evaluation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from . import interp as I
+from .values import V
+
+_ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
+_CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
+                      "discard", "popitem", "__setitem__", "__delitem__"}
+_SYSPATH_METHODS = {"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"}
+_PROCESS_CALLS = {"os.chdir": "cwd", "os.umask": "umask", "locale.setlocale": "locale", "time.tzset": "tz",
+                  "socket.setdefaulttimeout": "socket-timeout", "sys.setrecursionlimit": "recursionlimit",
+                  "asyncio.set_event_loop_policy": "event-loop-policy", "asyncio.set_event_loop": "event-loop",
+                  "sys.setprofile": "profile", "sys.settrace": "trace"}
+
+
+@dataclass
+class Mutation:
+    code: str
+    key: tuple
+    pos: Tuple[int, int, int, int]
+    what: str
+    restore_like: bool = False     # the statement itself could be a restore of `key`
+    value_is_saved: bool = False   # assigns a saved variable back (a restore shape)
+
+
+@dataclass
+class Scan:
+    mutations: List[Mutation] = field(default_factory=list)
+    restores: Set[tuple] = field(default_factory=set)
+
+
+def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
+                  effects: Dict[str, Set[tuple]]) -> List[Mutation]:
+    """The unrestored mutations of one function of test code."""
+    frame = _frame(ip, mod)
+    sc = Scan()
+    saved: Set[str] = set()
+    _walk(ip, f["body"], frame, sc, saved, in_restore=False, is_fixture=is_fixture, effects=effects,
+          after_yield=[False])
+    restores = sc.restores | teardown_restores
+    out = []
+    for m in sc.mutations:
+        if m.key in restores or (m.key[0] == "env" and ("env", "*") in restores):
+            continue
+        out.append(m)
+    return out
+
+
+def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation]:
+    frame = _frame(ip, mod)
+    sc = Scan()
+    for st in summary["body"]:
+        if st[0] in ("def", "class"):
+            continue
+        _walk(ip, [st], frame, sc, set(), in_restore=False, is_fixture=False, effects=effects, after_yield=[False])
+    return [m for m in sc.mutations if m.key not in sc.restores]
+
+
+def teardown_restores(ip: I.Interp, funcs: List[Tuple[dict, str]]) -> Set[tuple]:
+    """Keys put back by tearDown-like methods (everything they mutate counts as restore)."""
+    out: Set[tuple] = set()
+    for f, mod in funcs:
+        frame = _frame(ip, mod)
+        sc = Scan()
+        _walk(ip, f["body"], frame, sc, set(), in_restore=True, is_fixture=False, effects={}, after_yield=[False])
+        out |= sc.restores
+    return out
+
+
+def function_effects(ip: I.Interp) -> Dict[str, Set[tuple]]:
+    """Project (non-test) functions that mutate a module-level global or container of
+    their own module, directly: qualname -> {("glob", module, NAME)}."""
+    out: Dict[str, Set[tuple]] = {}
+    for qn, (f, mod) in ip.p.functions.items():
+        if ip.p.in_test.get(mod, False):
+            continue
+        g = ip.globals.get(mod)
+        if not g:
+            continue
+        declared = set()
+        keys: Set[tuple] = set()
+        for st in _flat(f["body"]):
+            if st[0] == "global":
+                declared |= set(st[1])
+        for st in _flat(f["body"]):
+            if st[0] == "assign":
+                for t in st[1]:
+                    if t[0] == "name" and t[1] in declared:
+                        keys.add(("glob", mod, t[1]))
+                    elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in g and t[1][1] not in _locals(f):
+                        keys.add(("glob", mod, t[1][1]))
+            elif st[0] == "expr" and st[1][0] == "call":
+                fn = st[1][1]
+                if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" and fn[1][1] in g \
+                        and fn[1][1] not in _locals(f) and _is_container(g[fn[1][1]]):
+                    keys.add(("glob", mod, fn[1][1]))
+        if keys:
+            out[qn] = keys
+    return out
+
+
+def _is_container(v: V) -> bool:
+    return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms) or any(
+        getattr(a, "kind", "") == "unknown" for a in v.atoms)
+
+
+def _locals(f: dict) -> Set[str]:
+    names = {p[0] for p in f["params"]}
+    for st in _flat(f["body"]):
+        if st[0] == "assign":
+            for t in st[1]:
+                if t[0] == "name":
+                    names.add(t[1])
+    return names
+
+
+def _flat(stmts):
+    for st in stmts:
+        yield st
+        k = st[0]
+        if k == "if":
+            yield from _flat(st[2])
+            yield from _flat(st[3])
+        elif k in ("for", "while"):
+            yield from _flat(st[3] if k == "for" else st[2])
+        elif k == "try":
+            yield from _flat(st[1])
+            for _n, b in st[2]:
+                yield from _flat(b)
+            yield from _flat(st[3])
+            yield from _flat(st[4])
+        elif k == "with":
+            yield from _flat(st[2])
+
+
+def _frame(ip: I.Interp, mod: str) -> I.Frame:
+    s = ip.p.summaries[mod]
+    fr = I.Frame(module=mod, path=s["path"], name="<pollution>", in_test=True)
+    fr.locals = dict(ip.globals.get(mod, {}))
+    return fr
+
+
+def _resolve(ip: I.Interp, e, frame: I.Frame) -> V:
+    """Static value of a name/attribute chain (modules, library names) without running calls."""
+    if e[0] == "name":
+        if e[1] in frame.locals:
+            return frame.locals[e[1]]
+        return ip.globals.get(frame.module, {}).get(e[1], I.EMPTY)
+    if e[0] == "attr":
+        base = _resolve(ip, e[1], frame)
+        out = I.EMPTY
+        for a in base.refs():
+            if a[0] == "mod":
+                g = ip.globals.get(a[1], {})
+                if e[2] in g:
+                    out = out | g[e[2]]
+                elif f"{a[1]}.{e[2]}" in ip.p.summaries:
+                    out = out | I.of(("mod", ip.p.canonical[f"{a[1]}.{e[2]}"]))
+            elif a[0] == "ext":
+                out = out | I.of(("ext", f"{a[1]}.{e[2]}"))
+        return out
+    return I.EMPTY
+
+
+def _ext(v: V) -> Set[str]:
+    return {I._canonical(a[1]) for a in v.refs() if a[0] == "ext"}
+
+
+def _project_global(ip: I.Interp, e, frame: I.Frame) -> Optional[Tuple[str, str]]:
+    """``mod.NAME`` (or NAME imported from a project module) -> (module, NAME)."""
+    if e[0] == "attr":
+        base = _resolve(ip, e[1], frame)
+        for a in base.refs():
+            if a[0] == "mod" and not ip.p.in_test.get(a[1], False) and e[2] in ip.globals.get(a[1], {}):
+                return a[1], e[2]
+    return None
+
+
+def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixture: bool, effects,
+          after_yield) -> None:
+    for st in stmts:
+        k = st[0]
+        restoring = in_restore or after_yield[0]
+        if k == "assign":
+            for t in st[1]:
+                _assign(ip, t, st[2], st, frame, sc, saved, restoring)
+            if _is_env_read(ip, st[2], frame) or st[2][0] in ("name", "attr", "call", "seq", "sub"):
+                for t in st[1]:
+                    if t[0] == "name":
+                        saved.add(t[1])
+        elif k == "del":
+            _delete(ip, st[1], st, frame, sc, restoring)
+        elif k == "expr":
+            e = st[1]
+            if e[0] == "yield":
+                after_yield[0] = True
+                continue
+            if e[0] == "call":
+                _call(ip, e, frame, sc, saved, restoring, effects)
+        elif k == "if":
+            _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(ip, st[3], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+        elif k in ("for", "while"):
+            _walk(ip, st[3] if k == "for" else st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+        elif k == "try":
+            _walk(ip, st[1], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            for _n, b in st[2]:
+                _walk(ip, b, frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(ip, st[3], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(ip, st[4], frame, sc, saved, True, is_fixture, effects, after_yield)
+        elif k == "with":
+            for item, _t in st[1]:
+                if item[0] == "call":
+                    _call(ip, item, frame, sc, saved, restoring, effects, as_context=True)
+            _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+        elif k == "return" and st[1] is not None and st[1][0] == "call":
+            _call(ip, st[1], frame, sc, saved, restoring, effects)
+
+
+def _is_env_read(ip, e, frame) -> bool:
+    return e[0] == "call" and bool(_ext(_resolve(ip, e[1], frame)) & {"os.environ.get", "os.environ.copy", "os.getenv"})
+
+
+def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
+    if restoring:
+        if m.restore_like:
+            sc.restores.add(m.key)
+        return
+    sc.mutations.append(m)
+
+
+def _assign(ip, t, value, st, frame, sc, saved, restoring) -> None:
+    line = st[3]
+    pos = (line, 1, line, 1)
+    value_saved = value[0] == "name" and value[1] in saved or value[0] in ("sub", "call") and restoring
+    if t[0] == "sub":
+        base = _resolve(ip, t[1], frame)
+        ext = _ext(base)
+        key = t[2][1] if t[2][0] == "lit" else "*"
+        if "os.environ" in ext:
+            _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ[{key!r}] = ...", value_saved, value_saved),
+                 restoring)
+            return
+        if "sys.modules" in ext:
+            _add(sc, Mutation("HT304", ("sysmod", key), pos, "sys.modules[...] = ...", True), restoring)
+            return
+        if "sys.path" in ext:
+            _add(sc, Mutation("HT304", ("syspath",), pos, "sys.path[...] = ...", True), restoring)
+            return
+        g = _project_global(ip, t[1], frame)
+        if g is not None:
+            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}[...] = ...", value_saved), restoring)
+    elif t[0] == "attr":
+        ext = _ext(_resolve(ip, t[1], frame))
+        if "os" in ext and t[2] == "environ":
+            _add(sc, Mutation("HT302", ("env", "*"), pos, "os.environ = ...", value_saved), restoring)
+            return
+        if "sys" in ext and t[2] in ("path", "modules"):
+            _add(sc, Mutation("HT304", ("syspath",) if t[2] == "path" else ("sysmod", "*"), pos,
+                              f"sys.{t[2]} = ...", value_saved), restoring)
+            return
+        g = _project_global(ip, t, frame)
+        if g is not None:
+            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]} = ...", value_saved), restoring)
+
+
+def _delete(ip, t, st, frame, sc, restoring) -> None:
+    line = st[2]
+    pos = (line, 1, line, 1)
+    if t[0] == "sub":
+        ext = _ext(_resolve(ip, t[1], frame))
+        key = t[2][1] if t[2][0] == "lit" else "*"
+        if "os.environ" in ext:
+            _add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{key!r}]", True), restoring)
+        elif "sys.modules" in ext:
+            _add(sc, Mutation("HT304", ("sysmod", key), pos, "del sys.modules[...]", True), restoring)
+        else:
+            g = _project_global(ip, t[1], frame)
+            if g is not None:
+                _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}[...]", True), restoring)
+
+
+def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None:
+    pos = tuple(e[4])
+    fn = e[1]
+    callee = _resolve(ip, fn, frame)
+    names = _ext(callee)
+    args = e[2]
+    # patcher.start() / patch(...).start() / patcher.stop()
+    if fn[0] == "attr" and fn[2] in ("start", "stop"):
+        recv = fn[1]
+        key = None
+        if recv[0] == "name" and recv[1] in saved:
+            key = ("patcher", recv[1])
+        elif recv[0] == "attr" and recv[1][0] == "name" and recv[1][1] == "self":
+            key = ("patcher", "self." + recv[2])
+        elif recv[0] == "call" and _is_patch_call(ip, recv, frame):
+            key = ("patcher", f"@{pos}")
+        if key is not None:
+            if fn[2] == "start":
+                _add(sc, Mutation("HT304", key, pos, "patch(...).start() with no stop()"), restoring)
+            else:
+                sc.restores.add(key)
+            return
+    if fn[0] == "attr" and fn[2] in ("addCleanup", "addfinalizer", "enterContext", "callback"):
+        for a in args:
+            if a[0] == "attr" and a[2] == "stop":
+                r = a[1]
+                if r[0] == "name":
+                    sc.restores.add(("patcher", r[1]))
+                elif r[0] == "attr" and r[1][0] == "name" and r[1][1] == "self":
+                    sc.restores.add(("patcher", "self." + r[2]))
+            ext = _ext(_resolve(ip, a, frame))
+            if ext & {"unittest.mock.patch.stopall"}:
+                sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
+                sc.restores.add(("patcher", "*"))
+            if ext & {"os.chdir"}:
+                sc.restores.add(("cwd",))
+            if ext & {"sys.path.remove", "sys.path.pop"}:
+                sc.restores.add(("syspath",))
+        return
+    if names & {"unittest.mock.patch.stopall"}:
+        sc.restores.add(("patcher", "*"))
+        sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
+        return
+    if names & {"importlib.reload", "imp.reload"}:
+        target = _resolve(ip, args[0], frame) if args else I.EMPTY
+        mods = [a[1] for a in target.refs() if a[0] == "mod"]
+        what = _reset_names(ip, mods[0]) if mods else ""
+        _add(sc, Mutation("HT301", ("reload", pos), pos, what), restoring)
+        return
+    for n in names:
+        if n.startswith("os.environ.") and n.rsplit(".", 1)[1] in _ENV_METHODS:
+            meth = n.rsplit(".", 1)[1]
+            key = args[0][1] if args and args[0][0] == "lit" else "*"
+            if meth in ("update", "clear"):
+                key = "*"
+            restore_like = meth in ("pop", "__delitem__") or (meth == "update" and restoring)
+            _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ.{meth}(...)", restore_like), restoring)
+            return
+        if n in ("os.putenv", "os.unsetenv"):
+            key = args[0][1] if args and args[0][0] == "lit" else "*"
+            _add(sc, Mutation("HT302", ("env", key), pos, f"{n}(...)", n == "os.unsetenv"), restoring)
+            return
+        if n.startswith("sys.path.") and n.rsplit(".", 1)[1] in _SYSPATH_METHODS:
+            meth = n.rsplit(".", 1)[1]
+            _add(sc, Mutation("HT304", ("syspath",), pos, f"sys.path.{meth}(...)", meth in ("remove", "pop")),
+                 restoring)
+            return
+        if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in _CONTAINER_METHODS:
+            _add(sc, Mutation("HT304", ("sysmod", "*"), pos, f"{n}(...)", True), restoring)
+            return
+        if n in _PROCESS_CALLS and not as_context:
+            key = (_PROCESS_CALLS[n],)
+            is_restore = bool(args) and args[0][0] == "name" and args[0][1] in saved
+            _add(sc, Mutation("HT304", key, pos, f"{n}(...)", is_restore), restoring)
+            return
+    # a project module's container or global
+    if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS:
+        g = _project_global(ip, fn[1], frame)
+        if g is not None:
+            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}.{fn[2]}(...)",
+                              fn[2] in ("pop", "remove", "discard", "clear", "update")), restoring)
+            return
+    if names & {"builtins.setattr"} and len(args) >= 2 and args[1][0] == "lit":
+        base = _resolve(ip, args[0], frame)
+        for a in base.refs():
+            if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
+                _add(sc, Mutation("HT303", ("glob", a[1], args[1][1]), pos, f"setattr({a[1]}, ...)"), restoring)
+                return
+    # a project function that mutates its module's state (anchored at this call)
+    for a in callee.refs():
+        if a[0] == "func" and a[1] in effects:
+            for key in sorted(effects[a[1]]):
+                _add(sc, Mutation("HT303", key, pos, f"{I._dotted_name(a[1])}() changes {key[1]}.{key[2]}"),
+                     restoring)
+            return
+
+
+def _is_patch_call(ip, e, frame) -> bool:
+    names = _ext(_resolve(ip, e[1], frame))
+    return any(n.startswith("unittest.mock.patch") for n in names)
+
+
+def _reset_names(ip: I.Interp, mod: str) -> str:
+    s = ip.p.summaries.get(mod)
+    if s is None:
+        return ""
+    names = []
+    for st in s["body"]:
+        if st[0] == "assign" and st[2][0] in ("dict", "seq"):
+            for t in st[1]:
+                if t[0] == "name":
+                    names.append(t[1])
+    return ", ".join(names)

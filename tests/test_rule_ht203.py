@@ -1,0 +1,95 @@
+"""HT203: environment variables read at import time (fixture ht203-import-env).
+
+Reported: a module-level read, a default argument, a class body, and a read in a module the
+conftest imports *before* it sets the variable. Silent: a variable the conftest sets at module
+level before the import, one set by pytest-env (session configuration), a module no test imports,
+and a test's setenv that comes too late but feeds no operation (no HT202). A call-time read is
+HT103, never HT203.
+"""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
+                     line_of, listed_at, params)
+
+FIX = "ht203-import-env"
+C = "src/inventory/config.py"
+A = "src/inventory/audit.py"
+TF = "tests/test_config.py"
+T = TF + "::"
+
+EXPECTED = [
+    Expect("module-level", "HT203", C, 'WAREHOUSE = os.getenv("INVENTORY_WAREHOUSE"', origin="environment"),
+    Expect("default-argument", "HT203", C, 'def page_size(size=int(os.environ.get("INVENTORY_PAGE_SIZE"',
+           origin="environment"),
+    Expect("class-body", "HT203", C, 'max_items = int(os.environ.get("INVENTORY_MAX_ITEMS"', origin="environment"),
+    # conftest imports inventory.audit first and sets INVENTORY_AUDIT_LEVEL only afterwards
+    Expect("conftest-sets-after-import", "HT203", A, 'LEVEL = os.environ.get("INVENTORY_AUDIT_LEVEL"'),
+    # the same kind of read at call time is HT103
+    Expect("call-time-is-ht103", "HT103", C, 'return os.environ.get("INVENTORY_REGION"',
+           tests=[T + "test_region_default"], origin="environment"),
+]
+
+SILENT = [
+    Silent("conftest-sets-before-import", C, 'MODE = os.environ.get("INVENTORY_MODE"',
+           "S2: conftest module-level code sets it before the import"),
+    Silent("pytest-env", C, 'TENANT = os.environ["INVENTORY_TENANT"]', "S2: a pytest-env setting"),
+    Silent("module-no-test-imports", "src/inventory/cli.py", 'VERBOSE = os.getenv("INVENTORY_VERBOSE"',
+           "not reached by any test"),
+    Silent("setenv-too-late-no-sink", TF, 'monkeypatch.setenv("INVENTORY_WAREHOUSE", "north")',
+           "WAREHOUSE feeds no operation: not HT202; restored: not HT302; the escape is the HT203"),
+    Silent("setenv-call-time", TF, 'monkeypatch.setenv("INVENTORY_REGION", "us")', "restored: not HT302"),
+    Silent("conftest-sets-mode", "tests/conftest.py", 'os.environ["INVENTORY_MODE"] = "test"',
+           "conftest module level is session configuration, not a test or fixture (HT302)"),
+    Silent("conftest-setdefault", "tests/conftest.py", 'os.environ.setdefault("INVENTORY_AUDIT_LEVEL"',
+           "conftest module level: not HT302"),
+    Silent("conftest-import", "tests/conftest.py", "from inventory import audit", "HT203 is anchored at the read"),
+]
+
+# section 8: HT203 lists "the tests that reach a consumer" of the value read at import
+CONSUMERS = [
+    ("module-level", C, 'WAREHOUSE = os.getenv("INVENTORY_WAREHOUSE"',
+     ["test_warehouse_default", "test_warehouse_setenv_too_late"]),
+    ("default-argument", C, 'def page_size(size=int(', ["test_page_size_default"]),
+    ("class-body", C, "max_items = int(", ["test_limits_allow_small_orders"]),
+    ("conftest-sets-after-import", A, "LEVEL = os.environ.get(", ["test_audit_level"]),
+]
+CONSUMERS_XFAIL = ("the tool lists every test whose modules import the module (all nine tests), not the "
+                   "tests that reach a consumer of the value (contract section 8)")
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+@pytest.mark.parametrize("path, snippet", [(C, 'os.getenv("INVENTORY_WAREHOUSE"'),
+                                           (C, 'os.environ.get("INVENTORY_PAGE_SIZE"'),
+                                           (C, 'os.environ.get("INVENTORY_MAX_ITEMS"'),
+                                           (A, 'os.environ.get("INVENTORY_AUDIT_LEVEL"')],
+                         ids=["module-level", "default-argument", "class-body", "audit"])
+def test_import_time_read_is_not_ht103(findings, path, snippet):
+    assert not at(findings, path, line_of(FIX, path, snippet), "HT103")
+
+
+def test_setenv_controls_the_call_time_read(findings):
+    assert T + "test_region_from_env" not in listed_at(FIX, findings, "HT103", C, 'os.environ.get("INVENTORY_REGION"')
+
+
+@pytest.mark.xfail(strict=True, reason=CONSUMERS_XFAIL)
+@pytest.mark.parametrize("form, path, snippet, tests", CONSUMERS, ids=[c[0] for c in CONSUMERS])
+def test_lists_the_tests_that_reach_a_consumer(findings, form, path, snippet, tests):
+    assert listed_at(FIX, findings, "HT203", path, snippet) == {T + t for t in tests}
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)

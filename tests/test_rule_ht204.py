@@ -1,0 +1,84 @@
+"""HT204: clock read or clock function captured at import (fixture ht204-import-clock).
+
+Reported: `STARTED = datetime.now()`, `partial(datetime.now, timezone.utc)`, `def stamp(at=time.time())`
+and a class body `created = time.time()`. Silent: a fixed `datetime(...)`, a partial of a non-clock
+function, a module no test imports, the call of the captured partial (one finding per problem),
+and a freeze around a call-time datetime.now() (no HT205). The call-time read is HT104.
+"""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
+                     line_of, listed_at, params)
+
+FIX = "ht204-import-clock"
+M = "src/batch/timing.py"
+TF = "tests/test_timing.py"
+T = TF + "::"
+
+EXPECTED = [
+    Expect("module-level-read", "HT204", M, "STARTED = datetime.now()", origin="clock"),
+    Expect("partial-capture", "HT204", M, "utc_now = partial(datetime.now, timezone.utc)", origin="clock"),
+    Expect("default-argument", "HT204", M, "def stamp(at=time.time()):", origin="clock"),
+    Expect("class-body", "HT204", M, "created = time.time()", origin="clock"),
+    Expect("call-time-is-ht104", "HT104", M, "return (datetime.now() - STARTED)",
+           tests=[T + "test_uptime_unfrozen"], origin="clock"),
+]
+
+SILENT = [
+    Silent("fixed-datetime", M, "EPOCH = datetime(2030, 1, 1", "constructing a fixed datetime is no clock read"),
+    Silent("partial-of-non-clock", M, "round2 = partial(round, ndigits=2)", "not a clock function"),
+    Silent("module-no-test-imports", "src/batch/legacy.py", "BOOTED = time.time()", "not reached by any test"),
+    Silent("captured-partial-called", M, 'return "run-" + utc_now().strftime',
+           "the capture is reported once, at the partial (HT204), not again as a call-time HT104"),
+    Silent("freeze-reaches-call-time-read", TF, 'with freeze_time("2031-01-01 00:00:00") as frozen:',
+           "the freeze reaches uptime()'s call-time datetime.now(): not HT205; STARTED is HT204; "
+           "the context manager undoes the freeze (not HT304)"),
+    Silent("tick", TF, "frozen.tick(30)", "advances the frozen clock: no clock read"),
+    Silent("test-fixed-datetime", TF, "datetime(2030, 1, 2, tzinfo=timezone.utc)", "not a clock read"),
+    Silent("use-of-class-attribute", M, 'return f"job@{int(self.created)}"', "the read was at import"),
+]
+
+# section 8: HT204 lists "the tests that reach a consumer" of the value bound at import
+CONSUMERS = [
+    ("module-level-read", "STARTED = datetime.now()", ["test_uptime_under_freeze", "test_uptime_unfrozen"]),
+    ("partial-capture", "utc_now = partial(", ["test_run_label"]),
+    ("default-argument", "def stamp(at=time.time()):", ["test_stamp_default"]),
+    ("class-body", "created = time.time()", ["test_job_label"]),
+]
+CONSUMERS_XFAIL = ("the tool lists every test whose module imports batch.timing (all seven tests), not "
+                   "the tests that reach a consumer of the value (contract section 8); e.g. "
+                   "test_stamp_explicit passes `at` and never uses the default")
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_frozen_test_not_listed_at_the_call_time_read(findings):
+    assert T + "test_uptime_under_freeze" not in listed_at(FIX, findings, "HT104", M, "return (datetime.now() - STARTED)")
+
+
+@pytest.mark.parametrize("snippet", ["STARTED = datetime.now()", "def stamp(at=time.time()):", "created = time.time()"])
+def test_import_time_read_is_not_ht104(findings, snippet):
+    assert not at(findings, M, line_of(FIX, M, snippet), "HT104")
+
+
+@pytest.mark.xfail(strict=True, reason=CONSUMERS_XFAIL)
+@pytest.mark.parametrize("form, snippet, tests", CONSUMERS, ids=[c[0] for c in CONSUMERS])
+def test_lists_the_tests_that_reach_a_consumer(findings, form, snippet, tests):
+    assert listed_at(FIX, findings, "HT204", M, snippet) == {T + t for t in tests}
+
+
+def test_nothing_else(findings):
+    assert_nothing_else(FIX, findings, EXPECTED)
