@@ -168,16 +168,42 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
             tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items()
                    if n in ("tearDown", "tearDownClass", "teardown_method", "teardown_class", "doCleanups")]
             class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
+        finalizers = _finalizers(s)
         for qn, f in sorted(s["functions"].items()):
             if f["name"] in ("tearDown", "tearDownClass", "teardown_method", "teardown_class", "teardown_module",
-                             "teardown_function"):
+                             "teardown_function") or qn in finalizers:
                 continue
             is_fixture = runner._fixture_decorator(f, mod) is not None
-            restores = class_restores.get(f.get("class") or "", set())
+            restores = set(class_restores.get(f.get("class") or "", set()))
+            nested = [(s["functions"][q], mod) for q in finalizers if q.startswith(qn + ".<locals>.")]
+            if nested:
+                restores |= P.teardown_restores(ip, nested)
             for m in P.scan_function(ip, f, mod, is_fixture, restores, effects):
                 tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ()))
                 out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
+
+
+def _finalizers(s: dict) -> Set[str]:
+    """Nested functions registered with addfinalizer / addCleanup: they are teardown code."""
+    out: Set[str] = set()
+    for qn, f in s["functions"].items():
+        for node in _calls(f["body"]):
+            fn = node[1]
+            if fn[0] == "attr" and fn[2] in ("addfinalizer", "addCleanup", "callback", "addClassCleanup"):
+                for a in node[2]:
+                    if a[0] == "name" and f"{qn}.<locals>.{a[1]}" in s["functions"]:
+                        out.add(f"{qn}.<locals>.{a[1]}")
+    return out
+
+
+def _calls(node):
+    if isinstance(node, (list, tuple)):
+        if node and node[0] == "call" and len(node) == 5:
+            yield node
+        for x in node:
+            if isinstance(x, (list, tuple)):
+                yield from _calls(x)
 
 
 def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
@@ -240,7 +266,7 @@ def _ht2(runs, sweep_events, import_events, ip: I.Interp, runner: Runner, files_
               f"by patching what it was computed from"
         fix = (f"compute the path at call time (a function returning it), or have every test that reaches it "
                f"monkeypatch.setattr the module's {c.expr} itself")
-        out.append(Finding("HT201", severity("HT201"), c.path, c.line, 1, c.line, 1, msg, tests, [],
+        out.append(Finding("HT201", severity("HT201"), c.path, c.line, 1, c.line, 1 + len(c.expr), msg, tests, [],
                            {"kind": "module-constant", "path": c.path, "line": c.line, "expression": c.expr,
                             **({"derived_from": sorted(leaves)[0]} if leaves else {})},
                            fix=fix, anchor=c.expr))
@@ -256,7 +282,7 @@ def _ht2(runs, sweep_events, import_events, ip: I.Interp, runner: Runner, files_
     for site, e in sorted(by_site.items()):
         path, pos = site
         names = sorted({d.expr for d in e["derived"].values()})
-        bases = sorted({b.expr for b in e["bases"].values()})
+        bases = sorted({("HOME" if b.kind == "home" else b.expr) for b in e["bases"].values()})
         lines = _ht202_hint(site, e, summaries, hints)
         msg = (f"redirects {', '.join(bases)}, but code this test reaches uses {', '.join(names)}, derived from it "
                f"at import, which still point{'s' if len(names) == 1 else ''} at the original")
@@ -651,7 +677,7 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner) 
     who = func.rsplit(".", 1)[-1] if func != "<module>" else "module import"
     if ev.import_time:
         where = "at import"
-        subject = f"importing {ev.module}"
+        subject = f"importing {ev.module}" if ev.module else "importing the test module"
     else:
         where = ""
         subject = f"{who}()"

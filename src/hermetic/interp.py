@@ -33,6 +33,9 @@ _HEAD_FUNCS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.n
                "os.path.relpath", "builtins.repr", "builtins.format", "shlex.split", "shlex.join",
                "shlex.quote", "urllib.parse.urljoin", "builtins.list", "builtins.tuple", "builtins.sorted",
                "copy.copy", "copy.deepcopy", "builtins.dict"}
+_DICT_CTORS = {"builtins.dict", "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
+               "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
+_CONTAINER_CTORS = _DICT_CTORS | {"builtins.list", "builtins.set", "collections.deque", "weakref.WeakSet"}
 _PATH_ATTRS = {"parent", "parents", "name", "stem", "suffix", "anchor", "root", "drive", "parts"}
 _PATH_VALUE_METHODS = {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "relative_to",
                        "as_posix", "expanduser", "__fspath__", "strpath", "join", "dirpath", "mktemp",
@@ -476,14 +479,10 @@ class Interp:
                     elif kname is not None:
                         self.ctx.env[kname] = val
         elif k == "tuple":
-            items = None
-            for a in val.refs():
-                if a[0] == "seq":
-                    items = a[2]
-                    break
+            seqs = [a[2] for a in val.refs() if a[0] == "seq"]
             for i, sub in enumerate(t[1]):
-                if items is not None and i < len(items):
-                    self.assign(sub, items[i], frame)
+                if seqs and all(i < len(items) for items in seqs):
+                    self.assign(sub, union(items[i] for items in seqs), frame)
                 else:
                     self.assign(sub, self._element(val), frame)
 
@@ -495,12 +494,24 @@ class Interp:
         return EMPTY
 
     def _wrap_constant(self, val: V, targets, frame: Frame) -> V:
+        val = self._capture_clock(val, frame)
         names = [t[1] for t in targets if t[0] == "name"]
         if not names:
             return val
         return wrap_constant(val, names[0], frame.path, frame.line, frame.module)
 
     # ------------------------------------------------------------------ definitions
+    def _capture_clock(self, val: V, frame: Frame) -> V:
+        """A clock function bound at import (``clock = time.time``): HT204 at the capture; its
+        later calls read a function a freeze cannot reach (HT205), not a call-time HT104."""
+        name = self._clock_name(val)
+        if not name or not self.import_time:
+            return val
+        self.record_clock(_canonical(name), frame, (frame.line, 1, frame.line, 1), capture=True)
+        atoms = [a for a in val.atoms if not (isinstance(a, tuple) and a[0] == "ext" and a[1] == name)]
+        atoms.append(("partial", of(("ext", name)), (), (), True))
+        return V(frozenset(atoms), val.is_path)
+
     def _define_function(self, qn: str, frame: Frame) -> None:
         entry = self.p.functions.get(qn)
         if entry is None:
@@ -510,6 +521,8 @@ class Interp:
         for name, _kind, dexpr in f["params"]:
             if dexpr is not None:
                 dv = self.eval(dexpr, frame)
+                if frame.is_module or frame.cls:
+                    dv = self._capture_clock(dv, frame)
                 if dexpr[0] == "lit" and isinstance(dexpr[1], str):
                     dv = of(Origin("default-argument", expr=f"{name}={dexpr[1]!r}"[:60], path=frame.path,
                                    line=f["line"], inner=tuple(dv.origins())))
@@ -744,9 +757,13 @@ class Interp:
         op, operands = e[1], e[2]
         out = EMPTY
         for i, x in enumerate(operands):
-            v = self.eval(x, frame)
             last = i == len(operands) - 1
-            t = truthiness(v)
+            if x[0] in ("cmp", "unary", "bool"):
+                t = self.eval_cond(x, frame)
+                v = EMPTY
+            else:
+                v = self.eval(x, frame)
+                t = truthiness(v)
             if op == "or":
                 if t is True:
                     return out | v
@@ -771,13 +788,34 @@ class Interp:
                 if n is None:
                     return None
                 return n if e[1][0] == "Is" else (not n)
+        if k == "cmp" and len(e[1]) == 1 and e[1][0] in ("Equal", "NotEqual"):
+            a, b = (self.eval(x, frame) for x in e[2])
+            sa, sb = _literal_str(a), _literal_str(b)
+            if sa is not None and sb is not None and len(a.atoms) == 1 and len(b.atoms) == 1:
+                return (sa == sb) == (e[1][0] == "Equal")
+            return None
         if k == "unary" and e[1] == "Not":
             r = self.eval_cond(e[2], frame)
             return None if r is None else (not r)
         if k in ("name", "attr"):
             return truthiness(self.eval(e, frame))
-        self.eval(e, frame)
-        return None
+        if k == "bool":
+            # short-circuit: operands after a deciding one are not evaluated (nor their sinks)
+            unknown = False
+            for x in e[2]:
+                r = self.eval_cond(x, frame)
+                if e[1] == "and" and r is False:
+                    return False
+                if e[1] == "or" and r is True:
+                    return True
+                if r is None:
+                    unknown = True
+            if unknown:
+                return None
+            return e[1] == "and"
+        v = self.eval(e, frame)
+        return truthiness(v) if k == "call" and v.atoms and all(
+            isinstance(a, tuple) and a[0] in ("inst",) for a in v.atoms) else None
 
     def eval_cmp(self, e, frame: Frame) -> V:
         ops, items = e[1], e[2]
@@ -1204,9 +1242,11 @@ class Interp:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
             return _head(args[0]).with_path(True)
+        if d in _CONTAINER_CTORS and not args:
+            return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
         if d in _HEAD_FUNCS:
             if d == "builtins.dict" and args and any(a == ("ext", "os.environ") for a in args[0].refs()):
-                return self.env_read("*", pos, frame, "dict(os.environ)")
+                return of(("environ-copy",))
             if not args:
                 return EMPTY
             return _head(args[0]).with_path(False)
@@ -1284,6 +1324,9 @@ class Interp:
             if name and name in self.p.summaries:
                 return self._import_value(name)
             return UNKNOWN_V
+        if d in ("pytest.MonkeyPatch", "_pytest.monkeypatch.MonkeyPatch", "pytest.MonkeyPatch.context",
+                 "_pytest.monkeypatch.MonkeyPatch.context", "pytest.monkeypatch.MonkeyPatch"):
+            return of(("fixture", "monkeypatch"))
         if d == "sys.executable":
             return lit("<python>", frame.path, frame.line, frame.in_test)
         ctl = self.test_control(d, args, kwargs, frame)
@@ -1535,15 +1578,13 @@ class Interp:
                         self.ctx.patches[(owner, attr)] = UNKNOWN_V
             return EMPTY
         if name == "setenv":
-            key = _literal_str(args[0]) if args else _literal_str(kwargs.get("name", EMPTY))
             value = args[1] if len(args) > 1 else kwargs.get("value", UNKNOWN_V)
-            if key is not None:
+            for key in _literal_strs(args[0] if args else kwargs.get("name", EMPTY)):
                 self.ctx.env[key] = value
                 self.ctx.sites[("env", key)] = self._site
             return EMPTY
         if name == "delenv":
-            key = _literal_str(args[0]) if args else _literal_str(kwargs.get("name", EMPTY))
-            if key is not None:
+            for key in _literal_strs(args[0] if args else kwargs.get("name", EMPTY)):
                 self.ctx.env[key] = DELETED
             return EMPTY
         if name in ("setitem", "delitem"):
@@ -1596,8 +1637,10 @@ class Interp:
             return of(Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0],
                              value="import" if self.import_time else None))
         if cat == "env":
-            if d in ("os.environ.copy", "os.path.expandvars"):
-                return self.env_read("*", pos, frame, d)
+            if d == "os.environ.copy":
+                return of(("environ-copy",))   # a snapshot (usually to restore or pass on): no read of a variable
+            if d == "os.path.expandvars":
+                return self.expandvars(args[0] if args else None, pos, frame)
             key = _pick(spec.target, args, kwargs)
             default = args[1] if len(args) > 1 else kwargs.get("default")
             return self.env_read(_literal_str(key) if key is not None else None, pos, frame, d, default)
@@ -1792,6 +1835,23 @@ class Interp:
                                self._import_module_name(), key, False))
         return of(origin)
 
+    def expandvars(self, arg: Optional[V], pos, frame: Frame) -> V:
+        """``os.path.expandvars(p)`` reads the variables named in ``p`` (none when ``p`` has no $)."""
+        import re as _re
+
+        if arg is None:
+            return EMPTY
+        text = _literal_str(arg)
+        if text is None:
+            if any(o.kind == "unknown" for o in arg.origins()) or not any(True for _ in arg.origins()):
+                self.env_read(None, pos, frame, "os.path.expandvars")
+            return arg
+        names = _re.findall(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))", text)
+        out = arg
+        for a, b in names:
+            out = out | self.env_read(a or b, pos, frame, "os.path.expandvars")
+        return out
+
     def _import_module_name(self) -> str:
         for fr in reversed(self.stack):
             if fr.is_module:
@@ -1937,6 +1997,20 @@ def _literal_str(v: Optional[V]) -> Optional[str]:
         if o.kind == "module-constant" and len(v.atoms) == 1 and len(o.inner) == 1 and o.inner[0].kind == "literal":
             return o.inner[0].value if o.inner[0].expr[:1] in ("'", '"') else None
     return None
+
+
+def _literal_strs(v: Optional[V]) -> List[str]:
+    """Every string a value can be, when all of its atoms are string literals (a loop over
+    names); otherwise nothing."""
+    if v is None or not v.atoms:
+        return []
+    out = []
+    for a in v.atoms:
+        s = _literal_str(V(frozenset([a])))
+        if s is None:
+            return []
+        out.append(s)
+    return sorted(set(out))
 
 
 def _literal_int(v: V) -> Optional[int]:

@@ -99,7 +99,8 @@ def function_effects(ip: I.Interp) -> Dict[str, Set[tuple]]:
                 for t in st[1]:
                     if t[0] == "name" and t[1] in declared:
                         keys.add(("glob", mod, t[1]))
-                    elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in g and t[1][1] not in _locals(f):
+                    elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in g and t[1][1] not in _locals(f) \
+                            and _is_container(g[t[1][1]]):
                         keys.add(("glob", mod, t[1][1]))
             elif st[0] == "expr" and st[1][0] == "call":
                 fn = st[1][1]
@@ -112,8 +113,8 @@ def function_effects(ip: I.Interp) -> Dict[str, Set[tuple]]:
 
 
 def _is_container(v: V) -> bool:
-    return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms) or any(
-        getattr(a, "kind", "") == "unknown" for a in v.atoms)
+    """A module global known to hold a list, dict or set (not a proxy or other object)."""
+    return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms)
 
 
 def _locals(f: dict) -> Set[str]:
@@ -178,12 +179,15 @@ def _ext(v: V) -> Set[str]:
     return {I._canonical(a[1]) for a in v.refs() if a[0] == "ext"}
 
 
-def _project_global(ip: I.Interp, e, frame: I.Frame) -> Optional[Tuple[str, str]]:
-    """``mod.NAME`` (or NAME imported from a project module) -> (module, NAME)."""
+def _project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> Optional[Tuple[str, str]]:
+    """``mod.NAME`` of a project module -> (module, NAME); with ``container``, only when the
+    global holds a list, dict or set."""
     if e[0] == "attr":
         base = _resolve(ip, e[1], frame)
         for a in base.refs():
             if a[0] == "mod" and not ip.p.in_test.get(a[1], False) and e[2] in ip.globals.get(a[1], {}):
+                if container and not _is_container(ip.globals[a[1]][e[2]]):
+                    return None
                 return a[1], e[2]
     return None
 
@@ -259,7 +263,7 @@ def _assign(ip, t, value, st, frame, sc, saved, restoring) -> None:
         if "sys.path" in ext:
             _add(sc, Mutation("HT304", ("syspath",), pos, "sys.path[...] = ...", True), restoring)
             return
-        g = _project_global(ip, t[1], frame)
+        g = _project_global(ip, t[1], frame, container=True)
         if g is not None:
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}[...] = ...", value_saved), restoring)
     elif t[0] == "attr":
@@ -287,7 +291,7 @@ def _delete(ip, t, st, frame, sc, restoring) -> None:
         elif "sys.modules" in ext:
             _add(sc, Mutation("HT304", ("sysmod", key), pos, "del sys.modules[...]", True), restoring)
         else:
-            g = _project_global(ip, t[1], frame)
+            g = _project_global(ip, t[1], frame, container=True)
             if g is not None:
                 _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}[...]", True), restoring)
 
@@ -369,7 +373,7 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             return
     # a project module's container or global
     if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS:
-        g = _project_global(ip, fn[1], frame)
+        g = _project_global(ip, fn[1], frame, container=True)
         if g is not None:
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}.{fn[2]}(...)",
                               fn[2] in ("pop", "remove", "discard", "clear", "update")), restoring)

@@ -220,7 +220,7 @@ class Runner:
             ip.import_module(c)
         ip.import_module(item.module)
         test_fn, _ = self.p.functions[item.qualname]
-        mframe = I.Frame(module=item.module, path=item.path, name=item.display, in_test=True)
+        mframe = I.Frame(module=item.module, path=item.path, name=item.display, in_test=True, line=item.def_line)
         mframe.locals = dict(ip.globals.get(item.module, {}))
         ip.stack = []
 
@@ -379,15 +379,18 @@ class Runner:
 
     def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
         ip = self.ip
-        saved = ip.ctx
+        saved = ip.ctx, ip.import_time, ip.stack
         ip.ctx = I.Ctx()
-        frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<decorator>", in_test=True,
+        # decorators (parametrize lists, patch targets) are evaluated when the module is imported
+        ip.import_time = True
+        frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<module>", in_test=True,
                         is_module=False)
         frame.locals = dict(ip.globals.get(mod, {}))
+        ip.stack = [I.Frame(module=mod, path=frame.path, name="<module>", is_module=True)]
         try:
             v = ip.eval(dexpr, frame)
         finally:
-            ip.ctx = saved
+            ip.ctx, ip.import_time, ip.stack = saved
         return list(v.refs())
 
 

@@ -132,6 +132,8 @@ def classify(o: Origin, category: str, write: bool, ctl: "SinkContext") -> str:
     k = o.kind
     if k == "test-value":
         return CONTROLLED
+    if k == "literal" and o.expr in ("None", "True", "False"):
+        return UNKNOWN  # not a target a call would accept: that path is not taken
     if k == "unknown":
         return UNKNOWN
     if k == "project-file":

@@ -1,0 +1,195 @@
+"""Kinds of false positive found on real suites (docs/real-world.md), each pinned by a
+finding that must stay silent and a near twin that must still be reported."""
+import textwrap
+
+import pytest
+
+from hermetic.check import run_check
+
+
+def project(tmp_path, files):
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
+    report, _ = run_check([], tmp_path)
+    return sorted((f.code, f.path, f.line) for f in report.findings)
+
+
+def test_monkeypatch_instance_in_session_fixture_controls_env(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/flags.py": """
+            import os
+            def debug():
+                return os.environ.get("APP_DEBUG")
+            def verbose():
+                return os.environ.get("APP_VERBOSE")
+        """,
+        "tests/conftest.py": """
+            import pytest
+            from _pytest import monkeypatch
+
+            @pytest.fixture(scope="session", autouse=True)
+            def standard_env():
+                mp = monkeypatch.MonkeyPatch()
+                for key in ("APP_DEBUG", "APP_OTHER"):
+                    mp.delenv(key, False)
+                yield
+                mp.undo()
+        """,
+        "tests/test_flags.py": """
+            from app import flags
+            def test_debug():
+                assert flags.debug() is None
+            def test_verbose():
+                assert flags.verbose() is None
+        """,
+    })
+    assert found == [("HT103", "src/app/flags.py", 6)]
+
+
+def test_main_guard_does_not_run_at_import(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/cli.py": """
+            import os
+            def main():
+                return os.environ.get("APP_MODE")
+            if __name__ == "__main__":
+                main()
+            if __name__ == "app.cli":
+                STARTED_WITH = os.environ.get("APP_START")
+        """,
+        "tests/test_cli.py": """
+            from app import cli
+            def test_imports():
+                assert cli
+        """,
+    })
+    assert found == [("HT203", "src/app/cli.py", 8)]
+
+
+def test_none_is_not_a_path_and_guards_short_circuit(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/load.py": """
+            import os
+            def load(path=None):
+                if path is not None and os.path.isfile(path):
+                    return open(path).read()
+                return ""
+            def load_default(path=None):
+                return open(path or "/etc/app.conf").read()
+        """,
+        "tests/test_load.py": """
+            from app.load import load, load_default
+            def test_load_nothing():
+                assert load() == ""
+            def test_load_default():
+                assert load_default()
+        """,
+    })
+    assert found == [("HT102", "src/app/load.py", 8)]
+
+
+def test_clock_function_captured_at_import_is_ht204_not_ht104(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/timing.py": """
+            import time
+            clock = time.time
+            def elapsed(start):
+                return clock() - start
+            def now():
+                return time.time()
+        """,
+        "tests/test_timing.py": """
+            from app import timing
+            def test_elapsed():
+                assert timing.elapsed(0) > 0
+            def test_now():
+                assert timing.now() > 0
+        """,
+    })
+    assert found == [("HT104", "src/app/timing.py", 7), ("HT204", "src/app/timing.py", 3)]
+
+
+def test_expandvars_reads_the_variables_named_in_its_argument(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/paths.py": """
+            import os
+            def expand(p):
+                return os.path.expandvars(p)
+        """,
+        "tests/test_paths.py": """
+            from app.paths import expand
+            def test_plain():
+                assert expand("a/b") == "a/b"
+            def test_set(monkeypatch):
+                monkeypatch.setenv("COOKIES", "x")
+                assert expand("$COOKIES/a") == "x/a"
+            def test_unset():
+                assert expand("${JAR}/a")
+        """,
+    })
+    assert found == [("HT103", "src/app/paths.py", 4)]
+
+
+def test_environment_snapshots_are_not_reads(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/run.py": """
+            import os
+            import subprocess
+            def env_for_child():
+                return dict(os.environ)
+        """,
+        "tests/test_run.py": """
+            import os
+            from app.run import env_for_child
+            def test_env():
+                saved = os.environ.copy()
+                assert env_for_child() == saved
+        """,
+    })
+    assert found == []
+
+
+def test_module_proxy_objects_are_not_containers(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/state.py": """
+            import contextvars
+            from somewhere import LocalProxy
+            session = LocalProxy(lambda: None)
+            REGISTRY = {}
+        """,
+        "tests/test_state.py": """
+            from app import state
+            def test_session():
+                state.session["user"] = "x"
+            def test_registry():
+                state.REGISTRY["k"] = 1
+        """,
+    })
+    assert found == [("HT303", "tests/test_state.py", 6)]
+
+
+def test_finalizer_functions_restore_sys_path(tmp_path):
+    found = project(tmp_path, {
+        "tests/test_paths.py": """
+            import sys
+            def test_restored(request):
+                original = sys.path[:]
+                def reset():
+                    sys.path[:] = original
+                request.addfinalizer(reset)
+                sys.path.insert(0, "x")
+            def test_leaks():
+                sys.path.insert(0, "y")
+        """,
+    })
+    assert found == [("HT304", "tests/test_paths.py", 10)]
