@@ -23,7 +23,8 @@ from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN,
 DELETED = ("deleted",)
 MAX_DEPTH = 40
 TEST_HEAP_BASE = 1_000_000_000
-STEP_BUDGET = 400_000
+STEP_BUDGET = 50_000      # interpretation steps per test (per function in the sweep: SWEEP_BUDGET)
+SWEEP_BUDGET = 10_000
 
 # value-flow functions (contract section 3): the result carries the first argument's origins
 _PATH_CTORS = {"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.WindowsPath",
@@ -1086,8 +1087,10 @@ class Interp:
             return of(Origin("test-value", expr=qn))
         if self.p.guard_function and qn == self.p.guard_function:
             return EMPTY
-        if len(self.stack) > MAX_DEPTH or self.steps > STEP_BUDGET:
+        if len(self.stack) > MAX_DEPTH or self.steps > (SWEEP_BUDGET if self.sweep else STEP_BUDGET):
             self.budget_hit = True
+            fr = self.stack[-1] if self.stack else frame
+            self.unresolved.setdefault((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
             return UNKNOWN_V
         if sum(1 for fr in self.stack if fr.name == qn) >= 2:
             return UNKNOWN_V

@@ -346,6 +346,28 @@ class Runner:
         ip.escapes, ip.misses = [], []
         return run
 
+    def _sweep_modules(self) -> Set[str]:
+        """Modules that bind a path-like constant computed at import (an HT201 candidate),
+        and the modules that import them: the only places the sweep needs to look."""
+        ip = self.ip
+        holders = set()
+        for mod, g in ip.globals.items():
+            for v in g.values():
+                if any(o.kind == "module-constant" and o.module == mod and o.inner
+                       and not all(i.kind == "literal" for i in o.inner) for o in v.origins()):
+                    holders.add(mod)
+                    break
+        if not holders:
+            return set()
+        out = set(holders)
+        for mod, s in self.p.summaries.items():
+            if s["module"] != mod:
+                continue
+            targets = set(self.imports_of(mod).values())
+            if any(t in holders or t.rsplit(".", 1)[0] in holders for t in targets):
+                out.add(mod)
+        return out
+
     def sweep(self) -> List[I.SinkEvent]:
         """Every function once, with unknown arguments and nothing patched: the file
         operations each module constant flows into, whatever the tests redirect (HT201)."""
@@ -354,10 +376,11 @@ class Runner:
         ip.events = []
         ip.ctx = I.Ctx()
         ip.import_time = False
-        saved_sites = None
+        ip.sweep = True
+        relevant = self._sweep_modules()
         for qn in sorted(self.p.functions):
             f, mod = self.p.functions[qn]
-            if ".<locals>." in qn:
+            if ".<locals>." in qn or mod not in relevant:
                 continue
             ip.steps = 0
             ip.ctx = I.Ctx()
@@ -371,6 +394,7 @@ class Runner:
                 ip.call_function(qn, [], {}, frame, self_atom=self_atom)
             except RecursionError:
                 pass
+        ip.sweep = False
         events = [e for e in ip.events if not e.import_time and e.category == "file"]
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
