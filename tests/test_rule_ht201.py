@@ -16,8 +16,6 @@ S = "src/vault/store.py"
 TF = "tests/test_store.py"
 T = TF + "::"
 
-STR_REPLACE = ("str.replace on text read from a file is taken for pathlib.Path.replace (a rename, i.e. "
-               "a write): the read-only __file__ data folder NOTICE_FILE gets HT201 and notice() HT102")
 
 EXPECTED = [
     # from another constant (ARCHIVE_ROOT), written; a test that redirects it still reaches a consumer
@@ -62,17 +60,11 @@ SILENT = [
     Silent("test-reads-tmp", TF, '(tmp_path / "2031-01-02.tar").read_bytes()', "T1: a tmp_path file"),
     Silent("test-call-site", TF, "store.cache_put(", "anchored in the code under test"),
     Silent("read-only-data-file-str-replace", L, 'NOTICE_FILE = Path(__file__).parent / "templates"',
-           "read-only data built from __file__ (the .replace is str.replace)", xfail=STR_REPLACE),
+           "read-only data built from __file__ (the .replace is str.replace)"),
     Silent("str-replace-is-no-file-operation", S, 'read_text(encoding="utf-8").replace("{name}", name)',
-           "V2 read of shipped data; str.replace is no file operation", xfail=STR_REPLACE),
+           "V2 read of shipped data; str.replace is no file operation"),
 ]
 
-# What the tool reports where the contract says nothing: tested above as xfail; tolerated in
-# test_nothing_else so that it checks everything else.
-KNOWN_DISAGREEMENTS = [
-    Expect("notice-file-ht201", "HT201", L, 'NOTICE_FILE = Path(__file__).parent / "templates"'),
-    Expect("notice-ht102", "HT102", S, 'read_text(encoding="utf-8").replace("{name}", name)'),
-]
 
 
 @pytest.fixture(scope="module")
@@ -106,4 +98,4 @@ def test_one_ht201_per_binding(findings):
 
 
 def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED + KNOWN_DISAGREEMENTS)
+    assert_nothing_else(FIX, findings, EXPECTED)

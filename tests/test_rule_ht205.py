@@ -21,11 +21,6 @@ TF = "tests/test_shop.py"
 T = TF + "::"
 RC = "src/shop/receipt.py"
 
-DEFAULT_CAPTURE = ("no HT205 for a monkeypatch.setattr of transport.deliver that misses the default argument "
-                   "`deliver=transport.deliver` of mail.send_receipt (bound at import); the tool reports only "
-                   "HT105 at transport.py instead")
-NOT_AGAIN = ("contract S1: a sink read through a binding the patch misses is HT205 at the patch and 'not "
-             "reported again'; the tool also reports the sink (the case files label this optional)")
 
 EXPECTED = [
     Expect("mock-patch-string-decorator", "HT205", TF, '@mock.patch("shop.rates.fetch", return_value={"USD": 1.25})',
@@ -36,7 +31,7 @@ EXPECTED = [
            tests=[T + "test_header_patching_the_clock_module"]),
     Expect("setattr-misses-default-argument", "HT205", TF,
            'monkeypatch.setattr(transport, "deliver", lambda to, text: sent.append(to))',
-           tests=[T + "test_send_receipt_with_fake_transport"], xfail=DEFAULT_CAPTURE),
+           tests=[T + "test_send_receipt_with_fake_transport"]),
     Expect("freeze-misses-default-argument", "HT205", TF, '@freeze_time("2030-06-01 12:00:00")',
            tests=[T + "test_stamp_under_freeze"]),
     Expect("default-argument-clock", "HT204", RC, "def stamp(sale_id, at=datetime.now()):", origin="clock"),
@@ -62,18 +57,13 @@ SILENT = [
     Silent("call-site", TF, 'assert invoice.total([10], "GBP") == 8.0', "HT205 is at the patch"),
     # sinks reached only through a binding the patch misses (contract S1: not reported again)
     Silent("not-again-from-import-network", "src/shop/rates.py", "with urlopen(RATES_URL, timeout=10)",
-           "reached only through quote/invoice's missed from-import bindings", xfail=NOT_AGAIN),
+           "reached only through quote/invoice's missed from-import bindings"),
     Silent("not-again-from-import-clock", "src/shop/clock.py", "return datetime.now(timezone.utc)",
-           "reached only through receipt's missed from-import binding", xfail=NOT_AGAIN),
+           "reached only through receipt's missed from-import binding"),
     Silent("not-again-default-argument", "src/shop/transport.py", 'smtplib.SMTP("relay.office.example")',
-           "reached only through send_receipt's default argument bound before the patch", xfail=NOT_AGAIN),
+           "reached only through send_receipt's default argument bound before the patch"),
 ]
 
-KNOWN_DISAGREEMENTS = [
-    Expect("rates-urlopen", "HT105", "src/shop/rates.py", "with urlopen(RATES_URL, timeout=10)"),
-    Expect("clock-now", "HT104", "src/shop/clock.py", "return datetime.now(timezone.utc)"),
-    Expect("transport-smtp", "HT105", "src/shop/transport.py", 'smtplib.SMTP("relay.office.example")'),
-]
 
 
 @pytest.fixture(scope="module")
@@ -116,4 +106,4 @@ def test_ht204_lists_the_tests_that_reach_the_default(findings):
 
 
 def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED + KNOWN_DISAGREEMENTS)
+    assert_nothing_else(FIX, findings, EXPECTED)

@@ -108,6 +108,7 @@ class SinkEvent:
     target: str = ""           # short text of the target (a literal or the origin's expression)
     write: bool = False
     targets: Tuple[Origin, ...] = ()   # file operations: every origin of the target (HT201)
+    missed: bool = False       # reached through a binding a patch misses: reported as HT205
 
 
 @dataclass
@@ -195,6 +196,7 @@ class Interp:
         self.escapes: List[tuple] = []   # HT202 candidates: (site, base, derived constant origin)
         self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
         self.sweep = False
+        self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.gver = 0   # bumped by every write to module or class state outside import
         self._ext_bases: Dict[str, List[str]] = {}
 
@@ -246,7 +248,7 @@ class Interp:
         if g is not None and name in g:
             v = g[name]
             if self.ctx.sites:
-                self._check_miss(v, mod, name)
+                v = self._check_miss(v, mod, name)
             return v
         sub = f"{mod}.{name}"
         if sub in self.p.summaries:
@@ -651,7 +653,7 @@ class Interp:
         if g is not None and name in g:
             v = g[name]
             if self.ctx.sites:
-                self._check_miss(v, frame.module, name)
+                v = self._check_miss(v, frame.module, name)
             return v
         if name in frame.locals:
             return frame.locals[name]
@@ -996,6 +998,12 @@ class Interp:
                 out = out | self.call_meth(a[1], a[2], args, kwargs, frame, pos)
             elif t == "dmeth":
                 out = out | self.call_data_method(a[1], a[2], args, kwargs, frame, pos)
+            elif t == "missed":
+                self.missed_depth += 1
+                try:
+                    out = out | self.apply(of(a[1]), args, kwargs, frame, pos, fexpr, star)
+                finally:
+                    self.missed_depth -= 1
             elif t == "partial":
                 if len(a) > 4 and a[4]:
                     # a clock function captured at import: HT204 at the capture, HT205 at a freeze
@@ -1052,6 +1060,9 @@ class Interp:
                 elif name in defaults:
                     loc[name] = defaults[name]
                     self._stale_default(qn, name, defaults[name])
+                    if self.ctx.sites:
+                        loc[name] = self._check_miss(defaults[name], "", name,
+                                                     f"the default argument {name} of {_dotted_name(qn)}")
                 else:
                     loc[name] = UNKNOWN_V
             elif kind == "var":
@@ -1097,7 +1108,7 @@ class Interp:
         # a decorator that wraps and replaces the function is not followed (contextmanager is)
         loc = self.bind_params(qn, f, args, kwargs, self_atom)
         key = (qn, tuple(sorted((k, hash(v)) for k, v in loc.items())), self._heap_key(loc), self.ctx.key(),
-               self.import_time, self.next_id, self.gver)
+               self.import_time, self.next_id, self.gver, self.missed_depth > 0)
         hit = self.memo.get(key) if self.use_memo else None
         prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if hit is not None:
@@ -1666,12 +1677,16 @@ class Interp:
             return of(("handle", d))
         return of(("client", d, spec))
 
-    def _check_miss(self, v: V, mod: str, name: str) -> None:
+    def _check_miss(self, v: V, mod: str, name: str, what: Optional[str] = None) -> V:
         """HT205: ``mod.name`` holds a function (or library object) whose defining binding
-        the test patched; this lookup goes through ``mod``'s own binding and misses it."""
+        the test patched; this lookup goes through ``mod``'s own binding and misses it.
+        Returns the value with the missed atoms marked: what runs through them is reported
+        once, as the HT205 at the patch (contract S1), not again as HT1xx."""
         if self.import_time:
-            return
+            return v
+        out = []
         for a in v.atoms:
+            out.append(a)
             if not isinstance(a, tuple):
                 continue
             key = None
@@ -1688,7 +1703,10 @@ class Interp:
                 continue
             site = self.ctx.sites.get(key)
             if site is not None:
-                self.misses.append((site, f"{key[0][1]}.{key[1]}", f"{mod}.{name}", "binding"))
+                self.misses.append((site, f"{key[0][1]}.{key[1]}", what or f"{mod}.{name}",
+                                    "default" if what else "binding"))
+                out[-1] = ("missed", a)
+        return V(frozenset(out), v.is_path) if len(out) == len(v.atoms) else v
 
     def _escapes(self, target: V, frame: Frame, pos) -> None:
         """HT202: the operation uses a constant derived at import from a base this test
@@ -1734,7 +1752,13 @@ class Interp:
             ev.targets = tuple(target.origins())
         self._record(ev)
         if path_method:
-            return _head(target) if target is not None else EMPTY
+            if call.rsplit(".", 1)[-1] in ("iterdir", "glob", "rglob", "readlink"):
+                return _head(target).with_path(True) if target is not None else EMPTY
+            if call.rsplit(".", 1)[-1] in ("read_text", "read_bytes"):
+                return UNKNOWN_V   # the file's contents, not a path
+            if call.rsplit(".", 1)[-1] == "open":
+                return of(("handle", call))
+            return EMPTY
         return EMPTY
 
     def judge(self, spec: SinkSpec, target: Optional[V], cat: str, write: bool, frame: Frame):
@@ -1862,6 +1886,8 @@ class Interp:
         return ""
 
     def _record(self, ev: SinkEvent) -> None:
+        if self.missed_depth:
+            ev.missed = True
         trace = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if trace:
             last = trace[-1]
