@@ -53,8 +53,6 @@ CONSUMERS = [
     ("class-body", C, "max_items = int(", ["test_limits_allow_small_orders"]),
     ("conftest-sets-after-import", A, "LEVEL = os.environ.get(", ["test_audit_level"]),
 ]
-CONSUMERS_XFAIL = ("the tool lists every test whose modules import the module (all nine tests), not the "
-                   "tests that reach a consumer of the value (contract section 8)")
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +83,6 @@ def test_setenv_controls_the_call_time_read(findings):
     assert T + "test_region_from_env" not in listed_at(FIX, findings, "HT103", C, 'os.environ.get("INVENTORY_REGION"')
 
 
-@pytest.mark.xfail(strict=True, reason=CONSUMERS_XFAIL)
 @pytest.mark.parametrize("form, path, snippet, tests", CONSUMERS, ids=[c[0] for c in CONSUMERS])
 def test_lists_the_tests_that_reach_a_consumer(findings, form, path, snippet, tests):
     assert listed_at(FIX, findings, "HT203", path, snippet) == {T + t for t in tests}

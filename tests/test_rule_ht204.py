@@ -45,9 +45,6 @@ CONSUMERS = [
     ("default-argument", "def stamp(at=time.time()):", ["test_stamp_default"]),
     ("class-body", "created = time.time()", ["test_job_label"]),
 ]
-CONSUMERS_XFAIL = ("the tool lists every test whose module imports batch.timing (all seven tests), not "
-                   "the tests that reach a consumer of the value (contract section 8); e.g. "
-                   "test_stamp_explicit passes `at` and never uses the default")
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +71,6 @@ def test_import_time_read_is_not_ht104(findings, snippet):
     assert not at(findings, M, line_of(FIX, M, snippet), "HT104")
 
 
-@pytest.mark.xfail(strict=True, reason=CONSUMERS_XFAIL)
 @pytest.mark.parametrize("form, snippet, tests", CONSUMERS, ids=[c[0] for c in CONSUMERS])
 def test_lists_the_tests_that_reach_a_consumer(findings, form, snippet, tests):
     assert listed_at(FIX, findings, "HT204", M, snippet) == {T + t for t in tests}

@@ -98,8 +98,6 @@ def test_freeze_default_is_ht204_not_ht104(findings):
     assert not [f for f in findings if f.code == "HT104" and T + "test_printed_on_under_freeze" in f.tests]
 
 
-@pytest.mark.xfail(strict=True, reason=("the tool lists every test whose module imports shop.receipt "
-                                        "(twelve tests), not the tests that reach a consumer (contract section 8)"))
 def test_ht204_lists_the_tests_that_reach_the_default(findings):
     assert listed_at(FIX, findings, "HT204", RC, "def stamp(sale_id, at=datetime.now()):") == {
         T + "test_stamp_under_freeze"}

@@ -549,6 +549,14 @@ def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Projec
         its = importers(ev.module)
         if not its:
             continue
+        if code in ("HT203", "HT204"):
+            # section 8: the tests that reach a consumer of the value (may be empty)
+            key = (code, ev.path, ev.pos)
+            if key not in agg:
+                agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
+            agg[key]["tests"] |= {run.item.node_id for run in runs
+                                  if (ev.path, ev.pos[0]) in run.consumed and run.item in its}
+            continue
         if code.startswith("HT1"):
             its = [it for it in its if not (integration(it) and ev.category in allow)]
             if not its:

@@ -196,7 +196,8 @@ class Interp:
         self.escapes: List[tuple] = []   # HT202 candidates: (site, base, derived constant origin)
         self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
         self.sweep = False
-        self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
+        self.missed_depth = 0
+        self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses   # > 0 while running code reached through a binding a patch misses
         self.gver = 0   # bumped by every write to module or class state outside import
         self._ext_bases: Dict[str, List[str]] = {}
 
@@ -247,6 +248,8 @@ class Interp:
         g = self.import_module(mod)
         if g is not None and name in g:
             v = g[name]
+            if not self.import_time:
+                self._consume(v)
             if self.ctx.sites:
                 v = self._check_miss(v, mod, name)
             return v
@@ -512,7 +515,7 @@ class Interp:
             return val
         self.record_clock(_canonical(name), frame, (frame.line, 1, frame.line, 1), capture=True)
         atoms = [a for a in val.atoms if not (isinstance(a, tuple) and a[0] == "ext" and a[1] == name)]
-        atoms.append(("partial", of(("ext", name)), (), (), True))
+        atoms.append(("partial", of(("ext", name)), (), (), (frame.path, frame.line)))
         return V(frozenset(atoms), val.is_path)
 
     def _define_function(self, qn: str, frame: Frame) -> None:
@@ -636,6 +639,8 @@ class Interp:
                 self.import_module(mod)
                 attrs = self.class_attrs.get(c, {})
             if name in attrs:
+                if not self.import_time:
+                    self._consume(attrs[name])
                 return attrs[name]
         return None
 
@@ -652,6 +657,8 @@ class Interp:
         g = self.globals.get(frame.module)
         if g is not None and name in g:
             v = g[name]
+            if not self.import_time:
+                self._consume(v)
             if self.ctx.sites:
                 v = self._check_miss(v, frame.module, name)
             return v
@@ -1007,6 +1014,8 @@ class Interp:
             elif t == "partial":
                 if len(a) > 4 and a[4]:
                     # a clock function captured at import: HT204 at the capture, HT205 at a freeze
+                    if isinstance(a[4], tuple):
+                        self.consumed.append(a[4])
                     site = self.ctx.sites.get(("freeze",)) if self.ctx.frozen else None
                     if site is not None:
                         self.misses.append((site, "the clock", f"a function captured at import ({_expr_text(fexpr)})",
@@ -1059,6 +1068,8 @@ class Interp:
                     loc[name] = rest_kw.pop(name)
                 elif name in defaults:
                     loc[name] = defaults[name]
+                    if not self.import_time:
+                        self._consume(defaults[name])
                     self._stale_default(qn, name, defaults[name])
                     if self.ctx.sites:
                         loc[name] = self._check_miss(defaults[name], "", name,
@@ -1112,7 +1123,8 @@ class Interp:
         hit = self.memo.get(key) if self.use_memo else None
         prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if hit is not None:
-            ret, rel_events, (writes, next_id, ctx_after, escapes, misses) = hit
+            ret, rel_events, (writes, next_id, ctx_after, escapes, misses, consumed) = hit
+            self.consumed.extend(consumed)
             self.escapes.extend(escapes)
             self.misses.extend(misses)
             self._replay(writes)
@@ -1125,7 +1137,7 @@ class Interp:
                 self._emit(ev, prefix)
             return ret
         wstart = len(self.wlog)
-        estart, mstart = len(self.escapes), len(self.misses)
+        estart, mstart, cstart = len(self.escapes), len(self.misses), len(self.consumed)
         ctx_before = self.ctx.key()
         cls = f.get("class")
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
@@ -1152,7 +1164,8 @@ class Interp:
             ret = UNKNOWN_V
         ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
         self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after,
-                                            tuple(self.escapes[estart:]), tuple(self.misses[mstart:])))
+                                            tuple(self.escapes[estart:]), tuple(self.misses[mstart:]),
+                                            tuple(self.consumed[cstart:])))
         for ev in rel_events:
             self._emit(ev, prefix)
         return ret
@@ -1286,6 +1299,7 @@ class Interp:
             captured = self.import_time and self._is_clock_fn(args[0])
             if captured:
                 self.record_clock(_canonical(self._clock_name(args[0])), frame, pos, capture=True)
+                captured = (frame.path, pos[0])
             return of(("partial", args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])),
                        captured))
         if d in ("functools.wraps", "functools.lru_cache", "functools.cache", "contextlib.contextmanager",
@@ -1305,6 +1319,8 @@ class Interp:
                         if cls:
                             return of(("super", frame.cls, cls, a))
             return UNKNOWN_V
+        if d in ("builtins.int", "builtins.float", "decimal.Decimal") and args:
+            return _head(args[0]).with_path(False)   # a number parsed from a value keeps its origin
         if d in ("builtins.isinstance", "builtins.len", "builtins.print", "builtins.hasattr", "builtins.callable",
                  "builtins.bool", "builtins.int", "builtins.float", "builtins.id", "builtins.hash"):
             return EMPTY
@@ -1677,6 +1693,22 @@ class Interp:
             return of(("handle", d))
         return of(("client", d, spec))
 
+    def _consume(self, v: V) -> None:
+        """A test uses a value computed at import from the environment or the clock: it
+        reaches a consumer of that import-time read (HT203/HT204 ``tests``)."""
+        todo = list(v.origins())
+        for a in v.refs():
+            if a[0] == "partial" and len(a) > 4 and isinstance(a[4], tuple):
+                self.consumed.append(a[4])
+        seen = 0
+        while todo and seen < 50:
+            o = todo.pop()
+            seen += 1
+            if o.kind in ("environment", "clock") and o.value == "import" and o.path:
+                self.consumed.append((o.path, o.line))
+            elif o.inner:
+                todo.extend(o.inner)
+
     def _check_miss(self, v: V, mod: str, name: str, what: Optional[str] = None) -> V:
         """HT205: ``mod.name`` holds a function (or library object) whose defining binding
         the test patched; this lookup goes through ``mod``'s own binding and misses it.
@@ -1857,7 +1889,8 @@ class Interp:
             self._record(SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
                                    self._import_module_name(), key, False))
             return default if default is not None else EMPTY
-        origin = Origin("environment", expr=key, path=frame.path, line=pos[0])
+        origin = Origin("environment", expr=key, path=frame.path, line=pos[0],
+                        value="import" if self.import_time else None)
         self._record(SinkEvent("env", frame.path, pos, call, UNCONTROLLED, origin, (), self.import_time,
                                self._import_module_name(), key, False))
         return of(origin)

@@ -46,6 +46,7 @@ class TestRun:
     events: List[I.SinkEvent]
     escapes: List[tuple] = field(default_factory=list)   # HT202 candidates
     misses: List[tuple] = field(default_factory=list)    # HT205 candidates
+    consumed: Set[tuple] = field(default_factory=set)    # import-time reads whose values it uses
 
 
 class Runner:
@@ -206,6 +207,7 @@ class Runner:
         ip.events = []
         ip.escapes = []
         ip.misses = []
+        ip.consumed = []
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         ip.steps = 0
@@ -342,7 +344,7 @@ class Runner:
         events = [e for e in ip.events if not e.import_time]
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
-        run = TestRun(item, events, list(ip.escapes), list(ip.misses))
+        run = TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed))
         ip.escapes, ip.misses = [], []
         return run
 
