@@ -193,3 +193,28 @@ def test_finalizer_functions_restore_sys_path(tmp_path):
         """,
     })
     assert found == [("HT304", "tests/test_paths.py", 10)]
+
+
+def test_inline_suppressions_and_ht900(tmp_path):
+    files = {
+        "src/app/__init__.py": "",
+        "src/app/cfg.py": """
+            import os
+            def token():
+                return os.environ.get("TOKEN", "")  # hermetic: ignore[HT103]
+            def label(now):
+                return now.isoformat()  # hermetic: ignore[HT104]
+            def level():
+                return os.environ.get("LEVEL", "")
+        """,
+        "tests/test_cfg.py": """
+            from app import cfg
+            def test_token():  # hermetic: ignore[HT401]
+                assert cfg.token() == "" and cfg.level() == ""
+        """,
+    }
+    found = project(tmp_path, files)
+    assert found == [("HT103", "src/app/cfg.py", 8), ("HT900", "tests/test_cfg.py", 3)]
+    report, _ = run_check([], tmp_path, report_unused_suppressions=True)
+    assert sorted((f.code, f.path, f.line) for f in report.findings) == [
+        ("HT103", "src/app/cfg.py", 8), ("HT900", "src/app/cfg.py", 6), ("HT900", "tests/test_cfg.py", 3)]

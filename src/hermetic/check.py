@@ -39,7 +39,7 @@ def _display(path: Path, cwd: Path) -> str:
 
 
 def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[str], None]] = None,
-              config: Optional[Config] = None) -> Tuple[Report, Config]:
+              config: Optional[Config] = None, report_unused_suppressions: bool = False) -> Tuple[Report, Config]:
     """Analyse the project holding ``targets`` (paths or node ids, relative to ``cwd``).
 
     Returns the report and the configuration used. Raises ``ConfigError`` for bad
@@ -123,7 +123,7 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     report.unresolved_calls = [{"path": p, "line": ln, "column": col, "call": text}
                                for (p, ln, col), text in sorted(ip.unresolved.items())]
     report.findings, report.unknown_origins = findings
-    report.findings = _filter(report.findings, config, ip, root, cwd)
+    report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions)
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
     return report, config
@@ -709,11 +709,16 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner) 
                    fix=_fix_hint(cat, o, ev), function=func, anchor=f"{ev.call}({ev.target})")
 
 
-def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, cwd: Path) -> List[Finding]:
+def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, cwd: Path,
+            report_unused: bool = False) -> List[Finding]:
+    """Apply select/ignore, per-file-ignores and inline suppressions; add HT900 for inline
+    suppressions of HT4xx (always) and, with ``report_unused``, for suppressions that
+    suppress nothing."""
     out = []
     supp_by_path: Dict[str, Dict[str, List[str]]] = {}
     for s in ip.p.summaries.values():
         supp_by_path[s["path"]] = s.get("suppressions", {})
+    used: Set[Tuple[str, str]] = set()
     for f in findings:
         if not _selected(f.code, config.select, config.ignore):
             continue
@@ -721,13 +726,30 @@ def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, c
         if any(fnmatch.fnmatch(rel, pat) and _selected(f.code, pfx, []) for pat, pfx in config.per_file_ignores.items()):
             continue
         supp = supp_by_path.get(f.path, {})
-        codes = []
+        hit = None
         for ln in range(f.line, f.end_line + 1):
-            codes.extend(supp.get(str(ln), []))
-        if codes and not f.code.startswith("HT4") and ("*" in codes or any(f.code.startswith(c) for c in codes)):
+            codes = supp.get(str(ln), [])
+            if codes and not f.code.startswith("HT4") and ("*" in codes or any(f.code.startswith(c) for c in codes)):
+                hit = str(ln)
+                break
+        if hit is not None:
+            used.add((f.path, hit))
             continue
         out.append(f)
-    return out
+    for path, supp in sorted(supp_by_path.items()):
+        for ln, codes in sorted(supp.items(), key=lambda kv: int(kv[0])):
+            line = int(ln)
+            ht4 = [c for c in codes if c.startswith("HT4")]
+            if ht4:
+                out.append(Finding("HT900", severity("HT900"), path, line, 1, line, 1,
+                                   f"inline suppression of {', '.join(ht4)}: production-guard findings cannot be "
+                                   f"suppressed inline", fix="list the test under [tool.hermetic.guard] exempt",
+                                   anchor=f"ignore[{','.join(codes)}]"))
+            elif report_unused and (path, ln) not in used:
+                out.append(Finding("HT900", severity("HT900"), path, line, 1, line, 1,
+                                   f"inline suppression of {', '.join(codes)} suppresses nothing",
+                                   fix="remove the comment", anchor=f"ignore[{','.join(codes)}]"))
+    return [f for f in out if f.code != "HT900" or _selected("HT900", config.select, config.ignore)]
 
 
 def _rel_to(root: Path, cwd: Path, path: str) -> str:

@@ -41,8 +41,10 @@ def cli() -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--show-unresolved", is_flag=True, help="List the calls that could not be resolved.")
 @click.option("--show-unknown", is_flag=True, help="List the operations whose target has an unknown origin.")
+@click.option("--report-unused-suppressions", is_flag=True, help="Report inline suppressions that suppress nothing (HT900).")
 def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[str], ignore: Optional[str],
-          fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool) -> None:
+          fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool,
+          report_unused_suppressions: bool) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
     from .check import UsageError, run_check
     from .config import ConfigError
@@ -51,7 +53,8 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     cwd = Path.cwd()
     progress = None
     try:
-        report, config = run_check(list(targets), cwd, progress=progress)
+        report, config = run_check(list(targets), cwd, progress=progress,
+                                   report_unused_suppressions=report_unused_suppressions)
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
