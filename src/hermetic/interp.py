@@ -166,6 +166,9 @@ class Program:
         self.control_functions = set(getattr(config, "control_functions", []) or [])
         guard = getattr(config, "guard", None)
         self.guard_function = guard.function if guard is not None else None
+        self.bootstrap = set(guard.bootstrap) if guard is not None else set()
+        self.bootstrap_modules = {b for b in self.bootstrap if b in summaries}
+        self.import_closure: Optional[Dict[str, set]] = None   # set by the checker when a guard is configured
 
 
 class Interp:
@@ -197,7 +200,8 @@ class Interp:
         self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
         self.sweep = False
         self.missed_depth = 0
-        self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses   # > 0 while running code reached through a binding a patch misses
+        self.consumed: List[tuple] = []
+        self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)   # (path, line) of import-time env/clock reads a test uses   # > 0 while running code reached through a binding a patch misses
         self.gver = 0   # bumped by every write to module or class state outside import
         self._ext_bases: Dict[str, List[str]] = {}
 
@@ -300,6 +304,8 @@ class Interp:
             return True
         if kind == "import":
             frame.line = st[2]
+            if self.p.bootstrap and not self.import_time:
+                self._import_marks([full for _l, full, _a in st[1]])
             for local, full, has_as in st[1]:
                 if has_as:
                     frame_val = self._import_value(full)
@@ -312,6 +318,8 @@ class Interp:
         if kind == "from":
             frame.line = st[3]
             mod = st[1]
+            if self.p.bootstrap and not self.import_time:
+                self._import_marks([mod] + [f"{mod}.{attr}" for _l, attr in st[2]])
             if mod in self.p.summaries:
                 self.import_module(mod)
                 for local, attr in st[2]:
@@ -1108,7 +1116,10 @@ class Interp:
         if qn in self.p.control_functions or _dotted_name(qn) in self.p.control_functions:
             return of(Origin("test-value", expr=qn))
         if self.p.guard_function and qn == self.p.guard_function:
-            return EMPTY
+            self._mark("guard")
+            return EMPTY   # the guard's own reads are not reported (section 5)
+        if self.p.bootstrap and (qn in self.p.bootstrap or _dotted_name(qn) in self.p.bootstrap):
+            self._mark("side")
         if len(self.stack) > MAX_DEPTH or self.steps > (SWEEP_BUDGET if self.sweep else STEP_BUDGET):
             self.budget_hit = True
             fr = self.stack[-1] if self.stack else frame
@@ -1123,8 +1134,10 @@ class Interp:
         hit = self.memo.get(key) if self.use_memo else None
         prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if hit is not None:
-            ret, rel_events, (writes, next_id, ctx_after, escapes, misses, consumed) = hit
+            ret, rel_events, (writes, next_id, ctx_after, escapes, misses, consumed, marks) = hit
             self.consumed.extend(consumed)
+            for kind, _anchor in marks:
+                self._mark(kind)
             self.escapes.extend(escapes)
             self.misses.extend(misses)
             self._replay(writes)
@@ -1137,7 +1150,7 @@ class Interp:
                 self._emit(ev, prefix)
             return ret
         wstart = len(self.wlog)
-        estart, mstart, cstart = len(self.escapes), len(self.misses), len(self.consumed)
+        estart, mstart, cstart, kstart = len(self.escapes), len(self.misses), len(self.consumed), len(self.marks)
         ctx_before = self.ctx.key()
         cls = f.get("class")
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
@@ -1165,7 +1178,7 @@ class Interp:
         ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
         self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after,
                                             tuple(self.escapes[estart:]), tuple(self.misses[mstart:]),
-                                            tuple(self.consumed[cstart:])))
+                                            tuple(self.consumed[cstart:]), tuple(self.marks[kstart:])))
         for ev in rel_events:
             self._emit(ev, prefix)
         return ret
@@ -1693,6 +1706,21 @@ class Interp:
             return of(("handle", d))
         return of(("client", d, spec))
 
+    def _import_marks(self, names) -> None:
+        closure = self.p.import_closure
+        if closure is None:
+            return
+        if any(self.p.canonical.get(n, n) in self.p.bootstrap_modules or
+               (self.p.canonical.get(n, n) in closure and closure[self.p.canonical.get(n, n)] & self.p.bootstrap_modules)
+               for n in names):
+            self._mark("side")
+
+    def _mark(self, kind: str) -> None:
+        if self.import_time or self.sweep or not self.p.guard_function:
+            return
+        fr = self.stack[0] if self.stack else None
+        self.marks.append((kind, (fr.path, fr.line) if fr is not None else ("", 0)))
+
     def _consume(self, v: V) -> None:
         """A test uses a value computed at import from the environment or the clock: it
         reaches a consumer of that import-time read (HT203/HT204 ``tests``)."""
@@ -1780,8 +1808,10 @@ class Interp:
             verdict = CONTROLLED
         ev = SinkEvent(cat, frame.path, tuple(pos), call, verdict, origin, (), self.import_time,
                        self._import_module_name(), ttext, write)
-        if cat == "file" and target is not None:
+        if cat in ("file", "connection") and target is not None:
             ev.targets = tuple(target.origins())
+        if cat == "connection" and verdict == UNCONTROLLED:
+            self._mark("side")
         self._record(ev)
         if path_method:
             if call.rsplit(".", 1)[-1] in ("iterdir", "glob", "rglob", "readlink"):

@@ -154,6 +154,32 @@ sys.path.insert(0, PLUGINS)   # HT304
 mock.patch("toolbox.clock.now").start()   # HT304: never stopped
 """,
        "monkeypatch.syspath_prepend / monkeypatch.chdir, `with patch(...)`, or addCleanup(patcher.stop)."),
+    _r("HT401", "guard-missing", "error",
+       "A test reaches the application database (a configured bootstrap entry, or an uncontrolled connection) "
+       "but never calls the configured production guard.",
+       "An environment flag that says 'development' while the settings point at production is how fixtures "
+       "end up written into production; the guard is the one check that refuses the production schema.",
+       """
+def test_occupancy_report_counts_seats():   # HT401: reaches app.bootstrap, no guard call
+    assert occupancy_report()["seats"] >= 0
+""",
+       "Call the guard first (test, fixture, conftest hook or module level), or exempt the test in "
+       "[tool.hermetic.guard] exempt with a reason."),
+    _r("HT402", "guard-too-late", "error",
+       "The guard is called, but a side effect (importing or calling a bootstrap entry, an uncontrolled "
+       "connection) comes first in the test's set-up order.",
+       "By the time the guard runs, the application database has already been opened.",
+       """
+from orders import bootstrap   # HT402: the module-level import runs before the fixture that calls the guard
+""",
+       "Call the guard in pytest_configure / at conftest module level, or import the bootstrap after it."),
+    _r("HT403", "production-target", "error",
+       "A configured production database name is a connection target reachable from a test.",
+       "One wrong environment and the suite talks to production.",
+       """
+DEFAULT_DSN = "postgresql://db.internal/orders_prod "   # HT403 with production = ["Orders_Prod"]
+""",
+       "Keep production names out of defaults the tests reach; pass scratch targets in."),
     _r("HT900", "suppression", "warning",
        "An inline suppression that suppresses nothing (with --report-unused-suppressions), or one of an HT4xx "
        "code (always).",

@@ -47,6 +47,7 @@ class TestRun:
     escapes: List[tuple] = field(default_factory=list)   # HT202 candidates
     misses: List[tuple] = field(default_factory=list)    # HT205 candidates
     consumed: Set[tuple] = field(default_factory=set)    # import-time reads whose values it uses
+    marks: List[tuple] = field(default_factory=list)     # HT4xx: guard calls and side effects, in order
 
 
 class Runner:
@@ -208,6 +209,7 @@ class Runner:
         ip.escapes = []
         ip.misses = []
         ip.consumed = []
+        ip.marks = []
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         ip.steps = 0
@@ -344,7 +346,7 @@ class Runner:
         events = [e for e in ip.events if not e.import_time]
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
-        run = TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed))
+        run = TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks))
         ip.escapes, ip.misses = [], []
         return run
 
