@@ -24,7 +24,8 @@ DELETED = ("deleted",)
 MAX_DEPTH = 40
 TEST_HEAP_BASE = 1_000_000_000
 STEP_BUDGET = 50_000      # interpretation steps per test (per function in the sweep: SWEEP_BUDGET)
-SWEEP_BUDGET = 10_000
+SWEEP_BUDGET = 3_000
+SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep
 
 # value-flow functions (contract section 3): the result carries the first argument's origins
 _PATH_CTORS = {"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.WindowsPath",
@@ -1038,7 +1039,8 @@ class Interp:
             else:
                 resolved = False
         if not resolved:
-            self.unresolved.setdefault((frame.path, pos[0], pos[1]), _expr_text(fexpr))
+            if not self.sweep:
+                self.unresolved.setdefault((frame.path, pos[0], pos[1]), _expr_text(fexpr))
             return UNKNOWN_V
         return out if out.atoms else EMPTY
 
@@ -1120,10 +1122,13 @@ class Interp:
             return EMPTY   # the guard's own reads are not reported (section 5)
         if self.p.bootstrap and (qn in self.p.bootstrap or _dotted_name(qn) in self.p.bootstrap):
             self._mark("side")
+        if self.sweep and len(self.stack) > SWEEP_DEPTH:
+            return UNKNOWN_V
         if len(self.stack) > MAX_DEPTH or self.steps > (SWEEP_BUDGET if self.sweep else STEP_BUDGET):
             self.budget_hit = True
             fr = self.stack[-1] if self.stack else frame
-            self.unresolved.setdefault((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
+            if not self.sweep:
+                self.unresolved.setdefault((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
             return UNKNOWN_V
         if sum(1 for fr in self.stack if fr.name == qn) >= 2:
             return UNKNOWN_V
