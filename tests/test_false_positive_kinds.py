@@ -218,3 +218,31 @@ def test_inline_suppressions_and_ht900(tmp_path):
     report, _ = run_check([], tmp_path, report_unused_suppressions=True)
     assert sorted((f.code, f.path, f.line) for f in report.findings) == [
         ("HT103", "src/app/cfg.py", 8), ("HT900", "src/app/cfg.py", 6), ("HT900", "tests/test_cfg.py", 3)]
+
+
+def test_only_patchers_need_a_stop(tmp_path):
+    found = project(tmp_path, {
+        "tests/test_threads.py": """
+            import threading
+            import unittest
+            from unittest import mock
+
+            def test_thread_start():
+                t = threading.Thread(target=print)
+                t.start()
+
+            class TestWithTeardown(unittest.TestCase):
+                def setUp(self):
+                    self.p = mock.patch("os.getcwd")
+                    self.p.start()
+                def tearDown(self):
+                    self.p.stop()
+                def test_x(self):
+                    pass
+
+            def test_leaked_patcher():
+                p = mock.patch("os.getcwd")
+                p.start()
+        """,
+    })
+    assert found == [("HT304", "tests/test_threads.py", 21)]

@@ -24,6 +24,7 @@ DELETED = ("deleted",)
 MAX_DEPTH = 40
 TEST_HEAP_BASE = 1_000_000_000
 STEP_BUDGET = 50_000      # interpretation steps per test (per function in the sweep: SWEEP_BUDGET)
+MEMO_LIMIT = 100_000
 SWEEP_BUDGET = 3_000
 SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep
 
@@ -1181,6 +1182,8 @@ class Interp:
         if f["is_async"] and not ret.atoms:
             ret = UNKNOWN_V
         ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
+        if len(self.memo) > MEMO_LIMIT:
+            self.memo.clear()   # bounded memory on large projects: recompute rather than grow
         self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after,
                                             tuple(self.escapes[estart:]), tuple(self.misses[mstart:]),
                                             tuple(self.consumed[cstart:]), tuple(self.marks[kstart:])))

@@ -204,6 +204,12 @@ def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixt
                 for t in st[1]:
                     if t[0] == "name":
                         saved.add(t[1])
+            if st[2][0] == "call" and _is_patch_call(ip, st[2], frame):
+                for t in st[1]:
+                    if t[0] == "name":
+                        saved.add("patcher:" + t[1])
+                    elif t[0] == "attr" and t[1][0] == "name" and t[1][1] == "self":
+                        saved.add("patcher:self." + t[2])
         elif k == "del":
             _delete(ip, st[1], st, frame, sc, restoring)
         elif k == "expr":
@@ -306,9 +312,11 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
     if fn[0] == "attr" and fn[2] in ("start", "stop"):
         recv = fn[1]
         key = None
-        if recv[0] == "name" and recv[1] in saved:
+        stop = fn[2] == "stop"
+        if recv[0] == "name" and (stop or "patcher:" + recv[1] in saved):
             key = ("patcher", recv[1])
-        elif recv[0] == "attr" and recv[1][0] == "name" and recv[1][1] == "self":
+        elif recv[0] == "attr" and recv[1][0] == "name" and recv[1][1] == "self" and (
+                stop or "patcher:self." + recv[2] in saved):
             key = ("patcher", "self." + recv[2])
         elif recv[0] == "call" and _is_patch_call(ip, recv, frame):
             key = ("patcher", f"@{pos}")

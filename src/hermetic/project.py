@@ -107,7 +107,7 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         if is_test and _in_norecurse(p, root, pytest_cfg.norecursedirs):
             is_test = False
         parts = set(p.relative_to(root).parts[:-1])
-        in_tree = is_test or is_conftest or bool(parts & {"tests", "test", "testing"}) or any(
+        in_tree = is_test or is_conftest or bool(parts & {"tests", "test"}) or any(
             _is_under(p, t) for t in test_dirs)
         sf = SourceFile(p, rel, names[0], names[1:], is_pkg, is_test, is_conftest, in_tree)
         proj.files.append(sf)
