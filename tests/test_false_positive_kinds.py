@@ -246,3 +246,91 @@ def test_only_patchers_need_a_stop(tmp_path):
         """,
     })
     assert found == [("HT304", "tests/test_threads.py", 21)]
+
+
+def test_patched_builtins_class_attributes_and_call_time_imports(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/logs.py": """
+            class Store:
+                def path(self):
+                    return "/var/log/app.log"
+                def write(self, text):
+                    with open(self.path(), "a") as fh:
+                        fh.write(text)
+            def mongo():
+                from pymongo import MongoClient
+                return MongoClient("mongodb://db.internal")
+        """,
+        "tests/test_logs.py": """
+            from unittest.mock import patch
+            from app.logs import Store, mongo
+
+            @patch("builtins.open")
+            def test_open_patched(fake_open):
+                Store().write("x")
+
+            def test_method_patched(monkeypatch, tmp_path):
+                monkeypatch.setattr(Store, "path", lambda self: str(tmp_path / "a.log"))
+                Store().write("x")
+
+            def test_client_patched():
+                with patch("pymongo.MongoClient"):
+                    mongo()
+
+            def test_real():
+                mongo()
+        """,
+    })
+    assert found == [("HT101", "src/app/logs.py", 10)]
+
+
+def test_isinstance_guard_and_reload_in_finally(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/db.py": """
+            import os
+            import sqlite3
+            from pathlib import Path
+            def open_db(path=None, memory=False):
+                if memory:
+                    return sqlite3.connect(":memory:")
+                if isinstance(path, (str, Path)):
+                    if os.path.exists(path):
+                        os.remove(path)
+                    return sqlite3.connect(str(path))
+        """,
+        "tests/test_db.py": """
+            import importlib
+            from app import db
+
+            def test_memory():
+                assert db.open_db(memory=True)
+
+            def test_reload():
+                try:
+                    pass
+                finally:
+                    importlib.reload(db)
+        """,
+    })
+    assert found == [("HT301", "tests/test_db.py", 12)]
+
+
+def test_teardown_test_restores(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/reg.py": "REGISTRY = {}\n",
+        "tests/test_reg.py": """
+            from app import reg
+
+            class TestReg:
+                def setup_method(self):
+                    reg.REGISTRY["x"] = 1
+                def teardown_test(self):
+                    del reg.REGISTRY["x"]
+                def test_x(self):
+                    assert reg.REGISTRY
+        """,
+    })
+    assert found == []

@@ -142,6 +142,10 @@ _HT3_FIX = {
 }
 
 
+_TEARDOWNS = ("tearDown", "tearDownClass", "teardown_method", "teardown_class", "teardown_module",
+              "teardown_function", "doCleanups", "teardown_test", "teardown", "asyncTearDown")
+
+
 def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -> List[Finding]:
     """HT301-HT304 over the test code: tests, fixtures, set-up, helpers, test modules' top level."""
     from . import pollution as P
@@ -161,6 +165,8 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
         sf = files_by_module.get(mod)
         if sf is None:
             continue
+        if sf.is_test and mod not in tests_by_mod:
+            continue   # a test module outside the selected targets
         if sf.is_test:
             ip.import_module(mod)
             for m in P.scan_module(ip, s, mod, effects):
@@ -169,13 +175,11 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
         # tearDown-like methods restore for their whole class
         class_restores: Dict[str, set] = {}
         for cqn, c in s["classes"].items():
-            tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items()
-                   if n in ("tearDown", "tearDownClass", "teardown_method", "teardown_class", "doCleanups")]
+            tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
             class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
         finalizers = _finalizers(s)
         for qn, f in sorted(s["functions"].items()):
-            if f["name"] in ("tearDown", "tearDownClass", "teardown_method", "teardown_class", "teardown_module",
-                             "teardown_function") or qn in finalizers:
+            if f["name"] in _TEARDOWNS or qn in finalizers:
                 continue
             is_fixture = runner._fixture_decorator(f, mod) is not None
             restores = set(class_restores.get(f.get("class") or "", set()))
@@ -822,6 +826,10 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner) 
         if code == "HT203":
             msg = f"environment variable {ev.target} read at import time; a test's setenv cannot change it"
             fix = "read the variable at call time, or set it in session configuration (pytest-env, conftest)"
+        elif ev.target == "capture":
+            msg = f"{ev.call} captured at import time (a function object bound once); freezing the clock in a " \
+                  f"test cannot reach it"
+            fix = "look the clock function up at call time (e.g. `time.monotonic()` inside the function)"
         else:
             msg = f"{ev.call}() read at import time; freezing the clock in a test cannot change it"
             fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"

@@ -331,21 +331,31 @@ class Interp:
                             if not k.startswith("_"):
                                 self._bind(frame, k, v)
                         continue
-                    self._bind(frame, local, self.module_attr_static(mod, attr))
+                    if not frame.is_module and not self.import_time:
+                        # a from-import at call time reads the attribute as it is now (patched or not)
+                        self._bind(frame, local, self.module_attr(mod, attr))
+                    else:
+                        self._bind(frame, local, self.module_attr_static(mod, attr))
             else:
                 for local, attr in st[2]:
                     if local == "*":
                         continue
                     full = f"{mod}.{attr}"
-                    self._bind(frame, local, self._import_value(full))
+                    key = (("ext", mod), attr)
+                    if not frame.is_module and not self.import_time and key in self.ctx.patches:
+                        self._bind(frame, local, self.ctx.patches[key])
+                    else:
+                        self._bind(frame, local, self._import_value(full))
             return False
         if kind == "def":
             qn = st[2]
+            frame.line = st[3]
             self._define_function(qn, frame)
             self._bind(frame, st[1], of(("func", qn, None)))
             return False
         if kind == "class":
             qn = st[2]
+            frame.line = st[3]
             self._define_class(qn, frame)
             self._bind(frame, st[1], of(("cls", qn)))
             return False
@@ -675,6 +685,9 @@ class Interp:
         if name in frame.locals:
             return frame.locals[name]
         if name in _BUILTINS:
+            key = (("ext", "builtins"), name)
+            if key in self.ctx.patches:
+                return self.ctx.patches[key]
             return of(("ext", f"builtins.{name}"))
         return UNKNOWN_V
 
@@ -833,6 +846,11 @@ class Interp:
             if unknown:
                 return None
             return e[1] == "and"
+        if k == "call" and e[1] == ("name", "isinstance") or (k == "call" and list(e[1]) == ["name", "isinstance"]):
+            if e[2]:
+                first = self.eval(e[2][0], frame)
+                if is_none(first) is True:
+                    return False
         v = self.eval(e, frame)
         return truthiness(v) if k == "call" and v.atoms and all(
             isinstance(a, tuple) and a[0] in ("inst",) for a in v.atoms) else None
@@ -941,6 +959,10 @@ class Interp:
         cls = h["cls"]
         if cls is None:
             return UNKNOWN_V
+        if self.ctx.patches:
+            for c in self.mro(cls):
+                if (("cls", c), name) in self.ctx.patches:
+                    return self.ctx.patches[(("cls", c), name)]
         m = self.find_method(cls, name)
         if m is not None:
             f = self.p.functions.get(m[1], (None, None))[0]

@@ -244,7 +244,7 @@ def _is_env_read(ip, e, frame) -> bool:
 
 
 def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
-    if restoring:
+    if restoring and m.code != "HT301":   # a reload is never a restore
         if m.restore_like:
             sc.restores.add(m.key)
         return
