@@ -792,6 +792,11 @@ def _describe_origin(o: Optional[Origin]) -> str:
 
 def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:
     kind = o.kind if o else ""
+    in_test_body = len(ev.trace) == 1 and not ev.import_time
+    if in_test_body and cat == "file":
+        return "build the path from tmp_path (or monkeypatch.chdir(tmp_path) before using relative paths)"
+    if in_test_body and cat == "connection":
+        return "connect to a tmp_path file or an in-memory database (\":memory:\", \"sqlite://\")"
     if cat == "clock":
         return ("freeze the clock in the test (freezegun.freeze_time, time_machine.travel, or the freezer fixture), "
                 "or pass the time in as a parameter")
