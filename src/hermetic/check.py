@@ -127,7 +127,8 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     report.unresolved_calls = [{"path": p, "line": ln, "column": col, "call": text}
                                for (p, ln, col), text in sorted(ip.unresolved.items())]
     report.findings, report.unknown_origins = findings
-    report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions)
+    report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions,
+                              {it.node_id: (it.path, it.def_line) for it in items})
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
     return report, config
@@ -868,7 +869,7 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner) 
 
 
 def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, cwd: Path,
-            report_unused: bool = False) -> List[Finding]:
+            report_unused: bool = False, def_lines: Optional[Dict[str, Tuple[str, int]]] = None) -> List[Finding]:
     """Apply select/ignore, per-file-ignores and inline suppressions; add HT900 for inline
     suppressions of HT4xx (always) and, with ``report_unused``, for suppressions that
     suppress nothing."""
@@ -893,6 +894,20 @@ def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, c
         if hit is not None:
             used.add((f.path, hit))
             continue
+        if f.tests and def_lines and not f.code.startswith("HT4"):
+            # a suppression on a test's def line suppresses the finding for that test
+            kept = []
+            for t in f.tests:
+                path, line = def_lines.get(t, ("", 0))
+                codes = supp_by_path.get(path, {}).get(str(line), [])
+                if codes and ("*" in codes or any(f.code.startswith(c) for c in codes)):
+                    used.add((path, str(line)))
+                else:
+                    kept.append(t)
+            if not kept:
+                continue
+            if len(kept) != len(f.tests):
+                f.tests = kept
         out.append(f)
     for path, supp in sorted(supp_by_path.items()):
         for ln, codes in sorted(supp.items(), key=lambda kv: int(kv[0])):
@@ -908,6 +923,32 @@ def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, c
                                    f"inline suppression of {', '.join(codes)} suppresses nothing",
                                    fix="remove the comment", anchor=f"ignore[{','.join(codes)}]"))
     return [f for f in out if f.code != "HT900" or _selected("HT900", config.select, config.ignore)]
+
+
+def apply_baseline(report: Report, baseline: dict) -> int:
+    """Keep the findings whose fingerprint the baseline does not hold; return how many
+    baseline entries matched nothing (fixed since the baseline was written)."""
+    known: Dict[str, int] = {}
+    for e in baseline.get("findings", []):
+        fp = e.get("fingerprint") if isinstance(e, dict) else e
+        if isinstance(fp, str):
+            known[fp] = known.get(fp, 0) + 1
+    matched = set()
+    kept = []
+    for f in report.findings:
+        if f.fingerprint in known:
+            matched.add(f.fingerprint)
+        else:
+            kept.append(f)
+    report.findings = kept
+    return sum(1 for fp in known if fp not in matched)
+
+
+def baseline_json(report: Report) -> str:
+    import json
+
+    entries = [{"fingerprint": f.fingerprint, "code": f.code, "path": f.path} for f in report.findings]
+    return json.dumps({"version": 1, "tool": "hermetic", "findings": entries}, indent=2) + "\n"
 
 
 def _rel_to(root: Path, cwd: Path, path: str) -> str:

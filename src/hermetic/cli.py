@@ -42,9 +42,16 @@ def cli() -> None:
 @click.option("--show-unresolved", is_flag=True, help="List the calls that could not be resolved.")
 @click.option("--show-unknown", is_flag=True, help="List the operations whose target has an unknown origin.")
 @click.option("--report-unused-suppressions", is_flag=True, help="Report inline suppressions that suppress nothing (HT900).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="Use this configuration file instead of the discovered one.")
+@click.option("--baseline", type=click.Path(dir_okay=False), default=None,
+              help="Report only findings whose fingerprint is not in this baseline file.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
+              help="Write the findings' fingerprints to this baseline file.")
 def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[str], ignore: Optional[str],
           fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool,
-          report_unused_suppressions: bool) -> None:
+          report_unused_suppressions: bool, config_file: Optional[str], baseline: Optional[str],
+          write_baseline: Optional[str]) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
     from .check import UsageError, run_check
     from .config import ConfigError
@@ -53,7 +60,12 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     cwd = Path.cwd()
     progress = None
     try:
-        report, config = run_check(list(targets), cwd, progress=progress,
+        explicit = None
+        if config_file:
+            from .config import load_config_file
+
+            explicit = load_config_file(Path(config_file).resolve())
+        report, config = run_check(list(targets), cwd, progress=progress, config=explicit,
                                    report_unused_suppressions=report_unused_suppressions)
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
@@ -74,6 +86,25 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         report.findings = [f for f in report.findings if _selected(f.code, config.select, config.ignore)]
     if fail_on:
         config.fail_on = fail_on
+    if write_baseline:
+        from .check import baseline_json
+
+        Path(write_baseline).write_text(baseline_json(report), encoding="utf-8")
+        click.echo(f"hermetic: wrote {len(report.findings)} findings to {write_baseline}", err=True)
+    if baseline:
+        import json as _json
+
+        from .check import apply_baseline
+
+        try:
+            data = _json.loads(Path(baseline).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            click.echo(f"hermetic: {baseline}: cannot read the baseline: {exc}", err=True)
+            sys.exit(2)
+        report.baseline_fixed = apply_baseline(report, data if isinstance(data, dict) else {})
+        if report.baseline_fixed:
+            click.echo(f"hermetic: {report.baseline_fixed} baseline entries no longer match (fixed); "
+                       f"rewrite the baseline to shrink it", err=True)
     if report.tests == 0:
         click.echo("hermetic: no tests found", err=True)
     if fmt == "json":
@@ -92,6 +123,23 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     levels = ("error",) if config.fail_on == "error" else ("error", "warning")
     failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
     sys.exit(1 if failing and not exit_zero else 0)
+
+
+@cli.command("config")
+@click.argument("target", required=False, default=".")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None)
+def config_cmd(target: str, config_file: Optional[str]) -> None:
+    """Print the resolved configuration and where each value came from."""
+    from .config import ConfigError, describe, find_config, load_config_file
+
+    try:
+        cfg = load_config_file(Path(config_file).resolve()) if config_file else find_config(Path(target).resolve())
+    except ConfigError as exc:
+        click.echo(f"hermetic: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"# configuration file: {cfg.source if cfg.source else 'none (defaults)'}")
+    for key, value, origin in describe(cfg):
+        click.echo(f"{key} = {value!r}    # {origin}")
 
 
 @cli.command()

@@ -53,6 +53,7 @@ class Config:
     integration_paths: List[str] = field(default_factory=list)
     integration_allow: List[str] = field(default_factory=list)
     guard: Optional[GuardConfig] = None
+    explicit: List[str] = field(default_factory=list)   # keys set in the file (the rest are defaults)
 
 
 @dataclass
@@ -82,6 +83,13 @@ def _load_toml(path: Path) -> Dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
 
 
+def _did_you_mean(k: str, known) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(k, sorted(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _str_list(value: Any, where: str) -> List[str]:
     if isinstance(value, str):
         return [value]
@@ -97,6 +105,7 @@ _TOP_KEYS = {"select", "ignore", "fail-on", "exclude", "per-file-ignores", "sink
 def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
     """Validate a ``[tool.hermetic]`` table; raises ConfigError naming ``source`` and the key."""
     cfg = Config(source=source, root=source.parent)
+    cfg.explicit = sorted(table) if isinstance(table, dict) else []
     prefix = f"{source}: tool.hermetic" if source.name == "pyproject.toml" else f"{source}: "
     def key(k: str) -> str:
         return f"{prefix}.{k}" if prefix.endswith("hermetic") else f"{prefix}{k}"
@@ -104,7 +113,7 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
         raise ConfigError(f"{prefix}: expected a table")
     for k in table:
         if k not in _TOP_KEYS:
-            raise ConfigError(f"{key(k)}: unknown key")
+            raise ConfigError(f"{key(k)}: unknown key{_did_you_mean(k, _TOP_KEYS)}")
     if "select" in table:
         cfg.select = _str_list(table["select"], key("select"))
     if "ignore" in table:
@@ -130,7 +139,8 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
             elif k in CATEGORIES:
                 cfg.sinks_add[k] = _str_list(v, key(f"sinks.{k}"))
             else:
-                raise ConfigError(f"{key('sinks.' + k)}: unknown key (expected one of {', '.join(CATEGORIES)}, remove)")
+                raise ConfigError(f"{key('sinks.' + k)}: unknown key{_did_you_mean(k, CATEGORIES + ('remove',))} "
+                                  f"(expected one of {', '.join(CATEGORIES)}, remove)")
     if "controls" in table:
         ctl = table["controls"]
         if not isinstance(ctl, dict):
@@ -145,7 +155,7 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
                     raise ConfigError(f"{key('controls.loopback')}: expected true or false")
                 cfg.loopback = v
             else:
-                raise ConfigError(f"{key('controls.' + k)}: unknown key")
+                raise ConfigError(f"{key('controls.' + k)}: unknown key{_did_you_mean(k, ('fixtures', 'functions', 'loopback'))}")
     if "integration" in table:
         itg = table["integration"]
         if not isinstance(itg, dict):
@@ -161,7 +171,7 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
                     if cat not in CATEGORIES:
                         raise ConfigError(f"{key('integration.allow')}: unknown category {cat!r}")
             else:
-                raise ConfigError(f"{key('integration.' + k)}: unknown key")
+                raise ConfigError(f"{key('integration.' + k)}: unknown key{_did_you_mean(k, ('markers', 'paths', 'allow'))}")
     if "guard" in table:
         g = table["guard"]
         if not isinstance(g, dict):
@@ -184,30 +194,73 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
                 else:
                     guard.exempt = {n: "" for n in _str_list(v, key("guard.exempt"))}
             else:
-                raise ConfigError(f"{key('guard.' + k)}: unknown key")
+                raise ConfigError(f"{key('guard.' + k)}: unknown key"
+                                  f"{_did_you_mean(k, ('function', 'bootstrap', 'production', 'exempt'))}")
         if not guard.function:
             raise ConfigError(f"{key('guard.function')}: required when [tool.hermetic.guard] is present")
         cfg.guard = guard
     return cfg
 
 
+def load_config_file(path: Path) -> Config:
+    """Read one configuration file (``--config``): a pyproject.toml's ``[tool.hermetic]``, or a
+    hermetic.toml whose top level (or ``[tool.hermetic]``) is the table."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such configuration file")
+    data = _load_toml(path)
+    tool = data.get("tool") if isinstance(data.get("tool"), dict) else None
+    if path.name == "pyproject.toml":
+        return parse_hermetic((tool or {}).get("hermetic", {}), path)
+    table = tool.get("hermetic", {}) if tool is not None else data
+    return parse_hermetic(table, path)
+
+
 def find_config(start: Path) -> Config:
-    """The nearest configuration at or above ``start``: hermetic.toml, .hermetic.toml, or a
-    pyproject.toml with a ``[tool.hermetic]`` table. Defaults when there is none."""
+    """The nearest configuration from ``start`` up to the repository root (a folder holding
+    ``.git``): in each folder the first of .hermetic.toml, hermetic.toml, or a pyproject.toml
+    with a ``[tool.hermetic]`` table. Defaults when there is none."""
     for d in [start, *start.parents]:
-        for name in ("hermetic.toml", ".hermetic.toml"):
+        for name in (".hermetic.toml", "hermetic.toml"):
             p = d / name
             if p.is_file():
-                data = _load_toml(p)
-                table = data.get("tool", {}).get("hermetic", data) if "tool" in data else data
-                return parse_hermetic(table, p)
+                return load_config_file(p)
         p = d / "pyproject.toml"
         if p.is_file():
             data = _load_toml(p)
             tool = data.get("tool", {})
             if isinstance(tool, dict) and "hermetic" in tool:
                 return parse_hermetic(tool["hermetic"], p)
+        if (d / ".git").exists():
+            break
     return Config()
+
+
+def describe(cfg: Config) -> List[Tuple[str, Any, str]]:
+    """(key, value, where it came from) for every setting: the resolved configuration."""
+    src = str(cfg.source) if cfg.source else None
+    def origin(k: str) -> str:
+        return src if (src and k in cfg.explicit) else "default"
+    rows: List[Tuple[str, Any, str]] = [
+        ("select", cfg.select, origin("select")),
+        ("ignore", cfg.ignore, origin("ignore")),
+        ("fail-on", cfg.fail_on, origin("fail-on")),
+        ("exclude", list(DEFAULT_EXCLUDES) + cfg.exclude, f"defaults + {src}" if cfg.exclude else "default"),
+        ("per-file-ignores", cfg.per_file_ignores, origin("per-file-ignores")),
+        ("sinks", {**cfg.sinks_add, **({"remove": cfg.sinks_remove} if cfg.sinks_remove else {})}, origin("sinks")),
+        ("controls.fixtures", cfg.control_fixtures, origin("controls")),
+        ("controls.functions", cfg.control_functions, origin("controls")),
+        ("controls.loopback", cfg.loopback, origin("controls")),
+        ("integration.markers", cfg.integration_markers, origin("integration")),
+        ("integration.paths", cfg.integration_paths, origin("integration")),
+        ("integration.allow", cfg.integration_allow, origin("integration")),
+    ]
+    if cfg.guard is not None:
+        g = cfg.guard
+        rows += [("guard.function", g.function, origin("guard")), ("guard.bootstrap", g.bootstrap, origin("guard")),
+                 ("guard.production", g.production, origin("guard")), ("guard.exempt", g.exempt, origin("guard"))]
+    else:
+        rows.append(("guard", None, "default (HT4xx inactive)"))
+    return rows
 
 
 def _ini_list(value: str) -> List[str]:

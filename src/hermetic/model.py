@@ -77,3 +77,4 @@ class Report:
     unknown_origins: List[Dict[str, Any]] = field(default_factory=list)
     suppressed: int = 0
     unused_suppressions: List[Dict[str, Any]] = field(default_factory=list)
+    baseline_fixed: Optional[int] = None

@@ -36,11 +36,11 @@ class Project:
     by_rel: Dict[str, SourceFile] = field(default_factory=dict)
 
 
-def _excluded(rel_parts: List[str], spec) -> bool:
+def _excluded(rel_parts: List[str], spec, prefix: List[str] = ()) -> bool:
     if any(p in DEFAULT_EXCLUDES for p in rel_parts):
         return True
     if spec is not None:
-        rel = "/".join(rel_parts)
+        rel = "/".join(list(prefix) + list(rel_parts))
         if spec.match_file(rel) or spec.match_file(rel + "/"):
             return True
     return False
@@ -53,19 +53,17 @@ def _norecurse(name: str, patterns: List[str]) -> bool:
 def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
     """Walk ``root`` (sorted, so the result is stable) and name every Python file."""
     spec = None
+    prefix: List[str] = []
     patterns = list(config.exclude)
     if patterns:
         import pathspec
 
-        base = config.root or root
         # exclude patterns are relative to the configuration file's folder
-        if base != root:
-            try:
-                prefix = root.relative_to(base)
-            except ValueError:
-                prefix = None
-            if prefix is not None and str(prefix) != ".":
-                patterns = [p for p in patterns]
+        base = (config.root or root).resolve()
+        try:
+            prefix = list(root.resolve().relative_to(base).parts)
+        except ValueError:
+            prefix = []
         spec = pathspec.PathSpec.from_lines("gitwildmatch", patterns)
     proj = Project(root=root)
     import_roots = [root / p for p in pytest_cfg.pythonpath]
@@ -78,12 +76,12 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         rel_parts = [] if d == root else list(d.relative_to(root).parts)
         keep = []
         for name in sorted(dirnames):
-            if _excluded(rel_parts + [name], spec) or name.startswith(".") or name == "__pycache__":
+            if _excluded(rel_parts + [name], spec, prefix) or name.startswith(".") or name == "__pycache__":
                 continue
             keep.append(name)
         dirnames[:] = keep
         for name in sorted(filenames):
-            if name.endswith(".py") and not _excluded(rel_parts + [name], spec):
+            if name.endswith(".py") and not _excluded(rel_parts + [name], spec, prefix):
                 paths.append(d / name)
     paths.sort()
     taken = set()

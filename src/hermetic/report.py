@@ -23,6 +23,8 @@ def to_json(report: Report) -> str:
             "unknown_origins": len(report.unknown_origins),
         },
     }
+    if report.baseline_fixed is not None:
+        data["summary"]["baseline_fixed"] = report.baseline_fixed
     return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 

@@ -1,0 +1,105 @@
+"""Configuration discovery and provenance, config errors, --config, baselines."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hermetic.cli import cli
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture
+def quickstart(tmp_path, monkeypatch):
+    dest = tmp_path / "quickstart"
+    shutil.copytree(FIXTURES / "quickstart", dest)
+    (dest / ".git").mkdir()   # the repository root: discovery stops here
+    monkeypatch.chdir(dest)
+    return dest
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_config_prints_values_and_where_they_came_from(quickstart):
+    (quickstart / "hermetic.toml").write_text('fail-on = "warning"\nignore = ["HT104"]\n', encoding="utf-8")
+    res = invoke("config")
+    assert res.exit_code == 0
+    assert "hermetic.toml" in res.output.splitlines()[0]
+    lines = {ln.split(" = ")[0]: ln for ln in res.output.splitlines()[1:]}
+    assert "'warning'" in lines["fail-on"] and "hermetic.toml" in lines["fail-on"]
+    assert "# default" in lines["select"]
+
+
+def test_dot_hermetic_toml_wins_in_its_folder(quickstart):
+    (quickstart / "hermetic.toml").write_text('ignore = ["HT104"]\n', encoding="utf-8")
+    (quickstart / ".hermetic.toml").write_text('ignore = ["HT101"]\n', encoding="utf-8")
+    res = invoke("check", "--format", "json")
+    assert json.loads(res.output)["findings"] == []
+
+
+def test_config_error_suggests_the_key(quickstart):
+    (quickstart / "hermetic.toml").write_text('[controls]\nfixture = ["x"]\n', encoding="utf-8")
+    res = invoke("check")
+    assert res.exit_code == 2
+    assert "hermetic.toml" in res.output and "controls.fixture" in res.output
+    assert "did you mean 'fixtures'" in res.output and "Traceback" not in res.output
+    assert invoke("config").exit_code == 2
+
+
+def test_explicit_config_file(quickstart, tmp_path):
+    other = tmp_path / "strict.toml"
+    other.write_text('select = ["HT2"]\n', encoding="utf-8")
+    res = invoke("check", "--config", str(other), "--format", "json")
+    assert res.exit_code == 0 and json.loads(res.output)["findings"] == []
+    assert invoke("check", "--config", str(tmp_path / "missing.toml")).exit_code == 2
+
+
+def test_baseline_hides_known_findings_and_reports_fixed_ones(quickstart, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    assert invoke("check", "--write-baseline", str(baseline)).exit_code == 1
+    res = invoke("check", "--baseline", str(baseline), "--format", "json")
+    report = json.loads(res.output)
+    assert res.exit_code == 0 and report["findings"] == [] and report["summary"]["baseline_fixed"] == 0
+    # fix the finding: the baseline entry no longer matches and is reported as fixed
+    settings = quickstart / "src" / "newsdesk" / "settings.py"
+    settings.write_text('DB_PATH = ":memory:"\n', encoding="utf-8")
+    res = invoke("check", "--baseline", str(baseline), "--format", "json")
+    out = res.output
+    report = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    assert report["summary"]["baseline_fixed"] == 1 and report["findings"] == []
+    assert "no longer match" in out
+
+
+def test_baseline_survives_unrelated_edits(quickstart, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    invoke("check", "--write-baseline", str(baseline))
+    publish = quickstart / "src" / "newsdesk" / "publish.py"
+    text = publish.read_text(encoding="utf-8")
+    text = text.replace('"""Publishing of scheduled stories."""\n',
+                        '"""Publishing of scheduled stories."""\n\n\ndef unrelated_helper():\n    return 1\n\n')
+    text = text.replace("    flags = sqlite3.connect(", "    # the flag lives in the service database\n    flags = sqlite3.connect(")
+    publish.write_text(text, encoding="utf-8")
+    res = invoke("check", "--baseline", str(baseline), "--format", "json")
+    report = json.loads(res.output)
+    assert report["findings"] == [] and report["summary"]["baseline_fixed"] == 0
+    # the fresh report still has the finding, on another line, with the same fingerprint
+    fresh = json.loads(invoke("check", "--format", "json").output)["findings"]
+    assert fresh[0]["line"] != 9
+    assert fresh[0]["fingerprint"] == json.loads(baseline.read_text(encoding="utf-8"))["findings"][0]["fingerprint"]
+
+
+def test_suppression_on_a_test_def_line_is_for_that_test(quickstart):
+    tests = quickstart / "tests" / "test_publish.py"
+    tests.write_text(tests.read_text(encoding="utf-8").replace(
+        "def test_publishes_the_stories_of_the_day(story_db):",
+        "def test_publishes_the_stories_of_the_day(story_db):  # hermetic: ignore[HT101]") + '''
+
+def test_second(story_db):
+    assert publish_scheduled(story_db, "2031-04-03") == 0
+''', encoding="utf-8")
+    [f] = json.loads(invoke("check", "--format", "json").output)["findings"]
+    assert f["tests"] == ["tests/test_publish.py::test_second"]
