@@ -126,6 +126,9 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
         findings[0].extend(_ht4(runs, ip, runner, config, files_by_module, import_events))
     report.unresolved_calls = [{"path": p, "line": ln, "column": col, "call": text}
                                for (p, ln, col), text in sorted(ip.unresolved.items())]
+    report.calls_seen = len(ip.call_sites)
+    report.sinks_seen = len({(e.path, e.pos) for run in runs for e in run.events} |
+                            {(e.path, e.pos) for e in import_events})
     report.findings, report.unknown_origins = findings
     report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions,
                               {it.node_id: (it.path, it.def_line) for it in items})

@@ -202,6 +202,7 @@ class Interp:
         self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
         self.sweep = False
         self.missed_depth = 0
+        self.call_sites: set = set()   # every call site evaluated for a test (the unresolved ratio's base)
         self.consumed: List[tuple] = []
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)   # (path, line) of import-time env/clock reads a test uses   # > 0 while running code reached through a binding a patch misses
         self.gver = 0   # bumped by every write to module or class state outside import
@@ -1012,6 +1013,8 @@ class Interp:
                 continue
             kwargs[kname] = v
         self._site = (frame.path, tuple(pos))
+        if not self.sweep:
+            self.call_sites.add((frame.path, pos[0], pos[1]))
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,

@@ -78,3 +78,5 @@ class Report:
     suppressed: int = 0
     unused_suppressions: List[Dict[str, Any]] = field(default_factory=list)
     baseline_fixed: Optional[int] = None
+    calls_seen: int = 0     # distinct call sites evaluated for the tests
+    sinks_seen: int = 0     # distinct I/O operations reached

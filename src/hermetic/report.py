@@ -21,6 +21,8 @@ def to_json(report: Report) -> str:
             "findings": len(report.findings),
             "unresolved_calls": len(report.unresolved_calls),
             "unknown_origins": len(report.unknown_origins),
+            "calls": report.calls_seen,
+            "sinks": report.sinks_seen,
         },
     }
     if report.baseline_fixed is not None:
