@@ -172,3 +172,10 @@ def test_rule_explains_a_code():
 def test_version():
     res = run("--version")
     assert "hermetic" in res.output and "0.1.0" in res.output
+
+
+def test_rules_doc_is_generated_from_the_rules():
+    doc = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+    assert run("rule", "--all").output == doc.read_text(encoding="utf-8")
+    for code in ("HT101", "HT106", "HT201", "HT205", "HT301", "HT304", "HT401", "HT403", "HT900"):
+        assert f"## {code} " in doc.read_text(encoding="utf-8")

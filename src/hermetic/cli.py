@@ -143,13 +143,17 @@ def config_cmd(target: str, config_file: Optional[str]) -> None:
 
 
 @cli.command()
-@click.argument("code")
-def rule(code: str) -> None:
+@click.argument("code", required=False)
+@click.option("--all", "all_rules", is_flag=True, help="Every rule, as the Markdown of docs/rules.md.")
+def rule(code: Optional[str], all_rules: bool) -> None:
     """Explain a rule: what it finds, why it matters, an example, the fix."""
-    from .rules import describe
+    from .rules import all_docs, describe
 
+    if all_rules:
+        click.echo(all_docs(), nl=False)
+        return
     try:
-        click.echo(describe(code))
+        click.echo(describe(code or ""))
     except KeyError:
         click.echo(f"hermetic: unknown rule code {code!r}", err=True)
         sys.exit(2)
