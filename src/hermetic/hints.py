@@ -71,14 +71,9 @@ def _env_key(e) -> Optional[str]:
 
 
 def _dotted(e) -> str:
-    parts = []
-    while e[0] == "attr":
-        parts.append(e[2])
-        e = e[1]
-    if e[0] == "name":
-        parts.append(e[1])
-        return ".".join(reversed(parts))
-    return ""
+    from .interp import _decorator_name
+
+    return _decorator_name(e) if e[0] in ("name", "attr") else ""
 
 
 def find_call(node, pos) -> Optional[Any]:

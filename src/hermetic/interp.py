@@ -2234,17 +2234,11 @@ def _decorator_name(d) -> str:
 
 def _is_generator(f: dict) -> bool:
     g = f.get("generator")
-    return _contains_yield(f["body"]) if g is None else g
+    if g is None:
+        from .summary import _contains_yield
 
-
-def _contains_yield(node) -> bool:
-    if isinstance(node, (list, tuple)):
-        if node and node[0] == "yield":
-            return True
-        if node and node[0] in ("def", "class", "lambda"):
-            return False
-        return any(_contains_yield(x) for x in node if isinstance(x, (list, tuple)))
-    return False
+        return _contains_yield(f["body"])
+    return g
 
 
 def _has_inst(loc: Dict[str, V]) -> bool:
