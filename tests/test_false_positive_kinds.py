@@ -334,3 +334,39 @@ def test_teardown_test_restores(tmp_path):
         """,
     })
     assert found == []
+
+
+def test_join_with_an_absolute_part_and_chdir_context_managers(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/files.py": """
+            import contextlib
+            import os
+            ROOT = os.getcwd()
+            def load(name):
+                return open(os.path.join(ROOT, name)).read()
+            @contextlib.contextmanager
+            def work_in(folder):
+                old = os.getcwd()
+                os.chdir(folder)
+                yield
+                os.chdir(old)
+            def listing(folder):
+                with work_in(folder):
+                    return list(os.walk("."))
+        """,
+        "tests/test_files.py": """
+            from pathlib import Path
+            from app import files
+            DATA = Path(__file__).parent / "data"
+            def test_absolute(tmp_path):
+                assert files.load(str(tmp_path / "c.cfg")) is not None
+            def test_relative():
+                assert files.load("c.cfg") is not None
+            def test_listing_shipped():
+                assert files.listing(str(DATA))
+            def test_listing_tmp(tmp_path):
+                assert files.listing(tmp_path)
+        """,
+    })
+    assert found == [("HT102", "src/app/files.py", 6), ("HT201", "src/app/files.py", 4)]

@@ -777,6 +777,8 @@ def _describe_origin(o: Optional[Origin]) -> str:
         return f"{o.expr} (a module constant{loc}{src})"
     if o.kind == "environment":
         return f"the environment variable {o.expr}"
+    if o.kind == "literal" and o.expr[:1] not in ("'", '"'):
+        return f"{o.expr} ({o.value!r}{loc})"
     if o.kind == "literal":
         return f"the literal {o.value!r} in the code{loc}" if not o.in_test else f"the literal {o.value!r}{loc}"
     if o.kind == "project-file":

@@ -202,6 +202,7 @@ class Interp:
         self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
         self.sweep = False
         self.missed_depth = 0
+        self.cm_ctx: List[Optional[Ctx]] = []
         self.call_sites: set = set()   # every call site evaluated for a test (the unresolved ratio's base)
         self.consumed: List[tuple] = []
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)   # (path, line) of import-time env/clock reads a test uses   # > 0 while running code reached through a binding a patch misses
@@ -452,6 +453,13 @@ class Interp:
                 elif a[0] == "fixture" and a[1] == "monkeypatch":
                     if saved_ctx is None:
                         saved_ctx = self.ctx.copy()
+                elif a[0] == "ctxfactory":
+                    if saved_ctx is None:
+                        saved_ctx = self.ctx.copy()
+                    inner = self.cm_ctx[a[2]] if len(a) > 2 and a[2] < len(self.cm_ctx) else None
+                    if inner is not None:
+                        self.ctx = inner.copy()
+                    bound = a[1]
                 elif a[0] == "inst":
                     enter = self.call_method_of(a, enter_name, [], {}, frame)
                     if enter is not None:
@@ -723,7 +731,7 @@ class Interp:
                     return _head(_first_item(right))
                 return left
             if op in ("Add", "Divide", "Modulo"):
-                res = _head(left)
+                res = _head(_join_head([left, right]) if op == "Divide" else left)
                 if op == "Divide":
                     res = res.with_path(left.is_path or right.is_path or _has_path_origin(left))
                 return res
@@ -1203,7 +1211,9 @@ class Interp:
         if _is_generator(f):
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
             if any(_decorator_name(d).endswith("contextmanager") for d, _l in f["decorators"]):
-                ret = of(("ctxfactory", fr.yields))
+                cm_id = len(self.cm_ctx)
+                self.cm_ctx.append(fr.yield_ctx)   # the control state inside the `with` block
+                ret = of(("ctxfactory", fr.yields, cm_id))
         if f["is_async"] and not ret.atoms:
             ret = UNKNOWN_V
         ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
@@ -1314,7 +1324,7 @@ class Interp:
         if d in _PATH_CTORS:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
-            return _head(args[0]).with_path(True)
+            return _head(_join_head(args)).with_path(True)
         if d in _CONTAINER_CTORS and not args:
             return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
         if d in _HEAD_FUNCS:
@@ -1322,6 +1332,8 @@ class Interp:
                 return of(("environ-copy",))
             if not args:
                 return EMPTY
+            if d in ("os.path.join", "posixpath.join"):
+                return _head(_join_head(args)).with_path(False)
             return _head(args[0]).with_path(False)
         if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
             if d == "os.path.expanduser" and args:
@@ -1338,7 +1350,8 @@ class Interp:
         if d in _TEMP_FUNCS:
             return of(Origin("test-value", expr=d), is_path=False)
         if d == "tempfile.gettempdir":
-            return lit("/tmp", frame.path, frame.line, frame.in_test)
+            return of(Origin("literal", expr="tempfile.gettempdir()", path=frame.path, line=frame.line, value="/tmp",
+                             in_test=frame.in_test))
         if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
             return DOUBLE_V
         if d in ("functools.partial", "functools.partialmethod") and args:
@@ -1394,6 +1407,9 @@ class Interp:
             self.ctx.env_all = True
             return EMPTY
         if d.startswith("os.environ."):
+            return EMPTY
+        if d == "os.chdir" and args and not self.import_time:
+            self.ctx.cwd = args[0]
             return EMPTY
         if d in ("importlib.import_module",) and args:
             name = _literal_str(args[0])
@@ -1695,6 +1711,9 @@ class Interp:
             if tmpl.startswith("{") and args:
                 return _head(args[0])
             return base
+        if name in ("upper", "lower", "strip") and _literal_str(base) is not None:
+            text = _literal_str(base)
+            return lit(getattr(text, name)(), frame.path, frame.line, frame.in_test)
         if name in ("strip", "rstrip", "lstrip", "lower", "upper", "replace", "encode", "decode", "rsplit",
                     "split", "removesuffix", "removeprefix", "casefold", "title", "expandtabs", "ljust", "rjust",
                     "__str__", "copy", "get", "mktemp", "getbasetemp"):
@@ -1822,9 +1841,12 @@ class Interp:
 
     def _sink_ctx(self) -> SinkContext:
         cwd_ok = False
+        cwd_origins = None
         if self.ctx.cwd is not None:
-            cwd_ok = all(o.kind == "test-value" for o in self.ctx.cwd.origins()) and any(True for _ in self.ctx.cwd.origins())
-        return SinkContext(cwd_controlled=cwd_ok, fs_fake=self.ctx.fs_fake, loopback=bool(self.p.config.loopback))
+            cwd_origins = tuple(self.ctx.cwd.origins())
+            cwd_ok = bool(cwd_origins) and all(o.kind == "test-value" for o in cwd_origins)
+        return SinkContext(cwd_controlled=cwd_ok, fs_fake=self.ctx.fs_fake, loopback=bool(self.p.config.loopback),
+                           cwd_origins=cwd_origins)
 
     def record_sink(self, spec: SinkSpec, call: str, target: Optional[V], frame: Frame, pos, write=False,
                     lib: str = "", path_method=False) -> V:
@@ -2097,6 +2119,32 @@ def _head(v: V) -> V:
         else:
             out.append(Origin("unknown", expr=a[0]))
     return V(frozenset(out), v.is_path)
+
+
+def _is_absolute(v: V) -> bool:
+    """Every origin of ``v`` is a known absolute path (joining onto it drops what came before)."""
+    if not v.atoms:
+        return False
+    for a in v.atoms:
+        if not isinstance(a, Origin):
+            return False
+        if a.kind in ("test-value", "project-file", "home"):
+            continue
+        if a.kind == "literal" and (a.value or "").startswith("/") and a.expr[:1] in ("'", '"'):
+            continue
+        if a.kind == "module-constant" and a.inner and _is_absolute(V(frozenset(a.inner))):
+            continue
+        return False
+    return True
+
+
+def _join_head(args: List[V]) -> V:
+    """``os.path.join(a, b, c)`` / ``Path(a, b)`` / ``a / b``: the last argument that is a known
+    absolute path replaces everything before it; otherwise the first argument leads."""
+    for x in reversed(args[1:]):
+        if _is_absolute(x):
+            return x
+    return args[0]
 
 
 def _first_item(v: V) -> V:

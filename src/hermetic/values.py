@@ -185,6 +185,12 @@ def _classify_path_literal(text: str, o: Origin, write: bool, ctl: "SinkContext"
     # a working-directory-relative path
     if ctl.cwd_controlled:
         return CONTROLLED
+    if ctl.cwd_origins:
+        # relative to a folder the code changed into: as controlled as that folder
+        inner = SinkContext(fs_fake=ctl.fs_fake, loopback=ctl.loopback)
+        verdicts = {classify(c, "file", write, inner) for c in ctl.cwd_origins}
+        if verdicts == {CONTROLLED}:
+            return CONTROLLED
     if o.in_test and not write:
         return CONTROLLED  # a read of data shipped with the tests (T1)
     return UNCONTROLLED
@@ -197,3 +203,4 @@ class SinkContext:
     cwd_controlled: bool = False
     fs_fake: bool = False
     loopback: bool = False
+    cwd_origins: Optional[Tuple[Origin, ...]] = None   # where the code chdir'ed to, if it did
