@@ -190,8 +190,12 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
             nested = [(s["functions"][q], mod) for q in finalizers if q.startswith(qn + ".<locals>.")]
             if nested:
                 restores |= P.teardown_restores(ip, nested)
+            setup_tests = []
+            if f.get("class") and f["name"] in ("setUp", "setUpClass", "setup_method", "setup_class",
+                                                 "asyncSetUp"):
+                setup_tests = [it.node_id for it in items if it.cls and f["class"] in ip.mro(it.cls)]
             for m in P.scan_function(ip, f, mod, is_fixture, restores, effects):
-                tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ()))
+                tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests
                 out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
 

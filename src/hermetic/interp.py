@@ -203,6 +203,7 @@ class Interp:
         self.sweep = False
         self.missed_depth = 0
         self.cm_ctx: List[Optional[Ctx]] = []
+        self.direct_env: set = set()   # variables the running test sets itself (os.environ[K] = v)
         self.call_sites: set = set()   # every call site evaluated for a test (the unresolved ratio's base)
         self.consumed: List[tuple] = []
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)   # (path, line) of import-time env/clock reads a test uses   # > 0 while running code reached through a binding a patch misses
@@ -508,11 +509,10 @@ class Interp:
             for a in base.refs():
                 if a == ("ext", "os.environ"):
                     kname = _literal_str(key)
-                    if kname is not None and not frame.is_module:
-                        # the test's own os.environ[K] = v controls later reads (S2)
+                    if kname is not None:
+                        # the test's own os.environ[K] = v controls its reads of K (S2)
                         self.ctx.env[kname] = val
-                    elif kname is not None:
-                        self.ctx.env[kname] = val
+                        self.direct_env.add(kname)
         elif k == "tuple":
             seqs = [a[2] for a in val.refs() if a[0] == "seq"]
             for i, sub in enumerate(t[1]):
@@ -996,6 +996,10 @@ class Interp:
         _, fexpr, aexprs, kwexprs, pos = e
         frame.line = pos[0]
         callee = self.eval(fexpr, frame)
+        if self.p.guard_function and any(isinstance(a, tuple) and a[0] == "func" and _dotted_name(a[1]) ==
+                                         self.p.guard_function for a in callee.atoms):
+            self._mark("guard")   # section 5: the guard and the arguments evaluated for it are not reported
+            return EMPTY
         args: List[V] = []
         star = False
         for a in aexprs:
@@ -1155,7 +1159,11 @@ class Interp:
             self._mark("guard")
             return EMPTY   # the guard's own reads are not reported (section 5)
         if self.p.bootstrap and (qn in self.p.bootstrap or _dotted_name(qn) in self.p.bootstrap):
-            self._mark("side")
+            given = list(args) + list(kwargs.values())
+            scratch = given and all(o.kind == "test-value" for v in given for o in v.origins()) and any(
+                True for v in given for _ in v.origins())
+            if not scratch:
+                self._mark("side")
         if self.sweep and len(self.stack) > SWEEP_DEPTH:
             return UNKNOWN_V
         if len(self.stack) > MAX_DEPTH or self.steps > (SWEEP_BUDGET if self.sweep else STEP_BUDGET):
@@ -1385,6 +1393,8 @@ class Interp:
             return EMPTY
         if d == "os.environ.setdefault" or d == "os.putenv":
             key = _literal_str(args[0]) if args else None
+            if key is not None:
+                self.direct_env.add(key)
             if key is not None and len(args) > 1:
                 if d == "os.putenv" or key not in self.ctx.env:
                     self.ctx.env[key] = args[1]

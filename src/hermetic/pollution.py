@@ -39,6 +39,7 @@ class Mutation:
 class Scan:
     mutations: List[Mutation] = field(default_factory=list)
     restores: Set[tuple] = field(default_factory=set)
+    protected: Set[tuple] = field(default_factory=set)   # keys a surrounding patch.dict restores
 
 
 def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
@@ -47,6 +48,9 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
     frame = _frame(ip, mod)
     sc = Scan()
     saved: Set[str] = set()
+    for dexpr, _line in f["decorators"]:
+        if dexpr[0] == "call":
+            sc.protected |= _protected_by(ip, dexpr, frame)
     _walk(ip, f["body"], frame, sc, saved, in_restore=False, is_fixture=is_fixture, effects=effects,
           after_yield=[False])
     restores = sc.restores | teardown_restores
@@ -54,8 +58,22 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
     for m in sc.mutations:
         if m.key in restores or (m.key[0] == "env" and ("env", "*") in restores):
             continue
+        if m.key[0] == "patcher" and ("patcher", "*") in restores:
+            continue
         out.append(m)
     return out
+
+
+def _protected_by(ip, call, frame) -> Set[tuple]:
+    """``patch.dict(os.environ, ...)`` / ``patch.dict(mod.CONTAINER)`` restore what is changed inside."""
+    names = _ext(_resolve(ip, call[1], frame))
+    if not any(n.startswith("unittest.mock.patch.dict") or n.endswith("patch.dict") for n in names) or not call[2]:
+        return set()
+    target = call[2][0]
+    if "os.environ" in _ext(_resolve(ip, target, frame)) or (target[0] == "lit" and target[1] == "os.environ"):
+        return {("env", "*")}
+    g = _project_global(ip, target, frame)
+    return {("glob",) + g} if g is not None else set()
 
 
 def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation]:
@@ -102,6 +120,9 @@ def function_effects(ip: I.Interp) -> Dict[str, Set[tuple]]:
                     elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in g and t[1][1] not in _locals(f) \
                             and _is_container(g[t[1][1]]):
                         keys.add(("glob", mod, t[1][1]))
+            elif st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and \
+                    st[1][1][2] in ("insert", "append", "extend") and I._decorator_name(st[1][1][1]) == "sys.path":
+                keys.add(("syspath",))
             elif st[0] == "expr" and st[1][0] == "call":
                 fn = st[1][1]
                 if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" and fn[1][1] in g \
@@ -158,7 +179,10 @@ def _resolve(ip: I.Interp, e, frame: I.Frame) -> V:
     if e[0] == "name":
         if e[1] in frame.locals:
             return frame.locals[e[1]]
-        return ip.globals.get(frame.module, {}).get(e[1], I.EMPTY)
+        g = ip.globals.get(frame.module, {})
+        if e[1] in g:
+            return g[e[1]]
+        return I.of(("ext", f"builtins.{e[1]}")) if e[1] in I._BUILTINS else I.EMPTY
     if e[0] == "attr":
         base = _resolve(ip, e[1], frame)
         out = I.EMPTY
@@ -200,6 +224,8 @@ def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixt
         if k == "assign":
             for t in st[1]:
                 _assign(ip, t, st[2], st, frame, sc, saved, restoring)
+            if st[2][0] == "call":
+                _call(ip, st[2], frame, sc, saved, restoring, effects)
             if _is_env_read(ip, st[2], frame) or st[2][0] in ("name", "attr", "call", "seq", "sub"):
                 for t in st[1]:
                     if t[0] == "name":
@@ -231,10 +257,14 @@ def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixt
             _walk(ip, st[3], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
             _walk(ip, st[4], frame, sc, saved, True, is_fixture, effects, after_yield)
         elif k == "with":
+            added: Set[tuple] = set()
             for item, _t in st[1]:
                 if item[0] == "call":
                     _call(ip, item, frame, sc, saved, restoring, effects, as_context=True)
+                    added |= _protected_by(ip, item, frame) - sc.protected
+            sc.protected |= added
             _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            sc.protected -= added
         elif k == "return" and st[1] is not None and st[1][0] == "call":
             _call(ip, st[1], frame, sc, saved, restoring, effects)
 
@@ -244,6 +274,8 @@ def _is_env_read(ip, e, frame) -> bool:
 
 
 def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
+    if m.key in sc.protected or (m.key[0] == "env" and ("env", "*") in sc.protected):
+        return
     if restoring and m.code != "HT301":   # a reload is never a restore
         if m.restore_like:
             sc.restores.add(m.key)
@@ -254,7 +286,8 @@ def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
 def _assign(ip, t, value, st, frame, sc, saved, restoring) -> None:
     line = st[3]
     pos = (line, 1, line, 1)
-    value_saved = value[0] == "name" and value[1] in saved or value[0] in ("sub", "call") and restoring
+    value_saved = value[0] == "name" and value[1] in saved or value[0] in ("sub", "call") and restoring or (
+        restoring and value[0] in ("name", "attr"))
     if t[0] == "sub":
         base = _resolve(ip, t[1], frame)
         ext = _ext(base)
@@ -396,8 +429,12 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
     for a in callee.refs():
         if a[0] == "func" and a[1] in effects:
             for key in sorted(effects[a[1]]):
-                _add(sc, Mutation("HT303", key, pos, f"{I._dotted_name(a[1])}() changes {key[1]}.{key[2]}"),
-                     restoring)
+                if restoring:
+                    sc.restores.add(key)
+                    continue
+                code = "HT304" if key[0] == "syspath" else "HT303"
+                what = "sys.path" if key[0] == "syspath" else f"{key[1]}.{key[2]}"
+                _add(sc, Mutation(code, key, pos, f"{I._dotted_name(a[1])}() changes {what}"), restoring)
             return
 
 

@@ -7,10 +7,9 @@ dependants, nearest definition of a name wins), decorators' substitutes, then th
 from __future__ import annotations
 
 import fnmatch
-import itertools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set
 
 from . import interp as I
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of, union
@@ -210,6 +209,7 @@ class Runner:
         ip.misses = []
         ip.consumed = []
         ip.marks = []
+        ip.direct_env = set()
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         ip.steps = 0
@@ -344,6 +344,12 @@ class Runner:
                                      self_atom=self_atom)
         ip.stack = []
         events = [e for e in ip.events if not e.import_time]
+        if ip.direct_env:
+            # S2: a variable the test sets itself (directly; that write is HT302) is controlled,
+            # also for the reads that save its old value first
+            for e in events:
+                if e.category == "env" and e.verdict == I.UNCONTROLLED and e.target in ip.direct_env:
+                    e.verdict = I.CONTROLLED
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
         run = TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks))

@@ -1,0 +1,121 @@
+"""HT302: os.environ / os.putenv / os.unsetenv mutated without restore (fixture ht302-environ).
+
+Fires at the mutation: item assignment, ``pop``, ``update`` in a fixture, ``setdefault`` in
+``setUp``, ``putenv``, ``unsetenv``, a ``finally`` that restores a different variable, a ``finally``
+that sets a new value instead of the saved one. Silent: monkeypatch ``setenv`` / ``delenv``,
+``patch.dict(os.environ)`` (context manager, decorator with ``clear=True``, ``start()`` +
+``addCleanup(patcher.stop)``) and writes inside it, ``try/finally`` and fixture code after ``yield``
+that put back the saved value, ``tearDown``, a copy of the environment, conftest module level
+(session configuration), and a module-scoped autouse fixture that snapshots and restores the
+environment (issue 4). The save read before a direct write is controlled by that write (S2).
+"""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
+                     describe, line_of, params)
+
+FIX = "ht302-environ"
+TL = "tests/test_leaks.py"
+TR = "tests/test_restored.py"
+CF = "tests/conftest.py"
+
+TOOL_NO_TESTS = "tool: HT302 in setUp reported with an empty tests list (contract section 8)"
+TOOL_PATCH_DICT = ("tool: a write inside an active patch.dict(os.environ) is reported as HT302, but patch.dict "
+                   "restores the whole mapping on exit (contract HT302: 'without restore')")
+TOOL_SAVE_READ = ("tool: the save read `saved = os.environ.get(K)` is HT103 although the test (fixture, setUp) "
+                  "sets K by its own direct os.environ[K] = v (contract S2: controlled)")
+TOOL_SNAPSHOT = ("tool: a write under a module-scoped autouse fixture that snapshots and restores os.environ is "
+                 "HT302 (issue 4: the snapshot covers every test under it; contract HT302: 'without restore')")
+
+EXPECTED = [
+    Expect("item-assignment", "HT302", TL, 'os.environ["DEPLOY_REGION"] = "us"'),
+    Expect("pop", "HT302", TL, 'os.environ.pop("DEPLOY_TOKEN", None)'),
+    Expect("update-in-fixture", "HT302", CF, 'os.environ.update({"DEPLOY_TIER": "canary"})'),
+    Expect("putenv", "HT302", TL, 'os.putenv("DEPLOY_TRACE", "1")'),
+    Expect("unsetenv", "HT302", TL, 'os.unsetenv("DEPLOY_TRACE")'),
+    Expect("setdefault-in-setUp", "HT302", TL, 'os.environ.setdefault("DEPLOY_TIER", "standard")'),
+    Expect("finally-restores-other-variable", "HT302", TL, 'os.environ["DEPLOY_TIER"] = "spot"'),
+    Expect("finally-sets-new-value", "HT302", TL, 'os.environ["DEPLOY_REGION"] = "ap"'),
+]
+# may be reported or not: the finally's own write leaves a value of its own
+OPTIONAL = [
+    Expect("finally-new-value-write", "HT302", TL, 'os.environ["DEPLOY_REGION"] = "eu"'),
+]
+
+LISTED = [
+    ("item-assignment", TL, 'os.environ["DEPLOY_REGION"] = "us"', [TL + "::test_region_from_direct_write"], ""),
+    ("update-in-fixture", CF, "os.environ.update(", [TL + "::test_tier_from_leaking_fixture"], ""),
+    ("setdefault-in-setUp", TL, "os.environ.setdefault(", [TL + "::TestDefaultTier::test_label"], ""),
+    ("finally-sets-new-value", TL, 'os.environ["DEPLOY_REGION"] = "ap"', [TL + "::test_finally_sets_a_new_value"], ""),
+]
+
+SILENT = [
+    Silent("setenv", TR, 'monkeypatch.setenv("DEPLOY_REGION", "us")', "restored by monkeypatch"),
+    Silent("delenv", TR, 'monkeypatch.delenv("DEPLOY_REGION"', "restored by monkeypatch"),
+    Silent("patch-dict-context", TR, 'mock.patch.dict(os.environ, {"DEPLOY_REGION": "sa"})', "undone on exit"),
+    Silent("write-inside-patch-dict", TR, 'os.environ["DEPLOY_REGION"] = "af"',
+           "patch.dict restores the whole mapping on exit"),
+    Silent("write-under-patch-dict-decorator", TR, 'os.environ["DEPLOY_TIER"] = "edge"',
+           "the decorator's patch.dict (clear=True) restores the whole mapping"),
+    Silent("try-finally-write", TR, 'os.environ["DEPLOY_REGION"] = "cn"', "the finally puts back the saved value"),
+    Silent("try-finally-save-read", TR, 'saved = os.environ.get("DEPLOY_REGION")',
+           "S2: the test sets DEPLOY_REGION itself"),
+    Silent("try-finally-restore", TR, 'os.environ["DEPLOY_REGION"] = saved', "the restore itself"),
+    Silent("yield-fixture-write", CF, 'os.environ["DEPLOY_TIER"] = "batch"', "restored after yield"),
+    Silent("yield-fixture-save-read", CF, 'old = os.environ.get("DEPLOY_TIER")',
+           "S2: the fixture sets DEPLOY_TIER itself"),
+    Silent("patcher-start-addCleanup", TR, "patcher.start()", "stopped through addCleanup"),
+    Silent("tearDown-write", TR, 'os.environ["DEPLOY_REGION"] = "oc"', "tearDown puts back the saved value"),
+    Silent("setUp-save-read", TR, 'self._saved_region = os.environ.get("DEPLOY_REGION")',
+           "S2: setUp sets DEPLOY_REGION itself"),
+    Silent("different-variable-save-read", TL, 'saved_region = os.environ.get("DEPLOY_REGION")',
+           "S2: the test writes DEPLOY_REGION itself (in the finally)"),
+    Silent("read-after-own-write", TL, 'config.tier_label(os.environ["DEPLOY_TIER"])',
+           "S2: the test set DEPLOY_TIER itself"),
+    Silent("copy-of-environ", TR, 'env["DEPLOY_REGION"] = "us"', "a copy, not os.environ"),
+    Silent("environ-copy-read", TR, "env = os.environ.copy()", "a snapshot, no variable read"),
+    Silent("conftest-module-level", CF, 'os.environ.setdefault("DEPLOY_STAGE", "test")',
+           "conftest module level is session configuration, not pollution"),
+    Silent("module-snapshot-fixture", "tests/isolated/test_snapshot.py", 'os.environ["DEPLOY_TIER"] = "isolated"',
+           "a module-scoped autouse fixture snapshots and restores os.environ", xfail=TOOL_SNAPSHOT),
+    Silent("snapshot-restore", "tests/isolated/conftest.py", "os.environ.clear()", "the snapshot restore itself"),
+    Silent("call-time-read", "src/deploy/config.py", 'os.environ.get("DEPLOY_REGION", "eu")',
+           "S2: every test reaching it sets DEPLOY_REGION (direct write, setenv, delenv, patch.dict)"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+def _listed_params():
+    return [pytest.param(*item[1:4], id=item[0],
+                         marks=[pytest.mark.xfail(strict=True, reason=item[4])] if item[4] else [])
+            for item in LISTED]
+
+
+@pytest.mark.parametrize("path,snippet,tests", _listed_params())
+def test_lists_the_affected_tests(findings, path, snippet, tests):
+    hits = at(findings, path, line_of(FIX, path, snippet), "HT302")
+    assert len(hits) == 1, describe(findings)
+    assert sorted(hits[0].tests) == sorted(tests), hits[0].tests
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_nothing_else(findings):
+    """Labels are exhaustive, except the HT103 save reads the tool reports (xfailed above)."""
+    save_reads = [s for s in SILENT if s.xfail == TOOL_SAVE_READ]
+    lines = {(s.path, line_of(FIX, s.path, s.snippet)) for s in save_reads}
+    rest = [f for f in findings if not (f.code == "HT103" and (f.path, f.line) in lines)]
+    assert_nothing_else(FIX, rest, EXPECTED + OPTIONAL
+                        + [Expect("snap", "HT302", s.path, s.snippet) for s in SILENT if s.xfail])

@@ -1,0 +1,139 @@
+"""HT303: module-level state of a project module changed without restore (fixture ht303-module-state).
+
+Fires at the statement in the test or fixture: ``mod.NAME = ...``, ``setattr(mod, ...)``,
+``mod.REGISTRY[k] = v``, ``del mod.REGISTRY[k]``, ``.append/.extend/.update/.add/.pop/.clear/
+.setdefault`` on a module container, in ``setUp`` without a tear-down, in a fixture; through a
+project function the test or fixture calls (``registry.register("shout", ...)``), anchored at that
+call; a ``finally`` that restores a different variable; a ``finally`` (or code after ``yield``) that
+sets a new value instead of the saved one. Silent: monkeypatch ``setattr`` / ``setitem`` /
+``delitem``, ``patch.object`` (context manager, decorator, ``start()`` + ``addCleanup``),
+``patch.dict`` and a registration inside it, ``try/finally`` and code after ``yield`` that put back
+the saved value, ``tearDown``, a local copy, an instance's own attribute, a read, conftest module
+level (session configuration), the project's own import-time registration.
+"""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
+                     describe, line_of, params)
+
+FIX = "ht303-module-state"
+TL = "tests/test_leaks.py"
+TR = "tests/test_restored.py"
+CF = "tests/conftest.py"
+
+TOOL_SETATTR = "tool: setattr(module, \"NAME\", value) in a test is not reported"
+TOOL_NO_TESTS = "tool: HT303 in setUp reported with an empty tests list (contract section 8)"
+TOOL_PATCH_DICT = ("tool: registry.register() inside an active patch.dict(registry.RUNNERS) is HT303, "
+                   "but patch.dict restores the whole mapping on exit (contract HT303: 'without restore')")
+TOOL_TEARDOWN = ("tool: a module attribute / container put back in tearDown from a value saved on self in "
+                 "setUp is still HT303 (contract HT303: 'without restore'; issue 4 lists tearDown)")
+TOOL_FIXTURE_RESTORE = ("tool: a fixture that saves RUNNERS.get(k), registers, and after yield puts the saved "
+                        "runner back (or unregisters) is still HT303 at the register call")
+
+EXPECTED = [
+    Expect("attribute-assignment", "HT303", TL, "settings.RETRIES = 0"),
+    Expect("setattr-builtin", "HT303", TL, 'setattr(settings, "RETRIES", 1)'),
+    Expect("item-assignment", "HT303", TL, 'registry.RUNNERS["shout"] = shout'),
+    Expect("append", "HT303", TL, "registry.HOOKS.append(print)"),
+    Expect("extend", "HT303", TL, 'settings.QUEUES.extend(["bulk"])'),
+    Expect("add", "HT303", TL, 'settings.FEATURES.add("beta")'),
+    Expect("update", "HT303", TL, 'registry.RUNNERS.update({"loud": shout})'),
+    Expect("setdefault", "HT303", TL, 'registry.RUNNERS.setdefault("quiet", str.lower)'),
+    Expect("pop", "HT303", TL, 'registry.RUNNERS.pop("upper")'),
+    Expect("clear", "HT303", TL, "registry.HOOKS.clear()"),
+    Expect("del-item", "HT303", TL, 'del registry.RUNNERS["echo"]'),
+    Expect("project-function-in-test", "HT303", TL, 'registry.register("shout", shout)'),
+    Expect("project-function-in-fixture", "HT303", CF, "registry.add_hook(seen.append)"),
+    Expect("fixture-puts-back-new-value", "HT303", CF, "settings.RETRIES = 0"),
+    Expect("finally-restores-other-variable", "HT303", TL, "settings.TIMEOUT = 5"),
+    Expect("finally-sets-new-value", "HT303", TL, "settings.RETRIES = 7"),
+    Expect("setUp-without-teardown", "HT303", TL, 'settings.QUEUES.append("priority")'),
+]
+OPTIONAL = [
+    # the writes that put back a literal instead of the saved value leave a state of their own
+    Expect("finally-new-value-write", "HT303", TL, "settings.RETRIES = 3"),
+    Expect("fixture-new-value-write", "HT303", CF, "settings.RETRIES = 3"),
+]
+
+LISTED = [
+    ("attribute-assignment", TL, "settings.RETRIES = 0", [TL + "::test_no_retries"], ""),
+    ("project-function-in-test", TL, 'registry.register("shout", shout)',
+     [TL + "::test_register_through_project_function"], ""),
+    ("project-function-in-fixture", CF, "registry.add_hook(seen.append)", [TL + "::test_hook_from_leaking_fixture"], ""),
+    ("fixture-puts-back-new-value", CF, "settings.RETRIES = 0", [TL + "::test_fixture_puts_back_a_new_value"], ""),
+    ("setUp-without-teardown", TL, 'settings.QUEUES.append("priority")', [TL + "::TestSetUpLeaks::test_priority_queue"],
+     ""),
+]
+
+SILENT = [
+    Silent("monkeypatch-setattr", TR, 'monkeypatch.setattr(settings, "RETRIES", 0)', "restored by monkeypatch"),
+    Silent("monkeypatch-dotted", TR, 'monkeypatch.setattr("jobs.settings.RETRIES", 4)', "restored by monkeypatch"),
+    Silent("monkeypatch-setitem", TR, 'monkeypatch.setitem(registry.RUNNERS, "shout", shout)', "restored"),
+    Silent("monkeypatch-delitem", TR, 'monkeypatch.delitem(registry.RUNNERS, "upper")', "restored"),
+    Silent("patch-object-context", TR, 'mock.patch.object(settings, "RETRIES", 2)', "undone on exit"),
+    Silent("patch-object-decorator", TR, '@mock.patch.object(settings, "RETRIES", 5)', "undone after the test"),
+    Silent("patch-dict", TR, 'mock.patch.dict(registry.RUNNERS, {"shout": shout})', "undone on exit"),
+    Silent("register-inside-patch-dict", TR, 'registry.register("loud", shout)',
+           "patch.dict(registry.RUNNERS) restores the whole mapping on exit"),
+    Silent("try-finally-write", TR, "settings.RETRIES = 9", "the finally puts back the saved value"),
+    Silent("try-finally-restore", TR, "settings.RETRIES = saved", "the restore itself"),
+    Silent("yield-fixture-write", CF, "settings.TIMEOUT = 1", "put back after yield"),
+    Silent("yield-fixture-restore", CF, "settings.TIMEOUT = old", "the restore itself"),
+    Silent("yield-fixture-project-function", CF, 'registry.register("reverse", _reverse)',
+           "the saved runner is put back (or the new one unregistered) after yield"),
+    Silent("patcher-start-addCleanup", TR, "patcher.start()", "stopped through addCleanup"),
+    Silent("tearDown-container", TR, 'settings.QUEUES.append("nightly")', "tearDown puts the saved list back",),
+    Silent("tearDown-attribute", TR, "settings.TIMEOUT = 2", "tearDown puts the saved value back",),
+    Silent("local-copy", TR, 'queues.append("bulk")', "a local copy, not the module's list"),
+    Silent("instance-method", TR, 'mine.add("shout", shout)', "an instance's own attribute, not module state"),
+    Silent("instance-item", TR, 'mine.items["loud"] = shout', "an instance's own attribute"),
+    Silent("read-only", TR, 'registry.RUNNERS.get("echo")', "a read"),
+    Silent("conftest-module-level", CF, 'registry.register("noop", lambda payload: None)',
+           "conftest module level is session configuration"),
+    Silent("import-time-registration", "src/jobs/builtin.py", 'registry.register("echo", echo)',
+           "the project's own import-time registration"),
+    Silent("project-function-body", "src/jobs/registry.py", "RUNNERS[name] = runner",
+           "anchored at the test's call, not inside the project function"),
+    Silent("project-hook-body", "src/jobs/registry.py", "HOOKS.append(hook)", "anchored at the fixture's call"),
+    Silent("save-before-other-variable", TL, "saved = settings.RETRIES", "a read"),
+    Silent("restore-of-other-variable", TL, "settings.RETRIES = saved", "puts back a value it never changed"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+def _listed_params():
+    return [pytest.param(*item[1:4], id=item[0],
+                         marks=[pytest.mark.xfail(strict=True, reason=item[4])] if item[4] else [])
+            for item in LISTED]
+
+
+@pytest.mark.parametrize("path,snippet,tests", _listed_params())
+def test_lists_the_affected_tests(findings, path, snippet, tests):
+    hits = at(findings, path, line_of(FIX, path, snippet), "HT303")
+    assert len(hits) == 1, describe(findings)
+    assert sorted(hits[0].tests) == sorted(tests), hits[0].tests
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_project_function_message_names_the_container(findings):
+    [found] = at(findings, TL, line_of(FIX, TL, 'registry.register("shout", shout)'), "HT303")
+    assert "RUNNERS" in found.message, found.message
+
+
+def test_nothing_else(findings):
+    """Labels are exhaustive (the silent forms the tool reports are xfailed above, one by one)."""
+    known = [Expect("x", "HT303", s.path, s.snippet) for s in SILENT if s.xfail]
+    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL + known)

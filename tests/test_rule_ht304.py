@@ -1,0 +1,130 @@
+"""HT304: other process-wide state changed without restore (fixture ht304-process-state).
+
+Fires at the statement: ``sys.path.insert`` in a test and ``sys.path.append`` in a fixture,
+``sys.modules[...] = ...``, ``del sys.modules[...]``, ``os.chdir`` in a fixture, ``os.umask``,
+``patch(...).start()`` with no stop (in a test, in ``setUp``), a project function the test calls
+that inserts into ``sys.path`` (anchored at the test's call), a filled ``lru_cache`` of an I/O
+function never cleared (at the test's call), a test module's module-level ``sys.path.insert``, a
+``finally`` that restores a different thing, a ``finally`` that changes to a new directory.
+Silent: monkeypatch ``syspath_prepend`` / ``chdir`` / ``setitem``, ``patch.dict(sys.modules)``,
+``try/finally`` putting back the entry or the saved directory, a fixture that puts the old umask
+back after ``yield``, ``cache_clear()`` in a fixture or a ``finally``, an ``lru_cache`` of a pure
+function, ``patch.stopall()`` after ``yield`` or in ``tearDown``, ``start()`` + ``addCleanup(stop)``,
+``tearDown`` removing the entry, ``catch_warnings``, a copy of ``sys.path``, conftest module level.
+"""
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
+                     describe, line_of, params)
+
+FIX = "ht304-process-state"
+TL = "tests/test_leaks.py"
+TR = "tests/test_restored.py"
+CF = "tests/conftest.py"
+
+TOOL_PROJECT_FN = ("tool: sys.path.insert inside a project function the test calls (loader.add_plugin_dir) "
+                   "is not reported (contract HT304: 'also through a project function the test calls, "
+                   "anchored at the test's call')")
+TOOL_LRU = ("tool: a test that fills the lru_cache of an I/O function (catalog.load_catalog reads a file) and "
+            "never clears it is not reported (contract HT304: 'a filled lru_cache of an I/O function')")
+TOOL_NO_TESTS = "tool: HT304 in setUp reported with an empty tests list (contract section 8)"
+TOOL_STOPALL = ("tool: patch(...).start() in setUp with mock.patch.stopall() in tearDown is HT304 "
+                "(contract: 'patch(...).start() with no stop'; issue 4 names patch.stopall as a stop)")
+
+EXPECTED = [
+    Expect("sys-path-insert-in-test", "HT304", TL, 'sys.path.insert(0, str(tmp_path / "plugins"))'),
+    Expect("sys-path-append-in-fixture", "HT304", CF, "sys.path.append(str(tmp_path))"),
+    Expect("sys-modules-set", "HT304", TL, 'sys.modules["toolkit_fake"] = types.ModuleType'),
+    Expect("sys-modules-del", "HT304", TL, 'del sys.modules["toolkit.loader"]'),
+    Expect("chdir-in-fixture", "HT304", CF, "os.chdir(tmp_path)"),
+    Expect("umask", "HT304", TL, "os.umask(0o027)"),
+    Expect("patch-start-no-stop", "HT304", TL, 'mock.patch("toolkit.loader.plugin_dirs", return_value=["x/plugins"]).start()'),
+    Expect("patch-start-in-setUp", "HT304", TL, "self.patcher.start()"),
+    Expect("test-module-level-sys-path", "HT304", TL, 'sys.path.insert(0, str(Path(__file__).parent / "plugins"))'),
+    Expect("finally-restores-other-thing", "HT304", TL, "os.chdir(tmp_path)  # work in the scratch folder"),
+    Expect("finally-changes-to-new-directory", "HT304", TL, 'os.chdir(tmp_path / "..")'),
+    Expect("project-function", "HT304", TL, 'loader.add_plugin_dir(tmp_path / "plugins")'),
+    Expect("lru-cache-filled", "HT304", TL, "catalog.load_catalog(str(path))", xfail=TOOL_LRU),
+]
+OPTIONAL = [
+    Expect("finally-new-directory-write", "HT304", TL, "os.chdir(tmp_path)  # not where the test started"),
+]
+
+LISTED = [
+    ("sys-path-insert-in-test", TL, 'sys.path.insert(0, str(tmp_path / "plugins"))', [TL + "::test_plugin_dir_inserted"], ""),
+    ("chdir-in-fixture", CF, "os.chdir(tmp_path)", [TL + "::test_cwd_from_leaking_fixture"], ""),
+    ("patch-start-in-setUp", TL, "self.patcher.start()", [TL + "::TestPatcherWithoutStop::test_installed"],
+     ""),
+]
+
+SILENT = [
+    Silent("syspath-prepend", TR, "monkeypatch.syspath_prepend(", "restored by monkeypatch"),
+    Silent("monkeypatch-chdir", TR, "monkeypatch.chdir(tmp_path)", "restored by monkeypatch"),
+    Silent("monkeypatch-setitem-sys-modules", TR, "monkeypatch.setitem(sys.modules,", "restored by monkeypatch"),
+    Silent("patch-dict-sys-modules", TR, "mock.patch.dict(sys.modules,", "undone on exit"),
+    Silent("try-finally-sys-path", TR, "sys.path.insert(0, entry)", "the finally removes the entry"),
+    Silent("try-finally-sys-path-restore", TR, "sys.path.remove(entry)", "the restore itself"),
+    Silent("try-finally-chdir", TR, "os.chdir(tmp_path)", "the finally changes back to the saved directory"),
+    Silent("try-finally-chdir-restore", TR, "os.chdir(previous)", "the restore itself"),
+    Silent("getcwd", TR, "previous = os.getcwd()", "a read"),
+    Silent("umask-fixture", CF, "old = os.umask(0o077)", "the old umask is put back after yield"),
+    Silent("umask-fixture-restore", CF, "os.umask(old)", "the restore itself"),
+    Silent("lru-cache-cleared-by-fixture", TR, 'fresh_catalog(str(path)) == ["gamma"]', "the fixture clears the cache"),
+    Silent("lru-cache-cleared-in-finally", TR, 'catalog.load_catalog(str(path)) == ["delta"]', "cleared in finally"),
+    Silent("lru-cache-pure-function", TR, 'catalog.parse_version("1.2.3")', "a cache of a pure function"),
+    Silent("patch-stopall-after-yield", CF, 'mock.patch("toolkit.loader.plugin_dirs", return_value=[]).start()',
+           "stopped by patch.stopall() after yield"),
+    Silent("patch-stopall-in-tearDown", TR, 'mock.patch("toolkit.loader.plugin_dirs", return_value=["y/plugins"]).start()',
+           "stopped by patch.stopall() in tearDown"),
+    Silent("patcher-start-addCleanup", TR, "patcher.start()", "stopped through addCleanup"),
+    Silent("tearDown-removes-entry", TR, "sys.path.append(self.entry)", "tearDown removes it"),
+    Silent("catch-warnings", TR, 'warnings.simplefilter("ignore")', "inside catch_warnings"),
+    Silent("copy-of-sys-path", TR, 'paths.insert(0, "elsewhere/plugins")', "a copy, not sys.path"),
+    Silent("conftest-module-level", CF, 'sys.path.insert(0, str(Path(__file__).parent / "plugins"))',
+           "conftest module level is session configuration"),
+    Silent("project-function-body", "src/toolkit/loader.py", "sys.path.insert(0, str(path))",
+           "anchored at the test's call, not in the project function"),
+    Silent("sys-path-read", "src/toolkit/loader.py", "for entry in sys.path", "a read"),
+    Silent("catalog-read-on-tmp", "src/toolkit/catalog.py", "Path(path).read_text", "the tests pass tmp_path files"),
+    Silent("restore-of-other-thing", TL, "sys.path[:] = saved_path", "puts back what it never changed"),
+]
+
+
+@pytest.fixture(scope="module")
+def findings(checked):
+    return checked(FIX)
+
+
+@pytest.mark.parametrize("exp", params(EXPECTED))
+def test_reported(findings, exp):
+    assert_reported(FIX, findings, exp)
+
+
+def _listed_params():
+    return [pytest.param(*item[1:4], id=item[0],
+                         marks=[pytest.mark.xfail(strict=True, reason=item[4])] if item[4] else [])
+            for item in LISTED]
+
+
+@pytest.mark.parametrize("path,snippet,tests", _listed_params())
+def test_lists_the_affected_tests(findings, path, snippet, tests):
+    hits = at(findings, path, line_of(FIX, path, snippet), "HT304")
+    assert len(hits) == 1, describe(findings)
+    assert sorted(hits[0].tests) == sorted(tests), hits[0].tests
+
+
+def test_module_level_insert_lists_the_module_tests(findings):
+    """A test module's module level runs at collection: the module's own tests are affected."""
+    snippet = 'sys.path.insert(0, str(Path(__file__).parent / "plugins"))'
+    [found] = at(findings, TL, line_of(FIX, TL, snippet), "HT304")
+    assert TL + "::test_umask_tightened" in found.tests, found.tests
+
+
+@pytest.mark.parametrize("near", params(SILENT))
+def test_silent(findings, near):
+    assert_silent(FIX, findings, near)
+
+
+def test_nothing_else(findings):
+    known = [Expect("x", "HT304", s.path, s.snippet) for s in SILENT if s.xfail]
+    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL + known)

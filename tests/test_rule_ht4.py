@@ -1,0 +1,228 @@
+"""HT401-HT403 and HT900 for HT4xx: the production-guard wiring check (contract section 5).
+
+ht4-guard: guard ``tests.support.refuse_production``, bootstrap entries ``ledger.bootstrap`` (a
+module) and ``ledger.db.connect`` (a function), an exemption table. Silent: the guard first in
+the body, through a helper, in a fixture, in a fixture requested (or depended on, or autouse)
+before the database fixture, in a conftest ``pytest_configure`` hook or at conftest module level;
+an exempt test; a scratch ``tmp_path`` database (through the bootstrap function or a direct
+``sqlite3.connect``); ``:memory:``; an import of the module that holds a bootstrap function; the
+guard's own reads and the arguments evaluated for its call. HT401 at the ``def`` line (also when
+decorated); HT402 at the first side effect (one per test): in the body, in a fixture, a
+session-scoped fixture that runs before a function-scoped guard, a module-level bootstrap import
+before a fixture guard. An inline suppression of HT4xx is HT900 and does not suppress.
+
+ht4-production-name: production names matched after normalising case and surrounding whitespace,
+against the whole database part of a URL (also with a query string), ``dbname=``, or the file
+stem; near misses ``shipping_prod_archive``, a production name as the host, ``carrier_lively``,
+``warehouse_backup``, a folder named warehouse, an unreached connection, a label no connection uses.
+"""
+import re
+
+import pytest
+
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
+                     copy_fixture, describe, line_of, listed_at, params)
+from hermetic.check import run_check
+
+G = "ht4-guard"
+TG = "tests/test_guarded.py"
+TU = "tests/test_unguarded.py"
+CF = "tests/conftest.py"
+DB = "src/ledger/db.py"
+
+TOOL_SCRATCH = ("tool: a test whose only database is a tmp_path scratch database opened through the bootstrap "
+                "function (fixture scratch_db) is HT401 (contract section 5: 'A scratch database under tmp_path "
+                "does not count')")
+TOOL_SCOPE = ("tool: a session-scoped fixture that connects runs before the function-scoped guard fixture the test "
+              "requested first, but no HT402 is reported (contract section 5: set-up order, higher scope first)")
+TOOL_GUARD_ARGS = ("tool: the environment read evaluated as the guard call's argument is HT103 (contract section 5: "
+                   "'the arguments evaluated for its call are not reported')")
+
+GUARD_EXPECTED = [
+    Expect("never-guard", "HT401", TU, "def test_monthly_report():", tests=[TU + "::test_monthly_report"]),
+    Expect("never-guard-decorated", "HT401", TU, "def test_audit_events(event):", tests=[TU + "::test_audit_events"]),
+    Expect("never-guard-suppressed-inline", "HT401", TU, "def test_suppressed_inline():",
+           tests=[TU + "::test_suppressed_inline"]),
+    Expect("too-late-in-body", "HT402", TU, "total = reports.monthly_total()", tests=[TU + "::test_guard_too_late"]),
+    Expect("too-late-connection-sink", "HT402", TU, 'audit.record("start")', tests=[TU + "::test_audit_before_guard"]),
+    Expect("too-late-in-fixture", "HT402", CF, "conn = db.connect()  # before its guard",
+           tests=[TU + "::test_late_fixture"]),
+    Expect("db-fixture-requested-before-guard", "HT402", CF, "conn = db.connect()  # no guard of its own",
+           tests=[TU + "::test_db_fixture_requested_before_guard"]),
+    Expect("session-fixture-before-function-guard", "HT402", CF, "# one connection for the whole session",
+           tests=[TU + "::test_session_fixture_runs_before_function_guard"], xfail=TOOL_SCOPE),
+    Expect("module-import-before-fixture-guard", "HT402", "tests/test_module_import.py", "from ledger import bootstrap",
+           tests=["tests/test_module_import.py::test_bootstrap_imported_before_fixture_guard"]),
+    Expect("too-late-suppressed-inline", "HT402", TU, "reports.monthly_total()  # hermetic: ignore[HT402]",
+           tests=[TU + "::test_late_guard_suppressed_inline"]),
+    Expect("suppression-of-HT401", "HT900", TU, "def test_suppressed_inline():  # hermetic: ignore[HT401]"),
+    Expect("suppression-of-HT402", "HT900", TU, "# hermetic: ignore[HT402]"),
+    # the uncontrolled connections themselves (HT101); tests pinned below where it matters
+    Expect("app-db-connection", "HT101", DB, "return sqlite3.connect(path or settings.DB_FILE)", origin="module-constant"),
+    Expect("audit-connection", "HT101", "src/ledger/audit.py", "sqlite3.connect(settings.AUDIT_FILE)",
+           tests=[TU + "::test_audit_events", TU + "::test_audit_before_guard"], origin="module-constant"),
+]
+
+GUARD_SILENT = [
+    Silent("guard-first-def", TG, "def test_guard_first_in_body():", "guard is the first statement"),
+    Silent("guard-first-call", TG, "conn = db.connect()", "called after the guard"),
+    Silent("guard-through-helper", TG, "def test_guard_through_helper():", "the helper calls the guard"),
+    Silent("guard-in-fixture", TG, "def test_guard_in_fixture(ledger_db):", "the fixture calls the guard first"),
+    Silent("guard-fixture-requested-first", TG, "def test_guard_fixture_requested_first(guard, raw_db):",
+           "request order: the guard fixture first"),
+    Silent("guard-fixture-dependency", TG, "def test_fixture_depending_on_guard(checked_db):",
+           "dependencies before dependants"),
+    Silent("dependency-fixture-connect", CF, "# its dependency ran the guard", "after its dependency's guard"),
+    Silent("autouse-guard", "tests/autoguarded/test_autoguarded.py", "def test_raw_db_after_autouse_guard",
+           "autouse fixtures come first within a scope"),
+    Silent("fixture-connect-after-guard", CF, "conn = db.connect()  # after the guard", "after the guard"),
+    Silent("pytest-configure-guard", "tests/hooked/test_hooked.py", "def test_start_after_configure_hook",
+           "the guard runs in a conftest pytest_configure hook, before everything"),
+    Silent("pytest-configure-module-import", "tests/hooked/test_hooked.py", "from ledger import bootstrap",
+           "the configure hook comes before the test module's imports"),
+    Silent("conftest-module-level-guard", "tests/modlevel/test_modlevel.py", "def test_report_after_conftest_guard",
+           "the guard runs at conftest module level"),
+    Silent("conftest-module-level-then-import", "tests/modlevel/test_modlevel.py", "from ledger import bootstrap, reports",
+           "conftest module level comes before the test module's"),
+    Silent("exempt", "tests/test_exempt.py", "def test_scratch_copy", "listed in exempt"),
+    Silent("exempt-call", "tests/test_exempt.py", "reports.monthly_total()", "listed in exempt"),
+    Silent("scratch-db-fixture-test", TG, "def test_scratch_database_only(scratch_db):",
+           "a tmp_path scratch database does not reach the application database"),
+    Silent("scratch-db-fixture", CF, 'db.connect(tmp_path / "scratch.sqlite3")', "scratch database"),
+    Silent("own-tmp-database", TG, "def test_own_tmp_database(tmp_path):", "scratch database"),
+    Silent("in-memory", TG, "def test_in_memory_database():", "in-memory database"),
+    Silent("module-holding-bootstrap-function", TG, "def test_imports_the_module_holding_the_bootstrap_function",
+           "importing ledger.db does not call ledger.db.connect"),
+    Silent("guard-own-env-read", "tests/support.py", 'os.environ.get("LEDGER_DB_NAME")', "the guard's own read"),
+    Silent("guard-argument", TG, 'refuse_production(os.environ.get("LEDGER_DB_NAME", "ledger_dev"))',
+           "an argument evaluated for the guard call"),
+    Silent("one-HT402-per-test", TU, "    from ledger import bootstrap", "the second side effect before the guard"),
+    Silent("project-code-call", "src/ledger/reports.py", "conn = db.connect()", "HT401 belongs at the test's def"),
+    Silent("bootstrap-internal-call", "src/ledger/bootstrap.py", "conn = db.connect(path)", "project code"),
+    Silent("query-on-passed-connection", "src/ledger/accounts.py", "conn.execute(", "a use of a connection"),
+    Silent("no-production-name", "src/ledger/settings.py", 'DB_FILE = "/srv/ledger/ledger_dev.sqlite3"',
+           "ledger_dev is not the production name ledger_live"),
+]
+
+P = "ht4-production-name"
+PS = "src/shipping/settings.py"
+ST = "tests/test_stores.py::"
+
+NAME_EXPECTED = [
+    Expect("url-database-part-case-and-space", "HT403", PS, 'ORDERS_DSN = "postgresql://app@db.internal:5432/SHIPPING_PROD "',
+           tests=["tests/test_orders.py::test_orders_database_opens"]),
+    Expect("url-database-part-with-query", "HT403", PS, "CARRIER_URL =", tests=[ST + "test_carriers_tls"]),
+    Expect("dbname-keyword", "HT403", PS, "CARRIER_DSN =", tests=[ST + "test_carriers"]),
+    Expect("file-stem", "HT403", PS, 'STOCK_FILE = "/srv/data/Warehouse.sqlite3"', tests=[ST + "test_stock"]),
+] + [
+    Expect("HT101-" + fn, "HT101", path, snippet, tests=[test], origin="module-constant")
+    for fn, path, snippet, test in [
+        ("orders", "src/shipping/bootstrap.py", "psycopg.connect(settings.ORDERS_DSN)",
+         "tests/test_orders.py::test_orders_database_opens"),
+        ("archive", "src/shipping/stores.py", "settings.ARCHIVE_DSN", ST + "test_archive"),
+        ("reports", "src/shipping/stores.py", "settings.REPORTS_DSN", ST + "test_reports"),
+        ("carriers", "src/shipping/stores.py", "settings.CARRIER_DSN", ST + "test_carriers"),
+        ("carriers-tls", "src/shipping/stores.py", "settings.CARRIER_URL", ST + "test_carriers_tls"),
+        ("replica", "src/shipping/stores.py", "settings.REPLICA_DSN", ST + "test_replica"),
+        ("stock", "src/shipping/stores.py", "settings.STOCK_FILE)", ST + "test_stock"),
+        ("stock-backup", "src/shipping/stores.py", "settings.STOCK_BACKUP_FILE", ST + "test_stock_backup"),
+        ("picking", "src/shipping/stores.py", "settings.PICKING_FILE", ST + "test_picking"),
+    ]
+]
+
+NAME_SILENT = [
+    Silent("longer-database-part", PS, "ARCHIVE_DSN =", "shipping_prod_archive is not shipping_prod: whole part only"),
+    Silent("name-as-host", PS, "REPORTS_DSN =", "the database part is reports; the host does not count"),
+    Silent("longer-dbname", PS, "REPLICA_DSN =", "dbname=carrier_lively is not carrier_live"),
+    Silent("longer-file-stem", PS, "STOCK_BACKUP_FILE =", "stem warehouse_backup is not warehouse"),
+    Silent("folder-not-stem", PS, "PICKING_FILE =", "a folder named warehouse is not the file stem"),
+    Silent("unreached-connection", PS, "LEGACY_DSN =", "no test reaches connect_legacy()"),
+    Silent("unreached-connect", "src/shipping/legacy.py", "psycopg.connect(settings.LEGACY_DSN)", "no test reaches it"),
+    Silent("label-not-a-target", PS, "ENVIRONMENT_LABEL =", "no connection uses it"),
+    Silent("guard-own-read", "tests/support.py", 'settings.ORDERS_DSN.rsplit("/", 1)', "the guard's own read"),
+    Silent("guard-names", "tests/support.py", "PRODUCTION = {", "a set of names, no connection"),
+    Silent("autouse-guard-import", "tests/test_orders.py", "from shipping import bootstrap",
+           "imported after the autouse guard fixture"),
+]
+
+
+@pytest.fixture(scope="module")
+def guard_findings(checked):
+    return checked(G)
+
+
+@pytest.fixture(scope="module")
+def name_findings(checked):
+    return checked(P)
+
+
+@pytest.mark.parametrize("exp", params(GUARD_EXPECTED))
+def test_guard_reported(guard_findings, exp):
+    assert_reported(G, guard_findings, exp)
+
+
+@pytest.mark.parametrize("near", params(GUARD_SILENT))
+def test_guard_silent(guard_findings, near):
+    assert_silent(G, guard_findings, near)
+
+
+@pytest.mark.parametrize("test", [TG + "::test_scratch_database_only", TG + "::test_own_tmp_database",
+                                  TG + "::test_in_memory_database",
+                                  TG + "::test_imports_the_module_holding_the_bootstrap_function"])
+def test_scratch_and_memory_tests_not_listed_by_the_app_db_connection(guard_findings, test):
+    listed = listed_at(G, guard_findings, "HT101", DB, "return sqlite3.connect(path or settings.DB_FILE)")
+    assert listed and test not in listed, sorted(listed)
+
+
+def test_exempt_test_still_listed_by_HT101(guard_findings):
+    """Exemptions excuse a test from HT4xx only."""
+    listed = listed_at(G, guard_findings, "HT101", DB, "return sqlite3.connect(path or settings.DB_FILE)")
+    assert "tests/test_exempt.py::test_scratch_copy" in listed, sorted(listed)
+
+
+def test_one_HT402_per_test(guard_findings):
+    per_test = {}
+    for f in guard_findings:
+        if f.code == "HT402":
+            for t in f.tests:
+                per_test[t] = per_test.get(t, 0) + 1
+    assert per_test and all(n == 1 for n in per_test.values()), per_test
+
+
+def test_HT4xx_have_no_origin(guard_findings):
+    ht4 = [f for f in guard_findings if f.code.startswith("HT4")]
+    assert ht4 and all(not f.origin for f in ht4), describe(ht4)
+
+
+def test_guard_nothing_else(guard_findings):
+    known = [Expect("x", "HT401", s.path, s.snippet) for s in GUARD_SILENT if s.xfail == TOOL_SCRATCH]
+    known += [Expect("x", "HT103", s.path, s.snippet) for s in GUARD_SILENT if s.xfail == TOOL_GUARD_ARGS]
+    assert_nothing_else(G, guard_findings, GUARD_EXPECTED + known)
+
+
+def test_guard_inactive_without_configuration(tmp_path, monkeypatch):
+    """Contract section 5: HT4xx only when [tool.hermetic.guard] is configured."""
+    project = copy_fixture(G, tmp_path)
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(re.sub(r"\[tool\.hermetic\.guard\].*", "", text, flags=re.S), encoding="utf-8")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    report, _cfg = run_check([], project)
+    assert not report.errors
+    codes = {f.code for f in report.findings}
+    assert "HT101" in codes and not {c for c in codes if c.startswith("HT4")}, sorted(codes)
+
+
+@pytest.mark.parametrize("exp", params(NAME_EXPECTED))
+def test_name_reported(name_findings, exp):
+    assert_reported(P, name_findings, exp)
+
+
+@pytest.mark.parametrize("near", params(NAME_SILENT))
+def test_name_silent(name_findings, near):
+    assert_silent(P, name_findings, near)
+
+
+def test_name_nothing_else(name_findings):
+    assert_nothing_else(P, name_findings, NAME_EXPECTED)
