@@ -36,7 +36,7 @@ LISTED = [
     ("reload-in-fixture", "tests/conftest.py", "importlib.reload(limits)", ["test_limits_from_reloading_fixture"], ""),
     ("reload-in-setUp", TR, "# start every test from", ["TestReloadInSetUp::test_page_count"], ""),
     ("reload-in-helper", "tests/support.py", "return importlib.reload(module)", ["test_registry_through_helper"],
-     TOOL_NO_TESTS),
+     ""),
 ]
 
 SILENT = [

@@ -96,7 +96,9 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     # collection: conftests (outermost first), then test modules, imported once
     selected_files = _selected_test_files(project, paths, pytest_cfg, root)
     test_modules = [sf for sf in project.files if sf.is_test and sf.module in program.summaries and sf in selected_files]
-    conftests = sorted((sf for sf in project.files if sf.is_conftest and sf.module in program.summaries),
+    chain_mods = {m for sf in test_modules for m in runner.conftest_chain(sf.rel)}
+    conftests = sorted((sf for sf in project.files if sf.is_conftest and sf.module in program.summaries
+                        and sf.module in chain_mods),
                        key=lambda sf: (len(PurePosixPath(sf.rel).parts), sf.rel))
     for sf in conftests:
         ip.import_module(sf.module)
@@ -194,8 +196,12 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
             if f.get("class") and f["name"] in ("setUp", "setUpClass", "setup_method", "setup_class",
                                                  "asyncSetUp"):
                 setup_tests = [it.node_id for it in items if it.cls and f["class"] in ip.mro(it.cls)]
-            for m in P.scan_function(ip, f, mod, is_fixture, restores, effects):
-                tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests
+            mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
+            helper_tests: List[str] = []
+            if mutations and qn not in tests_by_qn and not runner.fixture_users.get(qn) and not setup_tests:
+                helper_tests = _callers(f, qn, items, ip)
+            for m in mutations:
+                tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests or helper_tests
                 out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
 
@@ -338,6 +344,30 @@ def _calls_guard(ip: I.Interp, body, mod: str, guard: str) -> bool:
         v = ip.eval_static(call[1], mod)
         if any(a[0] == "func" and I._dotted_name(a[1]) == guard for a in v.refs()):
             return True
+    return False
+
+
+def _callers(f: dict, qn: str, items: List[TestItem], ip: I.Interp) -> List[str]:
+    """Tests whose body names a helper (``self.helper(...)``, ``helper(...)``): the tests a
+    helper's state change reaches."""
+    name = f["name"]
+    out = []
+    for it in items:
+        body = ip.p.functions[it.qualname][0]["body"]
+        if f.get("class") and not (it.cls and f["class"] in ip.mro(it.cls)):
+            continue
+        if _names(body, name):
+            out.append(it.node_id)
+    return sorted(out)
+
+
+def _names(node, name: str) -> bool:
+    if isinstance(node, (list, tuple)):
+        if len(node) >= 2 and node[0] == "name" and node[1] == name:
+            return True
+        if len(node) >= 3 and node[0] == "attr" and node[2] == name:
+            return True
+        return any(_names(x, name) for x in node if isinstance(x, (list, tuple)))
     return False
 
 

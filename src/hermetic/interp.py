@@ -536,13 +536,14 @@ class Interp:
         return wrap_constant(val, names[0], frame.path, frame.line, frame.module)
 
     # ------------------------------------------------------------------ definitions
-    def _capture_clock(self, val: V, frame: Frame) -> V:
+    def _capture_clock(self, val: V, frame: Frame, pos=None) -> V:
         """A clock function bound at import (``clock = time.time``): HT204 at the capture; its
         later calls read a function a freeze cannot reach (HT205), not a call-time HT104."""
         name = self._clock_name(val)
         if not name or not self.import_time:
             return val
-        self.record_clock(_canonical(name), frame, (frame.line, 1, frame.line, 1), capture=True)
+        self.record_clock(_canonical(name), frame, tuple(pos) if pos else (frame.line, 1, frame.line, 1),
+                          capture=True)
         atoms = [a for a in val.atoms if not (isinstance(a, tuple) and a[0] == "ext" and a[1] == name)]
         atoms.append(("partial", of(("ext", name)), (), (), (frame.path, frame.line)))
         return V(frozenset(atoms), val.is_path)
@@ -553,11 +554,15 @@ class Interp:
             return
         f, mod = entry
         defaults: Dict[str, V] = {}
-        for name, _kind, dexpr in f["params"]:
+        for prm in f["params"]:
+            name, _kind, dexpr = prm[0], prm[1], prm[2]
             if dexpr is not None:
+                dpos = prm[3] if len(prm) > 3 and prm[3] else None
+                if dpos:
+                    frame.line = dpos[0]
                 dv = self.eval(dexpr, frame)
                 if frame.is_module or frame.cls:
-                    dv = self._capture_clock(dv, frame)
+                    dv = self._capture_clock(dv, frame, dpos)
                 if dexpr[0] == "lit" and isinstance(dexpr[1], str):
                     dv = of(Origin("default-argument", expr=f"{name}={dexpr[1]!r}"[:60], path=frame.path,
                                    line=f["line"], inner=tuple(dv.origins())))
@@ -948,7 +953,7 @@ class Interp:
                 out = out | DOUBLE_V
             elif t == "fixture" and a[1] == "request" and name == "param":
                 out = out | self.lookup("__request_param__", frame)
-            elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory"):
+            elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory", "clirunner"):
                 out = out | of(("meth", a, name))
             elif t == "func":
                 out = out | UNKNOWN_V
@@ -1089,7 +1094,8 @@ class Interp:
         e, mod, path, loc, in_test = entry
         lf = Frame(module=mod, path=path, name="<lambda>", line=e[3][0], in_test=in_test)
         lf.locals = dict(loc)
-        for i, (pname, _k, _d) in enumerate(e[1]):
+        for i, prm in enumerate(e[1]):
+            pname = prm[0]
             lf.locals[pname] = args[i] if i < len(args) else UNKNOWN_V
         return self.eval(e[2], lf)
 
@@ -1107,7 +1113,8 @@ class Interp:
             params = params[1:]
         pos_i = 0
         rest_kw = dict(kwargs)
-        for name, kind, _d in params:
+        for prm in params:
+            name, kind = prm[0], prm[1]
             if kind == "pos":
                 if pos_i < len(args):
                     loc[name] = args[pos_i]
@@ -1429,6 +1436,8 @@ class Interp:
         if d in ("pytest.MonkeyPatch", "_pytest.monkeypatch.MonkeyPatch", "pytest.MonkeyPatch.context",
                  "_pytest.monkeypatch.MonkeyPatch.context", "pytest.monkeypatch.MonkeyPatch"):
             return of(("fixture", "monkeypatch"))
+        if d in ("click.testing.CliRunner", "typer.testing.CliRunner"):
+            return of(("clirunner",))
         if d == "sys.executable":
             return lit("<python>", frame.path, frame.line, frame.in_test)
         ctl = self.test_control(d, args, kwargs, frame)
@@ -1586,6 +1595,9 @@ class Interp:
         if kind == "fs":
             self.ctx.fs_fake = True
             return DOUBLE_V
+        if kind == "cwd":
+            self.ctx.cwd = of(Origin("test-value", expr="isolated_filesystem()"), is_path=True)
+            return self.ctx.cwd
         return DOUBLE_V
 
     def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
@@ -1636,6 +1648,11 @@ class Interp:
             return UNKNOWN_V
         if t == "ctxfactory":
             return atom[1]
+        if t == "clirunner":
+            if name == "isolated_filesystem":
+                # chdir into a fresh temporary folder for the block, restored on exit
+                return of(("patcher", "cwd", (), self._site))
+            return UNKNOWN_V
         if t == "testcase":
             if name in ("addCleanup", "enterContext", "addClassCleanup"):
                 return EMPTY

@@ -9,6 +9,7 @@ the interpreter's static evaluation.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -55,7 +56,12 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
           after_yield=[False])
     restores = sc.restores | teardown_restores
     out = []
+    seen_keys: Set[tuple] = set()
     for m in sc.mutations:
+        rebinding = m.what.endswith(" = ...") and "[" not in m.what or m.key[0] in ("cwd", "umask")
+        if rebinding and m.key in seen_keys:
+            continue   # a later rebinding of the same name (often a reset) is the same problem
+        seen_keys.add(m.key)
         if m.key in restores or (m.key[0] == "env" and ("env", "*") in restores):
             continue
         if m.key[0] == "patcher" and ("patcher", "*") in restores:
@@ -293,7 +299,8 @@ def _assign(ip, t, value, st, frame, sc, saved, restoring) -> None:
         ext = _ext(base)
         key = t[2][1] if t[2][0] == "lit" else "*"
         if "os.environ" in ext:
-            _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ[{key!r}] = ...", value_saved, value_saved),
+            shown = repr(key) if key != "*" else "..."
+            _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ[{shown}] = ...", value_saved, value_saved),
                  restoring)
             return
         if "sys.modules" in ext:
@@ -326,7 +333,8 @@ def _delete(ip, t, st, frame, sc, restoring) -> None:
         ext = _ext(_resolve(ip, t[1], frame))
         key = t[2][1] if t[2][0] == "lit" else "*"
         if "os.environ" in ext:
-            _add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{key!r}]", True), restoring)
+            _add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{repr(key) if key != '*' else '...'}]", True),
+                 restoring)
         elif "sys.modules" in ext:
             _add(sc, Mutation("HT304", ("sysmod", key), pos, "del sys.modules[...]", True), restoring)
         else:
@@ -434,7 +442,8 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
                     continue
                 code = "HT304" if key[0] == "syspath" else "HT303"
                 what = "sys.path" if key[0] == "syspath" else f"{key[1]}.{key[2]}"
-                _add(sc, Mutation(code, key, pos, f"{I._dotted_name(a[1])}() changes {what}"), restoring)
+                shown = re.sub(r"@\d+$", "", I._dotted_name(a[1]))
+                _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}"), restoring)
             return
 
 

@@ -65,6 +65,12 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         except ValueError:
             prefix = []
         spec = pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+        if prefix and _excluded([], spec, prefix):
+            # the folder the user asked to check is itself excluded: check it anyway, with the
+            # patterns that do not exclude it
+            keep = [p for p in patterns
+                    if not pathspec.PathSpec.from_lines("gitwildmatch", [p]).match_file("/".join(prefix) + "/")]
+            spec = pathspec.PathSpec.from_lines("gitwildmatch", keep) if keep else None
     proj = Project(root=root)
     import_roots = [root / p for p in pytest_cfg.pythonpath]
     if (root / "src").is_dir() and (root / "src") not in import_roots:

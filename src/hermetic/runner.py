@@ -62,7 +62,7 @@ class Runner:
         self.fixture_users: Dict[str, Set[str]] = {}   # fixture qualname -> node ids that use it
         for mod, sf in files.items():
             if sf.is_conftest:
-                self.conftests_by_dir[str(PurePosixPath(sf.rel).parent)] = mod
+                self.conftests_by_dir[str(PurePosixPath(sf.rel).parent)] = sf.module
 
     # ------------------------------------------------------------------ static helpers
     def imports_of(self, mod: str) -> Dict[str, str]:
@@ -304,7 +304,8 @@ class Runner:
             params = params[1:]
         n_mock = sum(1 for a in deco_atoms if a[0] == "patcher" and a[1] in ("attr",) and not a[2][3])
         loc: Dict[str, V] = {}
-        for i, (pname, kind, _d) in enumerate(params):
+        for i, prm in enumerate(params):
+            pname, kind, _d = prm[0], prm[1], prm[2]
             if kind in ("var", "varkw"):
                 continue
             if i < n_mock:
@@ -525,7 +526,8 @@ class _FixtureScope:
             self_atom = ("inst", ip.new_instance(d.cls))
             loc[params[0][0]] = of(self_atom)
             params = params[1:]
-        for pname, kind, _dflt in params:
+        for prm in params:
+            pname, kind = prm[0], prm[1]
             if kind in ("var", "varkw"):
                 continue
             if pname == "request":

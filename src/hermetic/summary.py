@@ -21,7 +21,7 @@ import re
 import tokenize
 from typing import Any, Dict, List, Optional
 
-SUMMARY_VERSION = 3
+SUMMARY_VERSION = 4
 
 _SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
 
@@ -228,11 +228,13 @@ class _Extractor:
         c = self.cst
         out = []
         for prm in list(p.posonly_params) + list(p.params):
-            out.append([prm.name.value, "pos", self.expr(prm.default) if prm.default is not None else None])
+            out.append([prm.name.value, "pos", self.expr(prm.default) if prm.default is not None else None,
+                        self.pos(prm.default) if prm.default is not None else None])
         if isinstance(p.star_arg, c.Param):
             out.append([p.star_arg.name.value, "var", None])
         for prm in p.kwonly_params:
-            out.append([prm.name.value, "kw", self.expr(prm.default) if prm.default is not None else None])
+            out.append([prm.name.value, "kw", self.expr(prm.default) if prm.default is not None else None,
+                        self.pos(prm.default) if prm.default is not None else None])
         if p.star_kwarg is not None:
             out.append([p.star_kwarg.name.value, "varkw", None])
         return out
