@@ -370,3 +370,34 @@ def test_join_with_an_absolute_part_and_chdir_context_managers(tmp_path):
         """,
     })
     assert found == [("HT102", "src/app/files.py", 6), ("HT201", "src/app/files.py", 4)]
+
+
+def test_relative_path_under_a_chdir_to_an_unknown_folder_is_unknown(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/walk.py": """
+            import contextlib
+            import os
+            @contextlib.contextmanager
+            def work_in(folder):
+                old = os.getcwd()
+                try:
+                    os.chdir(folder)
+                    yield
+                finally:
+                    os.chdir(old)
+            def listing(root):
+                with work_in(os.listdir(root)[0]):
+                    return list(os.walk("."))
+            def outside():
+                return os.listdir(".")
+        """,
+        "tests/test_walk.py": """
+            from app import walk
+            def test_listing(tmp_path):
+                assert walk.listing(tmp_path) is not None
+            def test_outside():
+                assert walk.outside() is not None
+        """,
+    })
+    assert found == [("HT102", "src/app/walk.py", 16)]

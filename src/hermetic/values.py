@@ -191,6 +191,8 @@ def _classify_path_literal(text: str, o: Origin, write: bool, ctl: "SinkContext"
         verdicts = {classify(c, "file", write, inner) for c in ctl.cwd_origins}
         if verdicts == {CONTROLLED}:
             return CONTROLLED
+        if UNCONTROLLED not in verdicts:
+            return UNKNOWN   # relative to a folder whose origin the analysis cannot see (row U)
     if o.in_test and not write:
         return CONTROLLED  # a read of data shipped with the tests (T1)
     return UNCONTROLLED
