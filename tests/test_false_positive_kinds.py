@@ -401,3 +401,35 @@ def test_relative_path_under_a_chdir_to_an_unknown_folder_is_unknown(tmp_path):
         """,
     })
     assert found == [("HT102", "src/app/walk.py", 16)]
+
+
+def test_state_reset_by_the_projects_own_pytest_hook_is_restored(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/sessions.py": """
+            _open = set()
+            _log = []
+            def session():
+                s = object()
+                _open.add(s)
+                _log.append(s)
+                return s
+            def close_all():
+                _open.clear()
+        """,
+        "src/app/plugin.py": """
+            from app import sessions
+            def after_test(item):
+                sessions.close_all()
+            def pytest_runtest_teardown(item, nextitem):
+                _run(after_test, item)
+            def _run(fn, *args):
+                return fn(*args)
+        """,
+        "tests/test_sessions.py": """
+            from app import sessions
+            def test_session():
+                assert sessions.session()
+        """,
+    })
+    assert found == [("HT303", "tests/test_sessions.py", 4)]

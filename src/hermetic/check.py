@@ -157,6 +157,7 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
     from . import pollution as P
 
     effects = P.function_effects(ip)
+    hook_restores = _hook_restores(ip, effects)
     tests_by_qn: Dict[str, List[str]] = {}
     tests_by_mod: Dict[str, List[str]] = {}
     for it in items:
@@ -200,6 +201,7 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
             helper_tests: List[str] = []
             if mutations and qn not in tests_by_qn and not runner.fixture_users.get(qn) and not setup_tests:
                 helper_tests = _callers(f, qn, items, ip)
+            mutations = [m for m in mutations if m.key not in hook_restores]
             for m in mutations:
                 tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests or helper_tests
                 out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
@@ -345,6 +347,41 @@ def _calls_guard(ip: I.Interp, body, mod: str, guard: str) -> bool:
         if any(a[0] == "func" and I._dotted_name(a[1]) == guard for a in v.refs()):
             return True
     return False
+
+
+_PER_TEST_HOOKS = {"pytest_runtest_setup", "pytest_runtest_teardown", "pytest_runtest_call", "pytest_runtest_protocol",
+                   "pytest_runtest_logstart", "pytest_runtest_logfinish", "pytest_fixture_post_finalizer",
+                   "pytest_runtest_makereport"}
+
+
+def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
+    """Module state that the project's own per-test pytest hooks reset (a plugin that clears a
+    registry after every test restores it for every test). Follows the functions the hooks
+    call or pass on, a few levels deep."""
+    todo = [(qn, 0) for qn, (f, _m) in ip.p.functions.items() if f["name"] in _PER_TEST_HOOKS]
+    seen: Set[str] = set()
+    keys: Set[tuple] = set()
+    while todo and len(seen) < 500:
+        qn, depth = todo.pop()
+        if qn in seen or qn not in ip.p.functions:
+            continue
+        seen.add(qn)
+        keys |= effects.get(qn, set())
+        if depth >= 6:
+            continue
+        f, mod = ip.p.functions[qn]
+        for call in _calls(f["body"]):
+            for node in [call[1]] + [a for a in call[2] if a[0] in ("name", "attr")]:
+                if node[0] not in ("name", "attr"):
+                    continue
+                try:
+                    v = ip.eval_static(node, mod)
+                except RecursionError:
+                    continue
+                for a in v.refs():
+                    if a[0] == "func":
+                        todo.append((a[1], depth + 1))
+    return keys
 
 
 def _callers(f: dict, qn: str, items: List[TestItem], ip: I.Interp) -> List[str]:
