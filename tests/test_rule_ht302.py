@@ -77,7 +77,7 @@ SILENT = [
     Silent("conftest-module-level", CF, 'os.environ.setdefault("DEPLOY_STAGE", "test")',
            "conftest module level is session configuration, not pollution"),
     Silent("module-snapshot-fixture", "tests/isolated/test_snapshot.py", 'os.environ["DEPLOY_TIER"] = "isolated"',
-           "a module-scoped autouse fixture snapshots and restores os.environ", xfail=TOOL_SNAPSHOT),
+           "a module-scoped autouse fixture snapshots and restores os.environ"),
     Silent("snapshot-restore", "tests/isolated/conftest.py", "os.environ.clear()", "the snapshot restore itself"),
     Silent("call-time-read", "src/deploy/config.py", 'os.environ.get("DEPLOY_REGION", "eu")',
            "S2: every test reaching it sets DEPLOY_REGION (direct write, setenv, delenv, patch.dict)"),

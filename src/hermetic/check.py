@@ -158,6 +158,18 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
 
     effects = P.function_effects(ip)
     hook_restores = _hook_restores(ip, effects)
+    # autouse fixtures that snapshot and restore a whole thing (os.environ) cover the tests under them
+    covered: Dict[tuple, Set[str]] = {}
+    for mod, s in ip.p.summaries.items():
+        if s["module"] != mod or not ip.p.in_test.get(mod, False):
+            continue
+        for d in runner.fixture_defs(mod).get("", []):
+            if not d.autouse:
+                continue
+            f = ip.p.functions[d.qualname][0]
+            for key in P.restores_of(ip, f, mod):
+                if key == ("env", "*"):
+                    covered.setdefault(key, set()).update(runner.fixture_users.get(d.qualname, ()))
     tests_by_qn: Dict[str, List[str]] = {}
     tests_by_mod: Dict[str, List[str]] = {}
     for it in items:
@@ -202,6 +214,10 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
             if mutations and qn not in tests_by_qn and not runner.fixture_users.get(qn) and not setup_tests:
                 helper_tests = _callers(f, qn, items, ip)
             mutations = [m for m in mutations if m.key not in hook_restores]
+            if covered:
+                mine = set(tests_by_qn.get(qn) or runner.fixture_users.get(qn, ()) or setup_tests)
+                mutations = [m for m in mutations if not (
+                    m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
             for m in mutations:
                 tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests or helper_tests
                 out.append(_ht3_finding(m, s["path"], sorted(tests), qn))

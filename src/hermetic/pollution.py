@@ -463,3 +463,11 @@ def _reset_names(ip: I.Interp, mod: str) -> str:
                 if t[0] == "name":
                     names.append(t[1])
     return ", ".join(names)
+
+
+def restores_of(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
+    """What a function puts back (in ``finally`` blocks and after a fixture's ``yield``)."""
+    frame = _frame(ip, mod)
+    sc = Scan()
+    _walk(ip, f["body"], frame, sc, set(), in_restore=False, is_fixture=True, effects={}, after_yield=[False])
+    return sc.restores
