@@ -44,7 +44,7 @@ EXPECTED = [
     Expect("finally-restores-other-thing", "HT304", TL, "os.chdir(tmp_path)  # work in the scratch folder"),
     Expect("finally-changes-to-new-directory", "HT304", TL, 'os.chdir(tmp_path / "..")'),
     Expect("project-function", "HT304", TL, 'loader.add_plugin_dir(tmp_path / "plugins")'),
-    Expect("lru-cache-filled", "HT304", TL, "catalog.load_catalog(str(path))", xfail=TOOL_LRU),
+    Expect("lru-cache-filled", "HT304", TL, "catalog.load_catalog(str(path))"),
 ]
 OPTIONAL = [
     Expect("finally-new-directory-write", "HT304", TL, "os.chdir(tmp_path)  # not where the test started"),

@@ -251,6 +251,9 @@ def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixt
                 continue
             if e[0] == "call":
                 _call(ip, e, frame, sc, saved, restoring, effects)
+            else:   # calls inside an assert, a comparison, ...
+                for call in _calls_in(e):
+                    _call(ip, call, frame, sc, saved, restoring, effects)
         elif k == "if":
             _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
             _walk(ip, st[3], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
@@ -433,6 +436,18 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
                 _add(sc, Mutation("HT303", ("glob", a[1], args[1][1]), pos, f"setattr({a[1]}, ...)"), restoring)
                 return
+    # X.cache_clear(): the lru_cache of X is emptied (a restore)
+    if fn[0] == "attr" and fn[2] == "cache_clear":
+        for a in _resolve(ip, fn[1], frame).refs():
+            if a[0] == "func":
+                sc.restores.add(("lru", a[1]))
+        return
+    # a test fills the lru_cache of an I/O function of the code under test
+    for a in callee.refs():
+        if a[0] == "func" and a[1] in ip.p.functions and _cached_io(ip, a[1]):
+            _add(sc, Mutation("HT304", ("lru", a[1]), pos,
+                              f"{I._dotted_name(a[1])}() fills its lru_cache with what it read"), restoring)
+            return
     # a project function that mutates its module's state (anchored at this call)
     for a in callee.refs():
         if a[0] == "func" and a[1] in effects:
@@ -471,3 +486,30 @@ def restores_of(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
     sc = Scan()
     _walk(ip, f["body"], frame, sc, set(), in_restore=False, is_fixture=True, effects={}, after_yield=[False])
     return sc.restores
+
+
+def _cached_io(ip: I.Interp, qn: str) -> bool:
+    """A project function decorated with functools.lru_cache / cache whose body does I/O."""
+    f, mod = ip.p.functions[qn]
+    if ip.p.in_test.get(mod, False):
+        return False
+    if not any(I._decorator_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
+        return False
+    frame = _frame(ip, mod)
+    for call in _calls_in(f["body"]):
+        fn = call[1]
+        names = _ext(_resolve(ip, fn, frame))
+        if any(ip.p.catalogue.lookup(n) is not None for n in names):
+            return True
+        if fn[0] == "attr" and fn[2] in ip.p.catalogue.path_methods:
+            return True
+    return False
+
+
+def _calls_in(node):
+    if isinstance(node, (list, tuple)):
+        if node and node[0] == "call" and len(node) == 5:
+            yield node
+        for x in node:
+            if isinstance(x, (list, tuple)):
+                yield from _calls_in(x)
