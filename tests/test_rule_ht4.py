@@ -50,7 +50,7 @@ GUARD_EXPECTED = [
     Expect("db-fixture-requested-before-guard", "HT402", CF, "conn = db.connect()  # no guard of its own",
            tests=[TU + "::test_db_fixture_requested_before_guard"]),
     Expect("session-fixture-before-function-guard", "HT402", CF, "# one connection for the whole session",
-           tests=[TU + "::test_session_fixture_runs_before_function_guard"], xfail=TOOL_SCOPE),
+           tests=[TU + "::test_session_fixture_runs_before_function_guard"]),
     Expect("module-import-before-fixture-guard", "HT402", "tests/test_module_import.py", "from ledger import bootstrap",
            tests=["tests/test_module_import.py::test_bootstrap_imported_before_fixture_guard"]),
     Expect("too-late-suppressed-inline", "HT402", TU, "reports.monthly_total()  # hermetic: ignore[HT402]",

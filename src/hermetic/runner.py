@@ -303,6 +303,15 @@ class Runner:
         if item.cls and params and params[0][1] == "pos":
             params = params[1:]
         n_mock = sum(1 for a in deco_atoms if a[0] == "patcher" and a[1] in ("attr",) and not a[2][3])
+        # pytest instantiates higher-scoped fixtures first (then in request order)
+        rank = {"session": 0, "package": 1, "module": 2, "class": 3}
+        early = []
+        for i, prm in enumerate(params):
+            d = fx.find(prm[0]) if i >= n_mock and prm[0] not in param_values else None
+            if d is not None and d.scope in rank:
+                early.append((rank[d.scope], i, prm[0]))
+        for _r, _i, name in sorted(early):
+            fx.get(name, param_values)
         loc: Dict[str, V] = {}
         for i, prm in enumerate(params):
             pname, kind, _d = prm[0], prm[1], prm[2]
