@@ -15,8 +15,6 @@ FIX = "ht301-reload"
 TR = "tests/test_reload.py"
 T = TR + "::"
 
-TOOL_NO_ASSIGNED = "tool: a reload whose result is assigned (x = importlib.reload(m)) is not reported"
-TOOL_NO_TESTS = "tool: HT301 reported with an empty tests list (contract section 8: HT3xx list the affected tests)"
 
 EXPECTED = [
     Expect("importlib-reload", "HT301", TR, "importlib.reload(registry)"),

@@ -19,13 +19,8 @@ TL = "tests/test_leaks.py"
 TR = "tests/test_restored.py"
 CF = "tests/conftest.py"
 
-TOOL_NO_TESTS = "tool: HT302 in setUp reported with an empty tests list (contract section 8)"
-TOOL_PATCH_DICT = ("tool: a write inside an active patch.dict(os.environ) is reported as HT302, but patch.dict "
-                   "restores the whole mapping on exit (contract HT302: 'without restore')")
 TOOL_SAVE_READ = ("tool: the save read `saved = os.environ.get(K)` is HT103 although the test (fixture, setUp) "
                   "sets K by its own direct os.environ[K] = v (contract S2: controlled)")
-TOOL_SNAPSHOT = ("tool: a write under a module-scoped autouse fixture that snapshots and restores os.environ is "
-                 "HT302 (issue 4: the snapshot covers every test under it; contract HT302: 'without restore')")
 
 EXPECTED = [
     Expect("item-assignment", "HT302", TL, 'os.environ["DEPLOY_REGION"] = "us"'),

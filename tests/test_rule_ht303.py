@@ -21,14 +21,6 @@ TL = "tests/test_leaks.py"
 TR = "tests/test_restored.py"
 CF = "tests/conftest.py"
 
-TOOL_SETATTR = "tool: setattr(module, \"NAME\", value) in a test is not reported"
-TOOL_NO_TESTS = "tool: HT303 in setUp reported with an empty tests list (contract section 8)"
-TOOL_PATCH_DICT = ("tool: registry.register() inside an active patch.dict(registry.RUNNERS) is HT303, "
-                   "but patch.dict restores the whole mapping on exit (contract HT303: 'without restore')")
-TOOL_TEARDOWN = ("tool: a module attribute / container put back in tearDown from a value saved on self in "
-                 "setUp is still HT303 (contract HT303: 'without restore'; issue 4 lists tearDown)")
-TOOL_FIXTURE_RESTORE = ("tool: a fixture that saves RUNNERS.get(k), registers, and after yield puts the saved "
-                        "runner back (or unregisters) is still HT303 at the register call")
 
 EXPECTED = [
     Expect("attribute-assignment", "HT303", TL, "settings.RETRIES = 0"),

@@ -22,14 +22,6 @@ TL = "tests/test_leaks.py"
 TR = "tests/test_restored.py"
 CF = "tests/conftest.py"
 
-TOOL_PROJECT_FN = ("tool: sys.path.insert inside a project function the test calls (loader.add_plugin_dir) "
-                   "is not reported (contract HT304: 'also through a project function the test calls, "
-                   "anchored at the test's call')")
-TOOL_LRU = ("tool: a test that fills the lru_cache of an I/O function (catalog.load_catalog reads a file) and "
-            "never clears it is not reported (contract HT304: 'a filled lru_cache of an I/O function')")
-TOOL_NO_TESTS = "tool: HT304 in setUp reported with an empty tests list (contract section 8)"
-TOOL_STOPALL = ("tool: patch(...).start() in setUp with mock.patch.stopall() in tearDown is HT304 "
-                "(contract: 'patch(...).start() with no stop'; issue 4 names patch.stopall as a stop)")
 
 EXPECTED = [
     Expect("sys-path-insert-in-test", "HT304", TL, 'sys.path.insert(0, str(tmp_path / "plugins"))'),

@@ -33,8 +33,6 @@ DB = "src/ledger/db.py"
 TOOL_SCRATCH = ("tool: a test whose only database is a tmp_path scratch database opened through the bootstrap "
                 "function (fixture scratch_db) is HT401 (contract section 5: 'A scratch database under tmp_path "
                 "does not count')")
-TOOL_SCOPE = ("tool: a session-scoped fixture that connects runs before the function-scoped guard fixture the test "
-              "requested first, but no HT402 is reported (contract section 5: set-up order, higher scope first)")
 TOOL_GUARD_ARGS = ("tool: the environment read evaluated as the guard call's argument is HT103 (contract section 5: "
                    "'the arguments evaluated for its call are not reported')")
 
