@@ -19,8 +19,6 @@ TL = "tests/test_leaks.py"
 TR = "tests/test_restored.py"
 CF = "tests/conftest.py"
 
-TOOL_SAVE_READ = ("tool: the save read `saved = os.environ.get(K)` is HT103 although the test (fixture, setUp) "
-                  "sets K by its own direct os.environ[K] = v (contract S2: controlled)")
 
 EXPECTED = [
     Expect("item-assignment", "HT302", TL, 'os.environ["DEPLOY_REGION"] = "us"'),
@@ -108,9 +106,5 @@ def test_silent(findings, near):
 
 
 def test_nothing_else(findings):
-    """Labels are exhaustive, except the HT103 save reads the tool reports (xfailed above)."""
-    save_reads = [s for s in SILENT if s.xfail == TOOL_SAVE_READ]
-    lines = {(s.path, line_of(FIX, s.path, s.snippet)) for s in save_reads}
-    rest = [f for f in findings if not (f.code == "HT103" and (f.path, f.line) in lines)]
-    assert_nothing_else(FIX, rest, EXPECTED + OPTIONAL
-                        + [Expect("snap", "HT302", s.path, s.snippet) for s in SILENT if s.xfail])
+    """Labels are exhaustive."""
+    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL)

@@ -30,11 +30,6 @@ TU = "tests/test_unguarded.py"
 CF = "tests/conftest.py"
 DB = "src/ledger/db.py"
 
-TOOL_SCRATCH = ("tool: a test whose only database is a tmp_path scratch database opened through the bootstrap "
-                "function (fixture scratch_db) is HT401 (contract section 5: 'A scratch database under tmp_path "
-                "does not count')")
-TOOL_GUARD_ARGS = ("tool: the environment read evaluated as the guard call's argument is HT103 (contract section 5: "
-                   "'the arguments evaluated for its call are not reported')")
 
 GUARD_EXPECTED = [
     Expect("never-guard", "HT401", TU, "def test_monthly_report():", tests=[TU + "::test_monthly_report"]),
@@ -193,9 +188,7 @@ def test_HT4xx_have_no_origin(guard_findings):
 
 
 def test_guard_nothing_else(guard_findings):
-    known = [Expect("x", "HT401", s.path, s.snippet) for s in GUARD_SILENT if s.xfail == TOOL_SCRATCH]
-    known += [Expect("x", "HT103", s.path, s.snippet) for s in GUARD_SILENT if s.xfail == TOOL_GUARD_ARGS]
-    assert_nothing_else(G, guard_findings, GUARD_EXPECTED + known)
+    assert_nothing_else(G, guard_findings, GUARD_EXPECTED)
 
 
 def test_guard_inactive_without_configuration(tmp_path, monkeypatch):

@@ -555,7 +555,7 @@ class Interp:
         f, mod = entry
         defaults: Dict[str, V] = {}
         for prm in f["params"]:
-            name, _kind, dexpr = prm[0], prm[1], prm[2]
+            name, dexpr = prm[0], prm[2]
             if dexpr is not None:
                 dpos = prm[3] if len(prm) > 3 and prm[3] else None
                 if dpos:
