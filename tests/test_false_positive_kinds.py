@@ -433,3 +433,37 @@ def test_state_reset_by_the_projects_own_pytest_hook_is_restored(tmp_path):
         """,
     })
     assert found == [("HT303", "tests/test_sessions.py", 4)]
+
+
+def test_hook_reaching_a_module_bound_late(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/fixtures.py": """
+            _open = set()
+            def session():
+                s = object()
+                _open.add(s)
+                return s
+            def after_test():
+                _open.clear()
+        """,
+        "src/app/plugin_base.py": """
+            fixtures = None
+            def post_begin():
+                global fixtures
+                from app import fixtures
+            def after_test(item):
+                fixtures.after_test()
+        """,
+        "src/app/pytestplugin.py": """
+            from app import plugin_base
+            def pytest_runtest_teardown(item, nextitem):
+                plugin_base.after_test(item)
+        """,
+        "tests/test_sessions.py": """
+            from app import fixtures
+            def test_session():
+                assert fixtures.session()
+        """,
+    })
+    assert found == []

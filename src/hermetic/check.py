@@ -394,9 +394,18 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
                     v = ip.eval_static(node, mod)
                 except RecursionError:
                     continue
-                for a in v.refs():
-                    if a[0] == "func":
-                        todo.append((a[1], depth + 1))
+                funcs = [a[1] for a in v.refs() if a[0] == "func"]
+                if not funcs and node[0] == "attr" and node[1][0] == "name":
+                    # `fixtures.after_test()` where `fixtures` is bound late (global + import in a
+                    # set-up function): the project module of that name
+                    for m, sm in ip.p.summaries.items():
+                        if sm["module"] == m and (m == node[1][1] or m.endswith("." + node[1][1])):
+                            try:
+                                funcs += [a[1] for a in ip.module_attr_static(m, node[2]).refs() if a[0] == "func"]
+                            except RecursionError:
+                                pass
+                for qn2 in funcs:
+                    todo.append((qn2, depth + 1))
     return keys
 
 
