@@ -115,7 +115,9 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     if config.guard is not None:
         program.import_closure = {m: _import_closure(runner, [m], program.summaries) for m in program.summaries}
     runs = []
-    for it in items:
+    for n, it in enumerate(items, 1):
+        if progress and n % 25 == 1:
+            progress(f"test {n}/{len(items)}: {it.node_id}")
         runs.append(runner.run(it))
     sweep_events = runner.sweep() if _wants(config, ("HT201",)) else []
     import_events = ip.import_events + [e for e in ip.events if e.import_time]

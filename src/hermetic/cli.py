@@ -59,6 +59,15 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
 
     cwd = Path.cwd()
     progress = None
+    status = None
+    if sys.stderr.isatty():
+        from rich.console import Console
+
+        status = Console(stderr=True).status("hermetic: reading files")
+        status.start()
+
+        def progress(msg: str) -> None:
+            status.update(f"hermetic: {msg}")
     try:
         explicit = None
         if config_file:
@@ -76,6 +85,9 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     except RecursionError:
         click.echo("hermetic: internal error: recursion too deep", err=True)
         sys.exit(2)
+    finally:
+        if status is not None:
+            status.stop()
     if select:
         config.select = [s.strip() for s in select.split(",") if s.strip()]
     if ignore:
