@@ -10,6 +10,8 @@ import click
 
 from . import __version__
 
+FORMATS = ["text", "json", "sarif", "github", "markdown", "junit"]
+
 
 def _color(stream) -> bool:
     if os.environ.get("NO_COLOR"):  # hermetic: ignore[HT103]
@@ -30,8 +32,10 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("targets", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Output format.")
+@click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT=FILE",
+              help="Also write the report in FMT to FILE (repeatable), e.g. sarif=hermetic.sarif.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the report to FILE instead of standard output.")
 @click.option("--select", default=None, help="Comma-separated rule codes or prefixes to report (default: HT).")
@@ -51,11 +55,11 @@ def cli() -> None:
 def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[str], ignore: Optional[str],
           fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool,
           report_unused_suppressions: bool, config_file: Optional[str], baseline: Optional[str],
-          write_baseline: Optional[str]) -> None:
+          write_baseline: Optional[str], extra_outputs=()) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
     from .check import UsageError, run_check
     from .config import ConfigError
-    from .report import render_terminal, to_json
+    from .report import render_terminal
 
     cwd = Path.cwd()
     progress = None
@@ -119,8 +123,17 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
                        f"rewrite the baseline to shrink it", err=True)
     if report.tests == 0:
         click.echo("hermetic: no tests found", err=True)
-    if fmt == "json":
-        text = to_json(report)
+    extra = []
+    for spec in extra_outputs:
+        kind, sep, dest = spec.partition("=")
+        if not sep or kind not in FORMATS or not dest:
+            click.echo(f"hermetic: --output-format expects FMT=FILE with FMT one of {', '.join(FORMATS)}", err=True)
+            sys.exit(2)
+        extra.append((kind, dest))
+    for kind, dest in extra:
+        _write(kind, report, cwd, dest, show_unresolved, show_unknown)
+    if fmt != "text":
+        text = _render(fmt, report, cwd)
         if output:
             Path(output).write_text(text, encoding="utf-8")
         else:
@@ -135,6 +148,31 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     levels = ("error",) if config.fail_on == "error" else ("error", "warning")
     failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
     sys.exit(1 if failing and not exit_zero else 0)
+
+
+def _render(fmt: str, report, cwd: Path) -> str:
+    from . import formats
+    from .report import to_json
+
+    if fmt == "json":
+        return to_json(report)
+    if fmt == "sarif":
+        return formats.to_sarif(report, str(cwd))
+    if fmt == "github":
+        return formats.to_github(report)
+    if fmt == "markdown":
+        return formats.to_markdown(report)
+    return formats.to_junit(report)
+
+
+def _write(fmt: str, report, cwd: Path, dest: str, show_unresolved: bool, show_unknown: bool) -> None:
+    from .report import render_terminal
+
+    if fmt == "text":
+        with open(dest, "w", encoding="utf-8") as fh:
+            render_terminal(report, fh, color=False, show_unresolved=show_unresolved, show_unknown=show_unknown)
+        return
+    Path(dest).write_text(_render(fmt, report, cwd), encoding="utf-8")
 
 
 @cli.command("config")

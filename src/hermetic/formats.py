@@ -1,0 +1,208 @@
+"""Review formats: SARIF 2.1.0, GitHub workflow annotations, a Markdown review comment, JUnit XML.
+
+Each function takes the ``model.Report`` of a check and returns the text to write; all are
+deterministic for the same report.
+"""
+from __future__ import annotations
+
+import json
+from typing import Dict, List
+from xml.sax.saxutils import escape as xml_escape
+
+from . import __version__
+from .model import Finding, Report
+from .rules import RULES, describe
+
+MAX_CODE_FLOWS = 10          # thread flows per SARIF result (one per reaching test)
+MARKDOWN_LIMIT = 65_000      # characters in a review comment on the common forges
+
+
+# ---------------------------------------------------------------------- SARIF
+def to_sarif(report: Report, srcroot: str) -> str:
+    """SARIF 2.1.0: a rule descriptor per code, results with locations, the reaching tests as
+    related locations, one code flow per reaching test (capped), and the fingerprint."""
+    codes = sorted({f.code for f in report.findings} | set(RULES))
+    rules = []
+    for code in codes:
+        r = RULES.get(code)
+        entry: Dict = {"id": code}
+        if r is not None:
+            entry.update({
+                "name": r.name,
+                "shortDescription": {"text": r.summary},
+                "fullDescription": {"text": r.why},
+                "help": {"text": describe(code), "markdown": describe(code)},
+                "defaultConfiguration": {"level": _level(r.severity)},
+            })
+        rules.append(entry)
+    index = {c: i for i, c in enumerate(codes)}
+    results = [_sarif_result(f, index) for f in report.findings]
+    run = {
+        "tool": {"driver": {"name": "hermetic", "version": __version__, "informationUri":
+                            "https://pypi.org/project/hermetic/", "rules": rules}},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": _dir_uri(srcroot)}},
+        "results": results,
+        "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "error", "message": {"text": f"{e.path}: {e.message}"},
+             "locations": [{"physicalLocation": {"artifactLocation": {"uri": e.path, "uriBaseId": "%SRCROOT%"}}}]}
+            for e in report.errors]}],
+    }
+    doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _level(severity: str) -> str:
+    return "error" if severity == "error" else "warning"
+
+
+def _dir_uri(path: str) -> str:
+    from pathlib import Path
+
+    uri = Path(path).resolve().as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _loc(path: str, line: int, column: int = 1, end_line: int = 0, end_column: int = 0, message: str = "") -> Dict:
+    region = {"startLine": max(1, line), "startColumn": max(1, column)}
+    if end_line:
+        region["endLine"] = max(end_line, line)
+    if end_column and end_column > 0:
+        region["endColumn"] = end_column if end_line != line or end_column > column else column + 1
+    loc: Dict = {"physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"}, "region": region}}
+    if message:
+        loc["message"] = {"text": message}
+    return loc
+
+
+def _sarif_result(f: Finding, index: Dict[str, int]) -> Dict:
+    res: Dict = {
+        "ruleId": f.code,
+        "ruleIndex": index[f.code],
+        "level": _level(f.severity),
+        "message": {"text": f.message + (f"\nFix: {f.fix}" if f.fix else "")},
+        "locations": [_loc(f.path, f.line, f.column, f.end_line, f.end_column)],
+        "partialFingerprints": {"hermetic/v1": f.fingerprint},
+        "properties": {"tests": list(f.tests)},
+    }
+    related = []
+    for i, t in enumerate(f.tests):
+        path = t.split("::", 1)[0]
+        related.append({"id": i, **_loc(path, 1, message=t)})
+    if related:
+        res["relatedLocations"] = related
+    if f.trace:
+        flows = []
+        for t in (f.tests or [""])[:MAX_CODE_FLOWS]:
+            steps = [{"location": _loc(s.path, s.line, message=s.function)} for s in f.trace]
+            flows.append({"message": {"text": t or "import"}, "threadFlows": [{"locations": steps}]})
+        res["codeFlows"] = flows
+        res["properties"]["codeFlowCap"] = MAX_CODE_FLOWS
+        res["properties"]["codeFlowsOmitted"] = max(0, len(f.tests) - MAX_CODE_FLOWS)
+    if f.origin:
+        res["properties"]["origin"] = f.origin
+    return res
+
+
+# ---------------------------------------------------------------------- GitHub annotations
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def to_github(report: Report) -> str:
+    """Workflow-command annotations, one line per finding."""
+    out = []
+    for f in report.findings:
+        kind = "error" if f.severity == "error" else "warning"
+        props = (f"file={_gh_prop(f.path)},line={f.line},endLine={f.end_line},col={f.column},"
+                 f"title={_gh_prop(f.code)}")
+        msg = f.message + (f"\nfix: {f.fix}" if f.fix else "")
+        out.append(f"::{kind} {props}::{_gh_data(msg)}")
+    for e in report.errors:
+        out.append(f"::error file={_gh_prop(e.path)},title=hermetic::{_gh_data(e.message)}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+# ---------------------------------------------------------------------- Markdown
+def to_markdown(report: Report, limit: int = MARKDOWN_LIMIT) -> str:
+    """A review comment: a verdict line, counts per rule, then each finding (long parts folded)."""
+    n = len(report.findings)
+    errors = sum(1 for f in report.findings if f.severity == "error")
+    verdict = ("**hermetic: no uncontrolled I/O found** in the analysed tests" if n == 0 else
+               f"**hermetic: {n} finding{'s' if n != 1 else ''}** ({errors} error{'s' if errors != 1 else ''})")
+    head = [verdict, "", f"{report.files} files, {report.tests} tests; {len(report.unresolved_calls)} unresolved "
+            f"calls and {len(report.unknown_origins)} unknown origins were not followed.", ""]
+    if n:
+        counts: Dict[str, int] = {}
+        for f in report.findings:
+            counts[f.code] = counts.get(f.code, 0) + 1
+        head += ["| rule | findings |", "|---|---|"]
+        head += [f"| {c} {RULES[c].name if c in RULES else ''} | {counts[c]} |" for c in sorted(counts)]
+        head.append("")
+    blocks: List[str] = []
+    for f in report.findings:
+        lines = [f"### `{f.path}:{f.line}` {f.code}", "", _md(f.message), ""]
+        if f.trace:
+            lines.append("<details><summary>trace</summary>\n")
+            lines += [f"{i}. `{s.path}:{s.line}` {s.function}" for i, s in enumerate(f.trace, 1)]
+            lines.append("\n</details>\n")
+        if f.origin and f.origin.get("kind"):
+            o = f.origin
+            where = f" (`{o['path']}:{o['line']}`)" if o.get("path") and o.get("line") else ""
+            lines.append(f"**origin:** {o['kind']} `{o.get('expression', '')}`{where}\n")
+        if f.tests:
+            shown = ", ".join(f"`{t}`" for t in f.tests[:5])
+            more = f" and {len(f.tests) - 5} more" if len(f.tests) > 5 else ""
+            lines.append(f"**tests:** {shown}{more}\n")
+        if f.fix:
+            lines.append(f"**fix:** {_md(f.fix)}\n")
+        blocks.append("\n".join(lines))
+    text = "\n".join(head)
+    shown = 0
+    for b in blocks:
+        if len(text) + len(b) + 200 > limit:
+            break
+        text += "\n" + b
+        shown += 1
+    if shown < len(blocks):
+        text += f"\n\n_{len(blocks) - shown} more findings are not shown (comment size limit); run " \
+                f"`hermetic check` for the full list._\n"
+    return text
+
+
+def _md(text: str) -> str:
+    return text.replace("\n", "  \n")
+
+
+# ---------------------------------------------------------------------- JUnit
+def to_junit(report: Report) -> str:
+    """One testcase per test with its findings as failures; findings that belong to no test
+    in one testcase per file."""
+    by_test: Dict[str, List[Finding]] = {}
+    orphans: Dict[str, List[Finding]] = {}
+    for f in report.findings:
+        if f.tests:
+            for t in f.tests:
+                by_test.setdefault(t, []).append(f)
+        else:
+            orphans.setdefault(f.path, []).append(f)
+    cases = []
+    for name in sorted(by_test):
+        cases.append(_case(name.split("::", 1)[0], name, by_test[name]))
+    for path in sorted(orphans):
+        cases.append(_case(path, f"{path}::<module>", orphans[path]))
+    failures = sum(1 for c in cases if "<failure" in c)
+    body = "\n".join(cases)
+    return (f'<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="hermetic">\n'
+            f'<testsuite name="hermetic" tests="{len(cases)}" failures="{failures}" errors="0">\n{body}\n'
+            f'</testsuite>\n</testsuites>\n')
+
+
+def _case(classname: str, name: str, findings: List[Finding]) -> str:
+    fails = "".join(
+        f'<failure type="{f.code}" message="{xml_escape(f.message, {chr(34): "&quot;"})}">'
+        f'{xml_escape(f.path)}:{f.line} {xml_escape(f.fix)}</failure>' for f in findings)
+    return f'<testcase classname="{xml_escape(classname)}" name="{xml_escape(name, {chr(34): "&quot;"})}">{fails}</testcase>'

@@ -1,0 +1,89 @@
+"""Review formats: SARIF (validated against the OASIS schema), GitHub annotations, Markdown, JUnit."""
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hermetic.cli import cli
+from hermetic.formats import _gh_data, _gh_prop, to_markdown
+from hermetic.model import Finding, Report
+
+ROOT = Path(__file__).resolve().parent.parent
+SARIF_SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+
+
+@pytest.fixture
+def quickstart(tmp_path, monkeypatch):
+    dest = tmp_path / "quickstart"
+    shutil.copytree(ROOT / "fixtures" / "quickstart", dest)
+    monkeypatch.chdir(dest)
+    return dest
+
+
+def out(*args):
+    res = CliRunner().invoke(cli, ["check", *args])
+    assert res.exit_code in (0, 1), res.output
+    return res.output
+
+
+def test_sarif_is_valid_and_carries_flows_related_locations_and_fingerprints(quickstart):
+    jsonschema = pytest.importorskip("jsonschema")
+    if not SARIF_SCHEMA.is_file():
+        pytest.skip(f"the SARIF schema is not at {SARIF_SCHEMA}")
+    doc = json.loads(out("--format", "sarif"))
+    jsonschema.validate(doc, json.loads(SARIF_SCHEMA.read_text(encoding="utf-8")))
+    [result] = doc["runs"][0]["results"]
+    assert result["ruleId"] == "HT101"
+    assert result["partialFingerprints"]["hermetic/v1"].startswith("hermetic/v1:")
+    assert result["relatedLocations"][0]["message"]["text"].endswith("::test_publishes_the_stories_of_the_day")
+    steps = result["codeFlows"][0]["threadFlows"][0]["locations"]
+    assert [s["location"]["physicalLocation"]["region"]["startLine"] for s in steps] == [6, 17, 9]
+    assert doc["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file://")
+    rules = {r["id"] for r in doc["runs"][0]["tool"]["driver"]["rules"]}
+    assert {"HT101", "HT202", "HT304", "HT403"} <= rules
+
+
+def test_github_annotations_escape_data_and_properties():
+    assert _gh_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
+    assert _gh_prop("a:b,c") == "a%3Ab%2Cc"
+
+
+def test_github_format_one_line_per_finding(quickstart):
+    lines = out("--format", "github").splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("::error file=src/newsdesk/publish.py,line=9,endLine=9,col=13,title=HT101::")
+    assert "\n" not in lines[0]
+
+
+def test_markdown_has_verdict_table_and_details(quickstart):
+    text = out("--format", "markdown")
+    assert text.startswith("**hermetic: 1 finding** (1 error)")
+    assert "| HT101 uncontrolled-connection | 1 |" in text
+    assert "<details><summary>trace</summary>" in text and "**fix:**" in text
+
+
+def test_markdown_stays_under_the_comment_limit():
+    findings = [Finding("HT102", "error", f"src/m{i}.py", 1, 1, 1, 2, "x" * 500, [f"tests/t.py::test_{i}"])
+                for i in range(400)]
+    text = to_markdown(Report(findings=findings))
+    assert len(text) < 65_000
+    assert "more findings are not shown" in text
+
+
+def test_junit_parses_with_a_testcase_per_test(quickstart):
+    root = ET.fromstring(out("--format", "junit"))
+    cases = root.findall(".//testcase")
+    assert [c.get("name") for c in cases] == ["tests/test_publish.py::test_publishes_the_stories_of_the_day"]
+    assert cases[0].find("failure").get("type") == "HT101"
+
+
+def test_several_outputs_in_one_run(quickstart, tmp_path):
+    sarif, md = tmp_path / "r.sarif", tmp_path / "r.md"
+    text = out("--output-format", f"sarif={sarif}", "--output-format", f"markdown={md}")
+    assert "HT101" in text
+    assert json.loads(sarif.read_text(encoding="utf-8"))["version"] == "2.1.0"
+    assert md.read_text(encoding="utf-8").startswith("**hermetic")
+    assert CliRunner().invoke(cli, ["check", "--output-format", "pdf=x"]).exit_code == 2
