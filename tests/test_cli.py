@@ -179,3 +179,10 @@ def test_rules_doc_is_generated_from_the_rules():
     assert run("rule", "--all").output == doc.read_text(encoding="utf-8")
     for code in ("HT101", "HT106", "HT201", "HT205", "HT301", "HT304", "HT401", "HT403", "HT900"):
         assert f"## {code} " in doc.read_text(encoding="utf-8")
+
+
+def test_rules_and_explain():
+    listing = run("rules").output.splitlines()
+    assert listing[0].startswith("HT101") and any(line.startswith("HT403") for line in listing)
+    assert run("explain", "HT202").output == run("rule", "HT202").output
+    assert CliRunner().invoke(cli, ["explain", "HT000"]).exit_code == 2

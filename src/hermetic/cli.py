@@ -209,5 +209,28 @@ def rule(code: Optional[str], all_rules: bool) -> None:
         sys.exit(2)
 
 
+@cli.command("rules")
+def rules_cmd() -> None:
+    """List every rule: code, name, default severity, one line."""
+    from .rules import RULES
+
+    for code in sorted(RULES):
+        r = RULES[code]
+        click.echo(f"{code}  {r.name:<28} {r.severity:<8} {r.summary}")
+
+
+@cli.command("explain")
+@click.argument("code")
+def explain_cmd(code: str) -> None:
+    """What a rule finds, why it matters, an example and the fix (same text as `rule`)."""
+    from .rules import describe
+
+    try:
+        click.echo(describe(code))
+    except KeyError:
+        click.echo(f"hermetic: unknown rule code {code!r}", err=True)
+        sys.exit(2)
+
+
 def main() -> None:
     cli(prog_name="hermetic")
