@@ -1076,3 +1076,58 @@ def _fingerprints(findings: List[Finding]) -> None:
         n = counts.get(basis, 0)
         counts[basis] = n + 1
         f.fingerprint = "hermetic/v1:" + hashlib.sha256(f"{basis}\x1f{n}".encode()).hexdigest()[:32]
+
+
+def touching_files(findings: List[Finding], changed: List[str], cwd: Path) -> List[Finding]:
+    """The findings whose anchor, trace or origin lies in one of the changed files."""
+    rel = {_display(Path(c), cwd.resolve()) for c in changed}
+
+    def touches(f: Finding) -> bool:
+        paths = {f.path} | {s.path for s in f.trace} | {t.split("::", 1)[0] for t in f.tests}
+        if f.origin and f.origin.get("path"):
+            paths.add(f.origin["path"])
+        return bool(paths & rel)
+
+    return [f for f in findings if touches(f)]
+
+
+def findings_at_revision(rev: str, targets: Sequence[str], cwd: Path, config: Optional[Config],
+                         report_unused: bool) -> Set[str]:
+    """Fingerprints of the same check on git revision ``rev`` (exported with ``git archive``
+    into a temporary folder, so the repository itself is not touched). Raises UsageError
+    outside a git repository or for an unknown revision."""
+    import subprocess
+    import tarfile
+    import tempfile
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True)
+
+    top = git("rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        raise UsageError("--diff needs a git repository: " + (top.stderr.decode(errors="replace").strip().splitlines()
+                                                              or ["not a git repository"])[-1])
+    if git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
+        raise UsageError(f"--diff: unknown revision {rev!r}")
+    root = Path(top.stdout.decode().strip())
+    sub = cwd.resolve().relative_to(root.resolve())
+    with tempfile.TemporaryDirectory(prefix="hermetic-diff-") as tmp:
+        archive = Path(tmp) / "rev.tar"
+        with archive.open("wb") as fh:
+            proc = subprocess.run(["git", "archive", "--format=tar", rev], cwd=root, stdout=fh)
+        if proc.returncode != 0:
+            raise UsageError(f"--diff: cannot export revision {rev!r}")
+        tree = Path(tmp) / "tree"
+        with tarfile.open(archive) as tar:
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(tree, filter="data")
+            else:  # pragma: no cover - Python < 3.12 without the filter backport
+                tar.extractall(tree)
+        base_cwd = tree / sub
+        if not base_cwd.is_dir():
+            return set()
+        try:
+            report, _cfg = run_check(list(targets), base_cwd, config=config, report_unused_suppressions=report_unused)
+        except UsageError:
+            return set()
+        return {f.fingerprint for f in report.findings}

@@ -48,6 +48,11 @@ def cli() -> None:
 @click.option("--report-unused-suppressions", is_flag=True, help="Report inline suppressions that suppress nothing (HT900).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Use this configuration file instead of the discovered one.")
+@click.option("--diff", "diff_rev", default=None, metavar="REV",
+              help="Report only findings whose fingerprint is absent when the same check runs on git revision REV.")
+@click.option("--touching", is_flag=True,
+              help="TARGETS are changed files (pre-commit): analyse the whole project, report the findings whose "
+                   "anchor, trace or origin is in one of them.")
 @click.option("--baseline", type=click.Path(dir_okay=False), default=None,
               help="Report only findings whose fingerprint is not in this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
@@ -55,7 +60,8 @@ def cli() -> None:
 def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[str], ignore: Optional[str],
           fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool,
           report_unused_suppressions: bool, config_file: Optional[str], baseline: Optional[str],
-          write_baseline: Optional[str], extra_outputs=()) -> None:
+          write_baseline: Optional[str], extra_outputs=(), diff_rev: Optional[str] = None,
+          touching: bool = False) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
     from .check import UsageError, run_check
     from .config import ConfigError
@@ -78,8 +84,19 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
             from .config import load_config_file
 
             explicit = load_config_file(Path(config_file).resolve())
-        report, config = run_check(list(targets), cwd, progress=progress, config=explicit,
+        changed = [str((cwd / t).resolve()) for t in targets] if touching else []
+        check_targets = [] if touching else list(targets)
+        report, config = run_check(check_targets, cwd, progress=progress, config=explicit,
                                    report_unused_suppressions=report_unused_suppressions)
+        if touching:
+            from .check import touching_files
+
+            report.findings = touching_files(report.findings, changed, cwd)
+        if diff_rev:
+            from .check import findings_at_revision
+
+            before = findings_at_revision(diff_rev, check_targets, cwd, explicit, report_unused_suppressions)
+            report.findings = [f for f in report.findings if f.fingerprint not in before]
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
