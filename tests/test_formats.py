@@ -87,3 +87,19 @@ def test_several_outputs_in_one_run(quickstart, tmp_path):
     assert json.loads(sarif.read_text(encoding="utf-8"))["version"] == "2.1.0"
     assert md.read_text(encoding="utf-8").startswith("**hermetic")
     assert CliRunner().invoke(cli, ["check", "--output-format", "pdf=x"]).exit_code == 2
+
+
+def test_inventory_matches_the_golden_file(quickstart):
+    res = CliRunner().invoke(cli, ["inventory", "--format", "json"])
+    golden = ROOT / "tests" / "golden" / "quickstart-inventory.json"
+    assert json.loads(res.output) == json.loads(golden.read_text(encoding="utf-8"))
+    text = CliRunner().invoke(cli, ["inventory"]).output
+    assert "uncontrolled connection src/newsdesk/publish.py:9" in text
+
+
+def test_inventory_says_no_uncontrolled_io_never_proven(quickstart):
+    settings = quickstart / "src" / "newsdesk" / "settings.py"
+    settings.write_text('DB_PATH = ":memory:"\n', encoding="utf-8")
+    text = CliRunner().invoke(cli, ["inventory"]).output
+    assert "no uncontrolled I/O found (0 operations with an unknown origin" in text
+    assert "proven" not in text

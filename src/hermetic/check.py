@@ -130,6 +130,7 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
         findings[0].extend(_ht4(runs, ip, runner, config, files_by_module, import_events))
     report.unresolved_calls = [{"path": p, "line": ln, "column": col, "call": text}
                                for (p, ln, col), text in sorted(ip.unresolved.items())]
+    report.inventory = _inventory(runs)
     report.calls_seen = len(ip.call_sites)
     report.sinks_seen = len({(e.path, e.pos) for run in runs for e in run.events} |
                             {(e.path, e.pos) for e in import_events})
@@ -470,6 +471,33 @@ def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
     line, col, end_line, end_col = m.pos
     return Finding(m.code, severity(m.code), path, line, col, end_line or line, end_col or col, msg, tests, [],
                    None, fix=_HT3_FIX[m.code], function=func, anchor=m.what)
+
+
+def _inventory(runs) -> List[dict]:
+    """Per test: every I/O operation it reaches, and whether (and by what) it is controlled."""
+    out = []
+    for run in sorted(runs, key=lambda r: r.item.node_id):
+        ops: Dict[tuple, dict] = {}
+        for e in run.events:
+            key = (e.path, e.pos[0], e.pos[1], e.category)
+            if key in ops and ops[key]["status"] == "uncontrolled":
+                continue
+            if e.missed:
+                status, why = "controlled", "reached through a binding a patch misses (see HT205)"
+            elif e.verdict == UNCONTROLLED:
+                status, why = "uncontrolled", _describe_origin(e.origin) if e.category not in ("clock",) else \
+                    "the real clock"
+            elif e.verdict == UNKNOWN:
+                status, why = "unknown", "an origin the analysis cannot follow"
+            else:
+                status, why = "controlled", e.reason or "a controlled value"
+            ops[key] = {"category": e.category, "path": e.path, "line": e.pos[0], "operation": e.call,
+                        "status": status, "by": why}
+        items = [ops[k] for k in sorted(ops)]
+        out.append({"test": run.item.node_id, "operations": items,
+                    "uncontrolled": sum(1 for o in items if o["status"] == "uncontrolled"),
+                    "unknown": sum(1 for o in items if o["status"] == "unknown")})
+    return out
 
 
 def _wants(config: Config, codes) -> bool:

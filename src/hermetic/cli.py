@@ -226,6 +226,40 @@ def rule(code: Optional[str], all_rules: bool) -> None:
         sys.exit(2)
 
 
+@cli.command("inventory")
+@click.argument("targets", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+def inventory_cmd(targets: List[str], fmt: str) -> None:
+    """For each test: every I/O operation it reaches and how it is controlled, or not."""
+    import json as _json
+
+    from .check import UsageError, run_check
+    from .config import ConfigError
+
+    try:
+        report, _config = run_check(list(targets), Path.cwd())
+    except (ConfigError, UsageError) as exc:
+        click.echo(f"hermetic: {exc}", err=True)
+        sys.exit(2)
+    inv = report.inventory
+    if fmt == "json":
+        click.echo(_json.dumps({"tests": inv, "unresolved_calls": len(report.unresolved_calls),
+                                "unknown_origins": len(report.unknown_origins)}, indent=2))
+        return
+    md = fmt == "markdown"
+    for t in inv:
+        click.echo(f"{'### ' if md else ''}{t['test']}")
+        if not t["operations"]:
+            click.echo(f"{'- ' if md else '  '}no I/O operation reached")
+        for o in t["operations"]:
+            click.echo(f"{'- ' if md else '  '}{o['status']:<12} {o['category']:<10} {o['path']}:{o['line']} "
+                       f"{o['operation']}: {o['by']}")
+        if t["operations"] and not t["uncontrolled"]:
+            click.echo(f"{'- ' if md else '  '}no uncontrolled I/O found ({t['unknown']} operations with an unknown "
+                       f"origin; {len(report.unresolved_calls)} unresolved calls in the run)")
+        click.echo("")
+
+
 @cli.command("rules")
 def rules_cmd() -> None:
     """List every rule: code, name, default severity, one line."""

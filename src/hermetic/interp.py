@@ -111,6 +111,7 @@ class SinkEvent:
     write: bool = False
     targets: Tuple[Origin, ...] = ()   # file operations: every origin of the target (HT201)
     missed: bool = False       # reached through a binding a patch misses: reported as HT205
+    reason: str = ""           # what controls it (for the inventory)
 
 
 @dataclass
@@ -1881,15 +1882,17 @@ class Interp:
         verdict, origin, ttext = self.judge(spec, target, cat, write, frame)
         if target is not None and not self.import_time:
             self._escapes(target, frame, pos)
+        reason = _control_reason(target) if verdict == CONTROLLED else ""
         if cat == "network" and verdict != CONTROLLED and (
                 "*" in self.ctx.net or (lib and lib in self.ctx.net)):
-            verdict = CONTROLLED
+            verdict, reason = CONTROLLED, "a network mock (S4)"
         if cat == "subprocess" and self.ctx.subprocess_fake:
-            verdict = CONTROLLED
+            verdict, reason = CONTROLLED, "the fp fixture (S5)"
         if cat == "file" and self.ctx.fs_fake and verdict != CONTROLLED and not self.import_time:
-            verdict = CONTROLLED
+            verdict, reason = CONTROLLED, "pyfakefs (S6)"
         ev = SinkEvent(cat, frame.path, tuple(pos), call, verdict, origin, (), self.import_time,
                        self._import_module_name(), ttext, write)
+        ev.reason = reason
         if cat in ("file", "connection") and target is not None:
             ev.targets = tuple(target.origins())
         if cat == "connection" and verdict == UNCONTROLLED:
@@ -1968,6 +1971,7 @@ class Interp:
 
     def record_clock(self, d: str, frame: Frame, pos, capture: bool = False) -> None:
         verdict = CONTROLLED if (self.ctx.frozen and not self.import_time) else UNCONTROLLED
+        reason = "a frozen clock (S3)" if verdict == CONTROLLED else ""
         key = None
         for k in self.ctx.patches:
             if k[0] == ("ext", d.rsplit(".", 1)[0]) and k[1] == d.rsplit(".", 1)[1]:
@@ -1975,8 +1979,10 @@ class Interp:
         if key is not None:
             verdict = CONTROLLED
         origin = Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0])
-        self._record(SinkEvent("clock", frame.path, tuple(pos), d, verdict, origin, (), self.import_time,
-                               self._import_module_name(), "capture" if capture else "", False))
+        ev = SinkEvent("clock", frame.path, tuple(pos), d, verdict, origin, (), self.import_time,
+                       self._import_module_name(), "capture" if capture else "", False)
+        ev.reason = reason or ("a patched clock function (S1)" if verdict == CONTROLLED else "")
+        self._record(ev)
 
     def env_read(self, key: Optional[str], pos, frame: Frame, call: str, default: Optional[V] = None) -> V:
         pos = tuple(pos)
@@ -1992,8 +1998,10 @@ class Interp:
             return of(Origin("environment", expr="os.environ", path=frame.path, line=pos[0]))
         if key in self.ctx.env:
             val = self.ctx.env[key]
-            self._record(SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
-                                   self._import_module_name(), key, False))
+            ev = SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
+                           self._import_module_name(), key, False)
+            ev.reason = f"{key} set by the test or session configuration (S2)"
+            self._record(ev)
             if val is DELETED:
                 return default if default is not None else EMPTY
             return val
@@ -2091,6 +2099,25 @@ def wrap_constant(val: V, name: str, path: str, line: int, module: Optional[str]
             atoms.append(Origin("module-constant", expr=name, path=path, line=line,
                                 value=_const_value(origins), inner=origins, module=module))
     return V(frozenset(atoms), val.is_path)
+
+
+def _control_reason(target: Optional[V]) -> str:
+    """Which controlled origin a target comes from (V1/V2/T1), for the inventory."""
+    if target is None:
+        return "an in-memory default"
+    kinds = []
+    for o in target.origins():
+        if o.kind == "test-value":
+            kinds.append(f"a test value ({o.expr})")
+        elif o.kind == "project-file":
+            kinds.append("data shipped with the project (V2)")
+        elif o.kind == "literal":
+            kinds.append(f"the literal {o.value!r} chosen {'in test code' if o.in_test else 'in code'}")
+        elif o.kind in ("module-constant", "default-argument"):
+            kinds.append(f"{o.expr}, itself controlled")
+    if any(not isinstance(a, Origin) for a in target.atoms):
+        kinds.append("a test double")
+    return "; ".join(sorted(set(kinds))) or "a controlled value"
 
 
 def _bases(o: Origin):

@@ -80,3 +80,4 @@ class Report:
     baseline_fixed: Optional[int] = None
     calls_seen: int = 0     # distinct call sites evaluated for the tests
     sinks_seen: int = 0     # distinct I/O operations reached
+    inventory: List[Dict[str, Any]] = field(default_factory=list)   # per test: operations and their control
