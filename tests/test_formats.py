@@ -103,3 +103,8 @@ def test_inventory_says_no_uncontrolled_io_never_proven(quickstart):
     text = CliRunner().invoke(cli, ["inventory"]).output
     assert "no uncontrolled I/O found (0 operations with an unknown origin" in text
     assert "proven" not in text
+
+
+def test_markdown_matches_the_golden_file(quickstart):
+    golden = ROOT / "tests" / "golden" / "quickstart-review.md"
+    assert out("--format", "markdown") == golden.read_text(encoding="utf-8")
