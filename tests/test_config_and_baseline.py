@@ -103,3 +103,21 @@ def test_second(story_db):
 ''', encoding="utf-8")
     [f] = json.loads(invoke("check", "--format", "json").output)["findings"]
     assert f["tests"] == ["tests/test_publish.py::test_second"]
+
+
+def test_summary_cache_gives_the_same_report_and_ignores_itself(quickstart):
+    cold = invoke("check", "--format", "json").output
+    cache = quickstart / ".hermetic_cache"
+    assert (cache / ".gitignore").read_text(encoding="utf-8").strip().endswith("*")
+    assert any(cache.rglob("*.json"))
+    assert invoke("check", "--format", "json").output == cold
+    assert invoke("check", "--format", "json", "--no-cache").output == cold
+
+
+def test_read_only_tree_gets_no_cache(quickstart):
+    quickstart.chmod(0o555)
+    try:
+        assert invoke("check", "--format", "json").exit_code == 1
+        assert not (quickstart / ".hermetic_cache").exists()
+    finally:
+        quickstart.chmod(0o755)

@@ -39,7 +39,8 @@ def _display(path: Path, cwd: Path) -> str:
 
 
 def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[str], None]] = None,
-              config: Optional[Config] = None, report_unused_suppressions: bool = False) -> Tuple[Report, Config]:
+              config: Optional[Config] = None, report_unused_suppressions: bool = False,
+              use_cache: bool = True) -> Tuple[Report, Config]:
     """Analyse the project holding ``targets`` (paths or node ids, relative to ``cwd``).
 
     Returns the report and the configuration used. Raises ``ConfigError`` for bad
@@ -58,6 +59,9 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     # per-file work: source -> summary (pure)
     summaries: Dict[str, dict] = {}
     files_by_module: Dict[str, SourceFile] = {}
+    from .cache import SummaryCache
+
+    cache = SummaryCache(root, enabled=use_cache)
     for sf in project.files:
         disp = _display(sf.path, cwd)
         try:
@@ -66,7 +70,10 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
             report.errors.append(FileError(disp, f"cannot read: {exc.strerror}"))
             continue
         try:
-            s = summarize(data, sf.module, disp, sf.is_package)
+            key = cache.key(data, sf.module, disp, sf.is_package)
+            s = cache.get(key)
+            if s is None:
+                s = cache.put(key, summarize(data, sf.module, disp, sf.is_package))
         except SummaryError as exc:
             report.errors.append(FileError(disp, str(exc)))
             continue

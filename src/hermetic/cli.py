@@ -53,6 +53,7 @@ def cli() -> None:
 @click.option("--touching", is_flag=True,
               help="TARGETS are changed files (pre-commit): analyse the whole project, report the findings whose "
                    "anchor, trace or origin is in one of them.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the summary cache (.hermetic_cache).")
 @click.option("--baseline", type=click.Path(dir_okay=False), default=None,
               help="Report only findings whose fingerprint is not in this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
@@ -61,7 +62,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
           fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool,
           report_unused_suppressions: bool, config_file: Optional[str], baseline: Optional[str],
           write_baseline: Optional[str], extra_outputs=(), diff_rev: Optional[str] = None,
-          touching: bool = False) -> None:
+          touching: bool = False, no_cache: bool = False) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
     from .check import UsageError, run_check
     from .config import ConfigError
@@ -87,7 +88,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         changed = [str((cwd / t).resolve()) for t in targets] if touching else []
         check_targets = [] if touching else list(targets)
         report, config = run_check(check_targets, cwd, progress=progress, config=explicit,
-                                   report_unused_suppressions=report_unused_suppressions)
+                                   report_unused_suppressions=report_unused_suppressions, use_cache=not no_cache)
         if touching:
             from .check import touching_files
 

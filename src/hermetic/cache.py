@@ -1,0 +1,71 @@
+"""The summary cache: one JSON file per summary in ``.hermetic_cache/`` at the project root.
+
+Keyed by the file's bytes, its module name and path, and the summary format and tool
+versions, so an unchanged file is never parsed twice. The folder carries its own
+``.gitignore``. Summaries pass through JSON on both paths (fresh and cached), so a warm run
+sees exactly the data a cold run sees.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Optional
+
+from . import __version__
+from .summary import SUMMARY_VERSION
+
+CACHE_DIR = ".hermetic_cache"
+
+
+class SummaryCache:
+    def __init__(self, root: Path, enabled: bool = True):
+        self.dir = root / CACHE_DIR / f"v{SUMMARY_VERSION}"
+        # a tree without the owner's write bit is read-only material: leave it untouched (even as root)
+        try:
+            writable = bool(root.stat().st_mode & 0o200)
+        except OSError:
+            writable = False
+        self.enabled = enabled and writable
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, data: bytes, module: str, path: str, is_package: bool) -> str:
+        h = hashlib.sha256()
+        h.update(f"{__version__}\0{SUMMARY_VERSION}\0{module}\0{path}\0{is_package}\0".encode())
+        h.update(data)
+        return h.hexdigest()
+
+    def get(self, key: str) -> Optional[dict]:
+        if not self.enabled:
+            return None
+        p = self.dir / key[:2] / f"{key}.json"
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError:
+            self.misses += 1
+            return None
+        try:
+            self.hits += 1
+            return json.loads(text)
+        except ValueError:
+            return None
+
+    def put(self, key: str, summary: dict) -> dict:
+        """Store ``summary``; return its JSON-normalised form (what a later hit returns)."""
+        text = json.dumps(summary, separators=(",", ":"))
+        if self.enabled:
+            try:
+                top = self.dir.parent
+                if not (top / ".gitignore").exists():
+                    top.mkdir(parents=True, exist_ok=True)
+                    (top / ".gitignore").write_text("# created by hermetic\n*\n", encoding="utf-8")
+                d = self.dir / key[:2]
+                d.mkdir(parents=True, exist_ok=True)
+                tmp = d / f"{key}.{os.getpid()}.tmp"
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, d / f"{key}.json")
+            except OSError:
+                self.enabled = False   # a read-only tree: go on without a cache
+        return json.loads(text)
