@@ -121,3 +121,11 @@ def test_read_only_tree_gets_no_cache(quickstart):
         assert not (quickstart / ".hermetic_cache").exists()
     finally:
         quickstart.chmod(0o755)
+
+
+def test_result_cache_is_invalidated_by_an_edit(quickstart):
+    first = invoke("check", "--format", "json").output
+    assert invoke("check", "--format", "json").output == first
+    settings = quickstart / "src" / "newsdesk" / "settings.py"
+    settings.write_text('DB_PATH = ":memory:"\n', encoding="utf-8")
+    assert json.loads(invoke("check", "--format", "json").output)["findings"] == []

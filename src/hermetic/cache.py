@@ -19,6 +19,24 @@ from .summary import SUMMARY_VERSION
 CACHE_DIR = ".hermetic_cache"
 
 
+_STAMP: Optional[str] = None
+
+
+def _tool_stamp() -> str:
+    """The tool's version plus the size and mtime of its own files (so an edited checkout of
+    hermetic never reuses results of the code it replaced)."""
+    global _STAMP
+    if _STAMP is None:
+        here = Path(__file__).resolve().parent
+        parts = [__version__]
+        for p in sorted(here.rglob("*")):
+            if p.suffix in (".py", ".toml", ".json"):
+                st = p.stat()
+                parts.append(f"{p.name}:{st.st_size}:{st.st_mtime_ns}")
+        _STAMP = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+    return _STAMP
+
+
 class SummaryCache:
     def __init__(self, root: Path, enabled: bool = True):
         self.dir = root / CACHE_DIR / f"v{SUMMARY_VERSION}"
@@ -33,7 +51,7 @@ class SummaryCache:
 
     def key(self, data: bytes, module: str, path: str, is_package: bool) -> str:
         h = hashlib.sha256()
-        h.update(f"{__version__}\0{SUMMARY_VERSION}\0{module}\0{path}\0{is_package}\0".encode())
+        h.update(f"{_tool_stamp()}\0{SUMMARY_VERSION}\0{module}\0{path}\0{is_package}\0".encode())
         h.update(data)
         return h.hexdigest()
 
@@ -69,3 +87,26 @@ class SummaryCache:
             except OSError:
                 self.enabled = False   # a read-only tree: go on without a cache
         return json.loads(text)
+
+    def get_result(self, key: str) -> Optional[dict]:
+        """A whole run's result stored under ``key`` (every input hashed into it)."""
+        if not self.enabled:
+            return None
+        try:
+            return json.loads((self.dir / "runs" / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def put_result(self, key: str, result: dict) -> None:
+        if not self.enabled:
+            return
+        try:
+            d = self.dir / "runs"
+            d.mkdir(parents=True, exist_ok=True)
+            for old in d.glob("*.json"):   # keep the latest run only: the cache does not grow per edit
+                old.unlink()
+            tmp = d / f"{key}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(result, separators=(",", ":")), encoding="utf-8")
+            os.replace(tmp, d / f"{key}.json")
+        except OSError:
+            pass

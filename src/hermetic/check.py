@@ -62,6 +62,7 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     from .cache import SummaryCache
 
     cache = SummaryCache(root, enabled=use_cache)
+    run_keys: List[str] = []
     for sf in project.files:
         disp = _display(sf.path, cwd)
         try:
@@ -71,6 +72,7 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
             continue
         try:
             key = cache.key(data, sf.module, disp, sf.is_package)
+            run_keys.append(key)
             s = cache.get(key)
             if s is None:
                 s = cache.put(key, summarize(data, sf.module, disp, sf.is_package))
@@ -91,6 +93,13 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
         if progress:
             progress(disp)
     report.files = len({id(s) for s in summaries.values()})
+    # nothing changed since a run with the same inputs: reuse its result
+    run_key = cache.key(repr((sorted(run_keys), [e.to_json() for e in report.errors], repr(config),
+                              repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)).encode(),
+                        "<run>", "", False)
+    stored = cache.get_result(run_key)
+    if stored is not None:
+        return _report_from(stored, report.errors), config
 
     # linking and the interpreter work on summaries only
     in_test = {m: files_by_module[m].in_test_tree for m in summaries}
@@ -146,7 +155,31 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
                               {it.node_id: (it.path, it.def_line) for it in items})
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
+    cache.put_result(run_key, _report_to(report))
     return report, config
+
+
+def _report_to(report: Report) -> dict:
+    fs = []
+    for f in report.findings:
+        d = f.to_json()
+        d.update({"fix": f.fix, "function": f.function, "anchor": f.anchor})
+        fs.append(d)
+    return {"findings": fs, "files": report.files, "tests": report.tests, "unresolved": report.unresolved_calls,
+            "unknown": report.unknown_origins, "calls": report.calls_seen, "sinks": report.sinks_seen,
+            "inventory": report.inventory}
+
+
+def _report_from(d: dict, errors) -> Report:
+    findings = []
+    for x in d["findings"]:
+        findings.append(Finding(x["code"], x["severity"], x["path"], x["line"], x["column"], x["end_line"],
+                                x["end_column"], x["message"], list(x["tests"]),
+                                [TraceStep(t["path"], t["line"], t["function"]) for t in x["trace"]], x["origin"],
+                                x["fingerprint"], x.get("fix", ""), x.get("function", "<module>"), x.get("anchor", "")))
+    return Report(findings=findings, errors=list(errors), files=d["files"], tests=d["tests"],
+                  unresolved_calls=d["unresolved"], unknown_origins=d["unknown"], calls_seen=d["calls"],
+                  sinks_seen=d["sinks"], inventory=d["inventory"])
 
 
 _HT3_FIX = {
