@@ -77,3 +77,15 @@ def test_arbitrary_bytes_give_a_summary_or_a_summary_error(data):
         assert "\n" not in str(exc)
     else:
         json.dumps(s)
+
+
+def test_input_too_deep_for_the_native_parser_is_an_error_not_a_crash():
+    deep = ("x = " + "(" * 3000 + "1" + ")" * 3000 + "\n").encode()
+    long = ("x = " + "+".join(["1"] * 30000) + "\n").encode()
+    for data in (deep, long):
+        try:
+            summarize(data, "m", "m.py")
+        except SummaryError as exc:
+            assert "too deeply nested" in str(exc)
+        else:  # pragma: no cover
+            raise AssertionError("no SummaryError")

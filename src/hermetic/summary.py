@@ -40,6 +40,7 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
+    suppressions = _suppressions(data)   # also refuses input the native parser cannot take safely
     try:
         tree = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
@@ -60,18 +61,35 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         "body": body,
         "functions": ex.functions,
         "classes": ex.classes,
-        "suppressions": _suppressions(data),
+        "suppressions": suppressions,
         "lines": data.count(b"\n") + 1,
     }
 
 
+MAX_NESTING = 150          # brackets: CPython itself stops at 200
+MAX_LINE_TOKENS = 20_000   # tokens in one logical line: deeper expression trees crash parsers
+
+
 def _suppressions(data: bytes) -> Dict[str, List[str]]:
+    """Inline suppressions by line; raises SummaryError for input too deeply nested (or one
+    expression too long) to parse safely, which CPython could not compile either."""
     out: Dict[str, List[str]] = {}
     try:
         tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError):
         return out
+    depth = max_depth = 0
+    run = 0
     for tok in tokens:
+        if tok.type == tokenize.OP:
+            if tok.string in "([{":
+                depth += 1
+                max_depth = max(max_depth, depth)
+            elif tok.string in ")]}":
+                depth = max(0, depth - 1)
+        run = 0 if tok.type == tokenize.NEWLINE else run + 1
+        if max_depth > MAX_NESTING or run > MAX_LINE_TOKENS:
+            raise SummaryError(f"too deeply nested or too long an expression to analyse (line {tok.start[0]})")
         if tok.type != tokenize.COMMENT:
             continue
         m = _SUPPRESS.search(tok.string)
