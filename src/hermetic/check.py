@@ -105,7 +105,7 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     in_test = {m: files_by_module[m].in_test_tree for m in summaries}
     session_env: Dict[str, I.V] = {k: lit(v, pytest_cfg.inifile.name if pytest_cfg.inifile else None, 0, True)
                                    for k, v in pytest_cfg.env.items()}
-    program = I.Program(_dedupe(summaries), in_test, load_catalogue(config), config, session_env)
+    program = I.Program(summaries, in_test, load_catalogue(config), config, session_env)
     ip = I.Interp(program)
     runner = Runner(ip, {m: files_by_module[m] for m in program.summaries}, pytest_cfg, config)
 
@@ -714,10 +714,6 @@ def _ht202_hint(site, e, summaries, hints) -> List[str]:
         subst[c.expr] = value
         lines.append(f'monkeypatch.setattr("{c.module}.{c.expr}", {value})')
     return lines
-
-
-def _dedupe(summaries: Dict[str, dict]) -> Dict[str, dict]:
-    return summaries
 
 
 def _split_targets(targets: Sequence[str], cwd: Path) -> Tuple[List[Path], List[str]]:

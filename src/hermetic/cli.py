@@ -69,16 +69,13 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     from .report import render_terminal
 
     cwd = Path.cwd()
-    progress = None
     status = None
     if sys.stderr.isatty():
         from rich.console import Console
 
         status = Console(stderr=True).status("hermetic: reading files")
         status.start()
-
-        def progress(msg: str) -> None:
-            status.update(f"hermetic: {msg}")
+    progress = (lambda msg: status.update(f"hermetic: {msg}")) if status is not None else None
     try:
         explicit = None
         if config_file:

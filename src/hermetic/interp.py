@@ -178,7 +178,6 @@ class Interp:
     def __init__(self, program: Program):
         self.p = program
         self.globals: Dict[str, Dict[str, V]] = {}
-        self.loading: set = set()
         self.ctx = Ctx()
         self.stack: List[Frame] = []
         self.events: List[SinkEvent] = []
@@ -195,7 +194,6 @@ class Interp:
         self.budget_hit = False
         self.class_attrs: Dict[str, Dict[str, V]] = {}
         self.import_events: List[SinkEvent] = []
-        self.current_test_module: Optional[str] = None
         self._mro_cache: Dict[str, List[str]] = {}
         self.use_memo = True
         self._site: Tuple[str, tuple] = ("", (0, 0, 0, 0))
@@ -284,10 +282,7 @@ class Interp:
         kind = st[0]
         if kind == "expr":
             frame.line = st[2]
-            e = st[1]
-            if e[0] == "call" and self._is_raise_like(e):
-                pass
-            self.eval(e, frame)
+            self.eval(st[1], frame)
             return False
         if kind == "assign":
             frame.line = st[3]
@@ -414,9 +409,6 @@ class Interp:
             return self._branches(st[2], frame)
         if kind == "ann":
             return False
-        return False
-
-    def _is_raise_like(self, e) -> bool:
         return False
 
     def _branches(self, blocks, frame: Frame) -> bool:
@@ -683,7 +675,7 @@ class Interp:
     def lookup(self, name: str, frame: Frame) -> V:
         if name in frame.locals and not frame.is_module:
             return frame.locals[name]
-        cl = self.closures.get(_fn_of(frame.name))
+        cl = self.closures.get(frame.name)
         if cl is not None and name in cl:
             return cl[name]
         key = (("mod", frame.module), name)
@@ -2349,10 +2341,6 @@ def _has_inst(loc: Dict[str, V]) -> bool:
 
 def _strip_prefix(ev: SinkEvent, n: int) -> SinkEvent:
     return dataclasses.replace(ev, trace=ev.trace[n:])
-
-
-def _fn_of(name: str) -> str:
-    return name
 
 
 def _dotted_name(qn: str) -> str:
