@@ -467,3 +467,30 @@ def test_hook_reaching_a_module_bound_late(tmp_path):
         """,
     })
     assert found == []
+
+
+def test_imported_modules_have_a_file_so_the_cwd_fallback_is_not_taken(tmp_path):
+    found = project(tmp_path, {
+        "src/app/__init__.py": "",
+        "src/app/h.py": """
+            import os
+            import sys
+            def get_root_path(import_name):
+                mod = sys.modules.get(import_name)
+                if mod is not None and hasattr(mod, "__file__") and mod.__file__ is not None:
+                    return os.path.dirname(os.path.abspath(mod.__file__))
+                return os.getcwd()
+            def read(name):
+                return open(os.path.join(get_root_path(name), "static/x.html")).read()
+            def write(name):
+                open(os.path.join(get_root_path(name), "out.txt"), "w").write("x")
+        """,
+        "tests/test_h.py": """
+            from app import h
+            def test_read():
+                h.read(__name__)
+            def test_write():
+                h.write(__name__)
+        """,
+    })
+    assert found == [("HT102", "src/app/h.py", 12)]

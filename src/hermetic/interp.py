@@ -859,8 +859,10 @@ class Interp:
                 if is_none(first) is True:
                     return False
         v = self.eval(e, frame)
-        return truthiness(v) if k == "call" and v.atoms and all(
-            isinstance(a, tuple) and a[0] in ("inst",) for a in v.atoms) else None
+        if k == "call" and v.atoms and all((isinstance(a, tuple) and a[0] in ("inst", "modobj")) or
+                                           (isinstance(a, Origin) and a.kind == "literal") for a in v.atoms):
+            return truthiness(v)
+        return None
 
     def eval_cmp(self, e, frame: Frame) -> V:
         ops, items = e[1], e[2]
@@ -944,6 +946,8 @@ class Interp:
                 out = out | (of(("func", m[1], a[3])) if m else UNKNOWN_V)
             elif a == DOUBLE:
                 out = out | DOUBLE_V
+            elif t == "modobj":
+                out = out | (of(Origin("project-file", expr="module.__file__")) if name == "__file__" else UNKNOWN_V)
             elif t == "fixture" and a[1] == "request" and name == "param":
                 out = out | self.lookup("__request_param__", frame)
             elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory", "clirunner"):
@@ -1388,6 +1392,10 @@ class Interp:
             return UNKNOWN_V
         if d in ("builtins.int", "builtins.float", "decimal.Decimal") and args:
             return _head(args[0]).with_path(False)   # a number parsed from a value keeps its origin
+        if d == "sys.modules.get":
+            return of(("modobj",))   # an imported module: it has a __file__ inside the project
+        if d == "builtins.hasattr" and len(args) == 2 and any(a == ("modobj",) for a in args[0].refs()):
+            return lit(_literal_str(args[1]) in ("__file__", "__name__"), frame.path, frame.line, frame.in_test)
         if d in ("builtins.isinstance", "builtins.len", "builtins.print", "builtins.hasattr", "builtins.callable",
                  "builtins.bool", "builtins.int", "builtins.float", "builtins.id", "builtins.hash"):
             return EMPTY
@@ -2269,7 +2277,7 @@ def truthiness(v: V) -> Optional[bool]:
                     states.add(i.expr not in ("None", "''", '""', "0", "False", "0.0"))
             else:
                 return None
-        elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "handle"):
+        elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "handle", "modobj"):
             states.add(True)
         elif a[0] == "seq":
             states.add(bool(a[2]))
@@ -2295,7 +2303,7 @@ def is_none(v: V) -> Optional[bool]:
                 states.add(False)
             else:
                 return None
-        elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "seq", "dict", "handle"):
+        elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "seq", "dict", "handle", "modobj"):
             states.add(False)
         else:
             return None
