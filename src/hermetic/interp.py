@@ -135,8 +135,9 @@ class Ctx:
                    self.subprocess_fake, self.fs_fake, self.cwd)
 
     def key(self) -> tuple:
+        # sites (where a substitute was installed) are not part of the key: replayed HT202/HT205
+        # candidates are re-anchored at the current test's sites
         return (tuple(sorted(((repr(k), hash(v)) for k, v in self.patches.items()))),
-                tuple(sorted((repr(k), v) for k, v in self.sites.items())),
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in self.env.items())),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
                 hash(self.cwd) if self.cwd is not None else None)
@@ -198,6 +199,8 @@ class Interp:
         self.use_memo = True
         self._site: Tuple[str, tuple] = ("", (0, 0, 0, 0))
         self.escapes: List[tuple] = []   # HT202 candidates: (site, base, derived constant origin)
+        self.escape_keys: List[tuple] = []   # the same, by the patched key (for memo replay)
+        self.miss_keys: List[tuple] = []
         self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
         self.sweep = False
         self.missed_depth = 0
@@ -1065,10 +1068,9 @@ class Interp:
                     # a clock function captured at import: HT204 at the capture, HT205 at a freeze
                     if isinstance(a[4], tuple):
                         self.consumed.append(a[4])
-                    site = self.ctx.sites.get(("freeze",)) if self.ctx.frozen else None
-                    if site is not None:
-                        self.misses.append((site, "the clock", f"a function captured at import ({_expr_text(fexpr)})",
-                                            "captured"))
+                    if self.ctx.frozen:
+                        self._add_miss(("freeze",), ("the clock",
+                                                     f"a function captured at import ({_expr_text(fexpr)})", "captured"))
                     out = out | of(Origin("clock", expr="captured", path=frame.path, line=pos[0], value="import"))
                     continue
                 out = out | self.apply(a[1], list(a[2]) + args, {**dict(a[3]), **kwargs}, frame, pos)
@@ -1147,10 +1149,8 @@ class Interp:
         if not self.ctx.frozen or self.import_time:
             return
         if any(o.kind == "clock" and o.value == "import" for o in v.origins()):
-            site = self.ctx.sites.get(("freeze",))
-            if site is not None:
-                self.misses.append((site, "the clock", f"the default argument {name} of {_dotted_name(qn)}",
-                                    "default"))
+            self._add_miss(("freeze",), ("the clock", f"the default argument {name} of {_dotted_name(qn)}",
+                                         "default"))
 
     def call_function(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame, self_atom=None) -> V:
         entry = self.p.functions.get(qn)
@@ -1186,11 +1186,13 @@ class Interp:
         prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if hit is not None:
             ret, rel_events, (writes, next_id, ctx_after, escapes, misses, consumed, marks) = hit
+            for key, rest in escapes:
+                self._add_escape(key, rest)
+            for key, rest in misses:
+                self._add_miss(key, rest)
             self.consumed.extend(consumed)
             for kind, _anchor in marks:
                 self._mark(kind)
-            self.escapes.extend(escapes)
-            self.misses.extend(misses)
             self._replay(writes)
             if any(w[0] in ("gattr", "cattr") for w in writes):
                 self.gver += 1
@@ -1201,7 +1203,7 @@ class Interp:
                 self._emit(ev, prefix)
             return ret
         wstart = len(self.wlog)
-        estart, mstart, cstart, kstart = len(self.escapes), len(self.misses), len(self.consumed), len(self.marks)
+        estart, mstart, cstart, kstart = len(self.escape_keys), len(self.miss_keys), len(self.consumed), len(self.marks)
         ctx_before = self.ctx.key()
         cls = f.get("class")
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
@@ -1232,7 +1234,7 @@ class Interp:
         if len(self.memo) > MEMO_LIMIT:
             self.memo.clear()   # bounded memory on large projects: recompute rather than grow
         self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after,
-                                            tuple(self.escapes[estart:]), tuple(self.misses[mstart:]),
+                                            tuple(self.escape_keys[estart:]), tuple(self.miss_keys[mstart:]),
                                             tuple(self.consumed[cstart:]), tuple(self.marks[kstart:])))
         for ev in rel_events:
             self._emit(ev, prefix)
@@ -1817,6 +1819,23 @@ class Interp:
             elif o.inner:
                 todo.extend(o.inner)
 
+    def _add_miss(self, key, rest: tuple) -> bool:
+        """Record an HT205 candidate at the site that installed ``key`` (resolved now, and again
+        when a memoized call is replayed under another test's sites)."""
+        site = self.ctx.sites.get(key)
+        if site is None:
+            return False
+        self.misses.append((site,) + rest)
+        self.miss_keys.append((key, rest))
+        return True
+
+    def _add_escape(self, key, rest: tuple) -> None:
+        site = self.ctx.sites.get(key)
+        if site is None:
+            return
+        self.escapes.append((site,) + rest)
+        self.escape_keys.append((key, rest))
+
     def _check_miss(self, v: V, mod: str, name: str, what: Optional[str] = None) -> V:
         """HT205: ``mod.name`` holds a function (or library object) whose defining binding
         the test patched; this lookup goes through ``mod``'s own binding and misses it.
@@ -1841,10 +1860,8 @@ class Interp:
                 key = (("ext", owner), attr)
             if key is None or key == (("mod", mod), name) or key not in self.ctx.patches:
                 continue
-            site = self.ctx.sites.get(key)
-            if site is not None:
-                self.misses.append((site, f"{key[0][1]}.{key[1]}", what or f"{mod}.{name}",
-                                    "default" if what else "binding"))
+            if self._add_miss(key, (f"{key[0][1]}.{key[1]}", what or f"{mod}.{name}",
+                                    "default" if what else "binding")):
                 out[-1] = ("missed", a)
         return V(frozenset(out), v.is_path) if len(out) == len(v.atoms) else v
 
@@ -1865,7 +1882,7 @@ class Interp:
                 elif base.kind == "home":
                     key = ("env", "HOME")
                 if key is not None and key in self.ctx.sites and (key[0] == "env" or key in self.ctx.patches):
-                    self.escapes.append((self.ctx.sites[key], base, o, frame.path, tuple(pos)))
+                    self._add_escape(key, (base, o, frame.path, tuple(pos)))
 
     def _sink_ctx(self) -> SinkContext:
         cwd_ok = False

@@ -205,8 +205,8 @@ class Runner:
         ip = self.ip
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
-        ip.escapes = []
-        ip.misses = []
+        ip.escapes, ip.escape_keys = [], []
+        ip.misses, ip.miss_keys = [], []
         ip.consumed = []
         ip.marks = []
         ip.direct_env = set()
@@ -363,7 +363,7 @@ class Runner:
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
         run = TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks))
-        ip.escapes, ip.misses = [], []
+        ip.escapes, ip.misses, ip.escape_keys, ip.miss_keys = [], [], [], []
         return run
 
     def _sweep_modules(self) -> Set[str]:
@@ -418,7 +418,7 @@ class Runner:
         events = [e for e in ip.events if not e.import_time and e.category == "file"]
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
-        ip.escapes, ip.misses = [], []
+        ip.escapes, ip.misses, ip.escape_keys, ip.miss_keys = [], [], [], []
         return events
 
     def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
