@@ -6,7 +6,7 @@ an edit to a fixture moves the expectation with it; the comparison itself is by 
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence
 
@@ -115,3 +115,15 @@ def listed_at(fixture: str, findings, code: str, path: str, snippet: str) -> set
     """The node ids listed by the ``code`` finding at the line holding ``snippet`` (empty if none)."""
     line = line_of(fixture, path, snippet)
     return {t for f in at(findings, path, line, code) for t in f.tests}
+
+
+def listed_params(listed):
+    """(id, path, snippet, tests) rows -> pytest params for assert_lists."""
+    return [pytest.param(*item[1:4], id=item[0]) for item in listed]
+
+
+def assert_lists(fixture: str, findings, code: str, path: str, snippet: str, tests):
+    """Exactly one ``code`` finding at the snippet's line, listing exactly ``tests``."""
+    hits = at(findings, path, line_of(fixture, path, snippet), code)
+    assert len(hits) == 1, describe(findings)
+    assert sorted(hits[0].tests) == sorted(tests), hits[0].tests

@@ -2,8 +2,6 @@
 finding that must stay silent and a near twin that must still be reported."""
 import textwrap
 
-import pytest
-
 from hermetic.check import run_check
 
 

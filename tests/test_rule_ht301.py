@@ -8,8 +8,8 @@ monkeypatch, and a reload in project code that no test reaches.
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     describe, line_of, params)
+from helpers import (Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
+                     assert_silent, at, describe, line_of, params)
 
 FIX = "ht301-reload"
 TR = "tests/test_reload.py"
@@ -63,17 +63,9 @@ def test_reported(findings, exp):
     assert_reported(FIX, findings, exp)
 
 
-def _listed_params():
-    return [pytest.param(*item[1:4], id=item[0],
-                         marks=[pytest.mark.xfail(strict=True, reason=item[4])] if item[4] else [])
-            for item in LISTED]
-
-
-@pytest.mark.parametrize("path,snippet,tests", _listed_params())
+@pytest.mark.parametrize("path,snippet,tests", listed_params(LISTED))
 def test_lists_the_affected_tests(findings, path, snippet, tests):
-    hits = at(findings, path, line_of(FIX, path, snippet), "HT301")
-    assert len(hits) == 1, describe(findings)
-    assert sorted(hits[0].tests) == sorted(T + t for t in tests), hits[0].tests
+    assert_lists(FIX, findings, "HT301", path, snippet, [T + t for t in tests])
 
 
 @pytest.mark.parametrize("near", params(SILENT))

@@ -11,8 +11,8 @@ environment (issue 4). The save read before a direct write is controlled by that
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     describe, line_of, params)
+from helpers import (Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
+                     assert_silent, params)
 
 FIX = "ht302-environ"
 TL = "tests/test_leaks.py"
@@ -87,17 +87,9 @@ def test_reported(findings, exp):
     assert_reported(FIX, findings, exp)
 
 
-def _listed_params():
-    return [pytest.param(*item[1:4], id=item[0],
-                         marks=[pytest.mark.xfail(strict=True, reason=item[4])] if item[4] else [])
-            for item in LISTED]
-
-
-@pytest.mark.parametrize("path,snippet,tests", _listed_params())
+@pytest.mark.parametrize("path,snippet,tests", listed_params(LISTED))
 def test_lists_the_affected_tests(findings, path, snippet, tests):
-    hits = at(findings, path, line_of(FIX, path, snippet), "HT302")
-    assert len(hits) == 1, describe(findings)
-    assert sorted(hits[0].tests) == sorted(tests), hits[0].tests
+    assert_lists(FIX, findings, "HT302", path, snippet, tests)
 
 
 @pytest.mark.parametrize("near", params(SILENT))

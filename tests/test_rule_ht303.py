@@ -13,8 +13,8 @@ level (session configuration), the project's own import-time registration.
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     describe, line_of, params)
+from helpers import (Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
+                     assert_silent, at, line_of, params)
 
 FIX = "ht303-module-state"
 TL = "tests/test_leaks.py"
@@ -102,17 +102,9 @@ def test_reported(findings, exp):
     assert_reported(FIX, findings, exp)
 
 
-def _listed_params():
-    return [pytest.param(*item[1:4], id=item[0],
-                         marks=[pytest.mark.xfail(strict=True, reason=item[4])] if item[4] else [])
-            for item in LISTED]
-
-
-@pytest.mark.parametrize("path,snippet,tests", _listed_params())
+@pytest.mark.parametrize("path,snippet,tests", listed_params(LISTED))
 def test_lists_the_affected_tests(findings, path, snippet, tests):
-    hits = at(findings, path, line_of(FIX, path, snippet), "HT303")
-    assert len(hits) == 1, describe(findings)
-    assert sorted(hits[0].tests) == sorted(tests), hits[0].tests
+    assert_lists(FIX, findings, "HT303", path, snippet, tests)
 
 
 @pytest.mark.parametrize("near", params(SILENT))
@@ -127,5 +119,4 @@ def test_project_function_message_names_the_container(findings):
 
 def test_nothing_else(findings):
     """Labels are exhaustive (the silent forms the tool reports are xfailed above, one by one)."""
-    known = [Expect("x", "HT303", s.path, s.snippet) for s in SILENT if s.xfail]
-    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL + known)
+    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL)

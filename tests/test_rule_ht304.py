@@ -14,8 +14,8 @@ function, ``patch.stopall()`` after ``yield`` or in ``tearDown``, ``start()`` + 
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     describe, line_of, params)
+from helpers import (Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
+                     assert_silent, at, line_of, params)
 
 FIX = "ht304-process-state"
 TL = "tests/test_leaks.py"
@@ -92,17 +92,9 @@ def test_reported(findings, exp):
     assert_reported(FIX, findings, exp)
 
 
-def _listed_params():
-    return [pytest.param(*item[1:4], id=item[0],
-                         marks=[pytest.mark.xfail(strict=True, reason=item[4])] if item[4] else [])
-            for item in LISTED]
-
-
-@pytest.mark.parametrize("path,snippet,tests", _listed_params())
+@pytest.mark.parametrize("path,snippet,tests", listed_params(LISTED))
 def test_lists_the_affected_tests(findings, path, snippet, tests):
-    hits = at(findings, path, line_of(FIX, path, snippet), "HT304")
-    assert len(hits) == 1, describe(findings)
-    assert sorted(hits[0].tests) == sorted(tests), hits[0].tests
+    assert_lists(FIX, findings, "HT304", path, snippet, tests)
 
 
 def test_module_level_insert_lists_the_module_tests(findings):
@@ -118,5 +110,4 @@ def test_silent(findings, near):
 
 
 def test_nothing_else(findings):
-    known = [Expect("x", "HT304", s.path, s.snippet) for s in SILENT if s.xfail]
-    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL + known)
+    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL)

@@ -20,8 +20,8 @@ import re
 
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     copy_fixture, describe, line_of, listed_at, params)
+from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, copy_fixture,
+                     describe, listed_at, params)
 from hermetic.check import run_check
 
 G = "ht4-guard"

@@ -19,6 +19,7 @@ from .project import Project, SourceFile, discover
 from .rules import severity
 from .runner import Runner, TestItem
 from .summary import SummaryError, summarize
+from .hints import calls_in
 from .values import UNCONTROLLED, UNKNOWN, Origin, lit
 
 _CODES = {"connection": "HT101", "file": "HT102", "env": "HT103", "clock": "HT104", "network": "HT105",
@@ -298,7 +299,7 @@ def _ht4(runs, ip: I.Interp, runner: Runner, config: Config, files_by_module, im
                 if f is not None and _calls_guard(ip, f["body"], mod, guard.function):
                     marks.insert(0, ("guard", (s["path"], f["line"]), "hook"))
             elif st[0] in ("expr", "assign"):
-                for call in _calls(st):
+                for call in calls_in(st):
                     v = ip.eval_static(call[1], mod)
                     for a in v.refs():
                         if a[0] == "func" and I._dotted_name(a[1]) == guard.function:
@@ -401,7 +402,7 @@ def _names_production(text: str, names: Set[str]) -> bool:
 
 
 def _calls_guard(ip: I.Interp, body, mod: str, guard: str) -> bool:
-    for call in _calls(body):
+    for call in calls_in(body):
         v = ip.eval_static(call[1], mod)
         if any(a[0] == "func" and I._dotted_name(a[1]) == guard for a in v.refs()):
             return True
@@ -429,7 +430,7 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
         if depth >= 6:
             continue
         f, mod = ip.p.functions[qn]
-        for call in _calls(f["body"]):
+        for call in calls_in(f["body"]):
             for node in [call[1]] + [a for a in call[2] if a[0] in ("name", "attr")]:
                 if node[0] not in ("name", "attr"):
                     continue
@@ -480,7 +481,7 @@ def _finalizers(s: dict) -> Set[str]:
     """Nested functions registered with addfinalizer / addCleanup: they are teardown code."""
     out: Set[str] = set()
     for qn, f in s["functions"].items():
-        for node in _calls(f["body"]):
+        for node in calls_in(f["body"]):
             fn = node[1]
             if fn[0] == "attr" and fn[2] in ("addfinalizer", "addCleanup", "callback", "addClassCleanup"):
                 for a in node[2]:
@@ -489,13 +490,6 @@ def _finalizers(s: dict) -> Set[str]:
     return out
 
 
-def _calls(node):
-    if isinstance(node, (list, tuple)):
-        if node and node[0] == "call" and len(node) == 5:
-            yield node
-        for x in node:
-            if isinstance(x, (list, tuple)):
-                yield from _calls(x)
 
 
 def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:

@@ -76,6 +76,16 @@ def _dotted(e) -> str:
     return _decorator_name(e) if e[0] in ("name", "attr") else ""
 
 
+def calls_in(node):
+    """Every call expression in a summary fragment (statements or expressions), in order."""
+    if isinstance(node, (list, tuple)):
+        if node and node[0] == "call" and len(node) == 5:
+            yield node
+        for x in node:
+            if isinstance(x, (list, tuple)):
+                yield from calls_in(x)
+
+
 def find_call(node, pos) -> Optional[Any]:
     """The call expression at ``pos`` ([line, col, end_line, end_col]) anywhere in a summary."""
     if isinstance(node, dict):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
+from .hints import calls_in
 from .values import V
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
@@ -252,7 +253,7 @@ def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixt
             if e[0] == "call":
                 _call(ip, e, frame, sc, saved, restoring, effects)
             else:   # calls inside an assert, a comparison, ...
-                for call in _calls_in(e):
+                for call in calls_in(e):
                     _call(ip, call, frame, sc, saved, restoring, effects)
         elif k == "if":
             _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
@@ -496,7 +497,7 @@ def _cached_io(ip: I.Interp, qn: str) -> bool:
     if not any(I._decorator_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
         return False
     frame = _frame(ip, mod)
-    for call in _calls_in(f["body"]):
+    for call in calls_in(f["body"]):
         fn = call[1]
         names = _ext(_resolve(ip, fn, frame))
         if any(ip.p.catalogue.lookup(n) is not None for n in names):
@@ -505,11 +506,3 @@ def _cached_io(ip: I.Interp, qn: str) -> bool:
             return True
     return False
 
-
-def _calls_in(node):
-    if isinstance(node, (list, tuple)):
-        if node and node[0] == "call" and len(node) == 5:
-            yield node
-        for x in node:
-            if isinstance(x, (list, tuple)):
-                yield from _calls_in(x)
