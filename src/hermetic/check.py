@@ -285,7 +285,7 @@ def _ht4(runs, ip: I.Interp, runner: Runner, config: Config, files_by_module, im
         s = ip.p.summaries[mod]
         marks: List[tuple] = []
         frame = I.Frame(module=mod, path=s["path"], name="<module>")
-        frame.locals = dict(ip.globals.get(mod, {}))
+        frame.locals = {}   # names fall through to the module globals (and patches) in lookup
         for st in s["body"]:
             line = st[-1] if isinstance(st[-1], int) else 0
             if st[0] in ("import", "from"):

@@ -625,10 +625,10 @@ class Interp:
         return [a[1] for a in val.refs() if a[0] == "cls"]
 
     def eval_static(self, expr, mod: str) -> V:
-        g = self.import_module(mod) or {}
+        self.import_module(mod)
         frame = Frame(module=mod, path=self.p.summaries[mod]["path"], name="<static>", is_module=False,
                       in_test=self.p.in_test.get(mod, False))
-        frame.locals = dict(g)
+        frame.locals = {}   # lookup falls through to the module globals
         saved = self.ctx
         self.ctx = Ctx()
         try:

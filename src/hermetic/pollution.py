@@ -177,7 +177,7 @@ def _flat(stmts):
 def _frame(ip: I.Interp, mod: str) -> I.Frame:
     s = ip.p.summaries[mod]
     fr = I.Frame(module=mod, path=s["path"], name="<pollution>", in_test=True)
-    fr.locals = dict(ip.globals.get(mod, {}))
+    fr.locals = {}   # _resolve falls through to the module globals
     return fr
 
 

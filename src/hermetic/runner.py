@@ -225,7 +225,7 @@ class Runner:
         ip.import_module(item.module)
         test_fn, _ = self.p.functions[item.qualname]
         mframe = I.Frame(module=item.module, path=item.path, name=item.display, in_test=True, line=item.def_line)
-        mframe.locals = dict(ip.globals.get(item.module, {}))
+        mframe.locals = {}
         ip.stack = []
 
         # markers and decorator substitutes: class decorators, then the function's own
@@ -429,7 +429,7 @@ class Runner:
         ip.import_time = True
         frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<module>", in_test=True,
                         is_module=False)
-        frame.locals = dict(ip.globals.get(mod, {}))
+        frame.locals = {}   # names fall through to the module globals (and patches) in lookup
         ip.stack = [I.Frame(module=mod, path=frame.path, name="<module>", is_module=True)]
         try:
             v = ip.eval(dexpr, frame)
@@ -547,7 +547,7 @@ class _FixtureScope:
                 loc[pname] = self.get(pname)
         if d.params is not None:
             mframe = I.Frame(module=mod, path=self.r.p.summaries[mod]["path"], name="<params>", in_test=True)
-            mframe.locals = dict(ip.globals.get(mod, {}))
+            mframe.locals = {}
             pv = ip.eval(d.params, mframe)
             loc["__request_param__"] = ip._element(pv)
         frame = I.Frame(module=mod, path=self.r.p.summaries[mod]["path"], name=d.qualname, line=f["line"],
