@@ -1,8 +1,10 @@
 """Per-file summaries: a pure, serializable function of the source."""
 import json
+from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
+import hermetic
 from hermetic.summary import SummaryError, summarize
 
 SRC = b'''"""Doc."""
@@ -89,3 +91,53 @@ def test_input_too_deep_for_the_native_parser_is_an_error_not_a_crash():
             assert "too deeply nested" in str(exc)
         else:  # pragma: no cover
             raise AssertionError("no SummaryError")
+
+
+TRICKY = [
+    "@dec\n@other(1)\ndef f(a, *, b=2) -> int:\n    '''doc'''\n    return a  # note\n",
+    "if a:\n    pass\nelif b:\n    x = 1\nelse:\n    y = (1,\n         2)\n",
+    "x = f'{a!r:>{width}} {b}'\r\ny = 'é' + \"ü\"  # comment é\r\n",
+    "class C(B, metaclass=M):\n    x: int = 1\n\n    async def m(self):\n        async with a as b, c:\n            await b\n",
+    "try:\n    pass\nexcept (A, B) as e:\n    raise\nfinally:\n    del x\n",
+    "def g():\n\tif x:\n\t\treturn [i for i in y if i]\n\treturn lambda q: q\n",
+    "with (\n    open(a) as f,\n    open(b) as g,\n):\n    pass\n",
+]
+
+
+def test_positions_are_the_same_as_libcsts_position_provider():
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from hermetic.summary import positions
+
+    sources = TRICKY + [p.read_text(encoding="utf-8") for p in sorted(Path(hermetic.__file__).parent.glob("*.py"))]
+    compared = 0
+    for src in sources:
+        tree = cst.parse_module(src)
+        mine, _comments = positions(tree)
+        ref = MetadataWrapper(tree, unsafe_skip_copy=True).resolve(PositionProvider)
+        for node, r in ref.items():
+            if node is tree:
+                continue
+            assert mine[node] == (r.start.line, r.start.column, r.end.line, r.end.column), type(node).__name__
+            compared += 1
+    assert compared > 10_000
+
+
+def test_comments_come_with_their_lines():
+    import libcst as cst
+
+    from hermetic.summary import positions
+
+    _pos, comments = positions(cst.parse_module("x = (1,  # one\n     2)\n# two\ndef f(): pass  # three\n"))
+    assert comments == [(1, "# one"), (3, "# two"), (4, "# three")]
+
+
+def test_deep_but_compilable_code_is_an_error_in_process_and_never_a_traceback():
+    chain = ("x = " + "+".join(["1"] * 600) + "\n").encode()
+    try:
+        s = summarize(chain, "m", "m.py")
+    except SummaryError as exc:
+        assert "too deeply nested" in str(exc)
+    else:
+        assert s["body"]
