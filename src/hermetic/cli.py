@@ -281,5 +281,80 @@ def explain_cmd(code: str) -> None:
         sys.exit(2)
 
 
+@cli.command("verify")
+@click.argument("inputs", nargs=-1, required=True, metavar="RECORD.json... [PATH]")
+@click.option("--static", "static_file", type=click.Path(dir_okay=False), default=None,
+              help="Read the static report from this file (hermetic check --format json) instead of running the check.")
+@click.option("--static-root", type=click.Path(file_okay=False), default=None,
+              help="The folder the --static report's paths are relative to (default: the current folder).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the result to FILE instead of standard output.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="Use this configuration file for the static check.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when uncontrolled I/O was confirmed or missed.")
+def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optional[str], fmt: str,
+               output: Optional[str], config_file: Optional[str], exit_zero: bool) -> None:
+    """Join runtime records (pytest --hermetic=record) with the static report, per sink anchor.
+
+    RECORD.json files (xdist workers' records are merged); PATH is the project to check
+    (default: the records' rootdir), or give --static REPORT.json. Exit 1 when uncontrolled
+    I/O ran (confirmed or missed rows), 0 otherwise, 2 on bad input.
+    """
+    import json as _json
+
+    from .check import UsageError
+    from .config import ConfigError
+    from .runtime import RecordError
+    from .verify import exit_status, join, load_records, render_text, static_report, to_json
+
+    folders = [i for i in inputs if Path(i).is_dir()]
+    files = [i for i in inputs if not Path(i).is_dir()]
+    if len(folders) > 1 or (folders and static_file):
+        click.echo("hermetic: verify takes one project folder, or --static REPORT.json, not both", err=True)
+        sys.exit(2)
+    if not files:
+        click.echo("hermetic: verify needs at least one record file (pytest --hermetic=record)", err=True)
+        sys.exit(2)
+    try:
+        record = load_records(files)
+    except RecordError as exc:
+        click.echo(f"hermetic: {exc}", err=True)
+        sys.exit(2)
+    try:
+        if static_file:
+            try:
+                report = _json.loads(Path(static_file).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                click.echo(f"hermetic: {static_file}: cannot read the static report: {exc}", err=True)
+                sys.exit(2)
+            if not isinstance(report, dict) or not isinstance(report.get("findings"), list):
+                click.echo(f"hermetic: {static_file}: not a hermetic JSON report", err=True)
+                sys.exit(2)
+            root = str(Path(static_root or ".").resolve())
+        else:
+            rootdir = record.get("rootdir")
+            project = folders[0] if folders else (rootdir if rootdir and Path(rootdir).is_dir() else ".")
+            report = static_report(project, config_file)
+            root = str(Path(project).resolve())
+    except (ConfigError, UsageError) as exc:
+        click.echo(f"hermetic: {exc}", err=True)
+        sys.exit(2)
+    result = join(report, record, static_root=root)
+    if fmt == "json":
+        text = to_json(result)
+        if output:
+            Path(output).write_text(text, encoding="utf-8")
+        else:
+            click.echo(text, nl=False)
+    elif output:
+        with open(output, "w", encoding="utf-8") as fh:
+            render_text(result, fh, color=False)
+    else:
+        render_text(result, sys.stdout, color=_color(sys.stdout))
+    sys.exit(0 if exit_zero else exit_status(result))
+
+
 def main() -> None:
     cli(prog_name="hermetic")
