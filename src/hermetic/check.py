@@ -1,15 +1,18 @@
 """`hermetic check`: discover, summarise, link, run every selected test, report findings.
 
 ``run_check`` is the API the CLI calls; it returns a ``model.Report``. It never imports
-or executes the analysed code and writes nothing into the analysed tree.
+or executes the analysed code and writes nothing into the analysed tree but its cache
+folder (``.hermetic_cache``, with its own ``.gitignore``).
 """
 from __future__ import annotations
 
 import fnmatch
+import gc
 import hashlib
 import os
+import time
 from pathlib import Path, PurePosixPath
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from . import interp as I
 from .catalogue import load as load_catalogue
@@ -18,7 +21,6 @@ from .model import FileError, Finding, Report, TraceStep
 from .project import Project, SourceFile, discover
 from .rules import severity
 from .runner import Runner, TestItem
-from .summary import SummaryError, summarize
 from .hints import calls_in
 from .values import UNCONTROLLED, UNKNOWN, Origin, lit
 
@@ -41,12 +43,25 @@ def _display(path: Path, cwd: Path) -> str:
 
 def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[str], None]] = None,
               config: Optional[Config] = None, report_unused_suppressions: bool = False,
-              use_cache: bool = True) -> Tuple[Report, Config]:
+              use_cache: bool = True, jobs: int = 0,
+              cache_dir: Optional[Path] = None) -> Tuple[Report, Config]:
     """Analyse the project holding ``targets`` (paths or node ids, relative to ``cwd``).
 
     Returns the report and the configuration used. Raises ``ConfigError`` for bad
-    configuration and ``UsageError`` for paths that do not exist.
+    configuration and ``UsageError`` for paths that do not exist. ``jobs`` is the number of
+    parse processes (0: one per CPU); ``cache_dir`` replaces ``ROOT/.hermetic_cache``.
+    ``report.statistics`` holds seconds per phase and the parse and cache counts.
     """
+    try:
+        return _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir)
+    finally:
+        gc.unfreeze()   # frozen after parsing: the summaries are not garbage while the run lasts
+
+
+def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir):
+    clock = time.perf_counter
+    t_start = clock()
+    stats: Dict[str, Any] = {"phases": {}}
     cwd = cwd.resolve()
     paths, node_ids = _split_targets(targets or ["."], cwd)
     anchor = _common_dir(paths) if paths else cwd
@@ -56,14 +71,19 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
         config = find_config(root)
     project = discover(root, config, pytest_cfg)
     report = Report()
+    report.statistics = stats
+    stats["phases"]["discover"] = clock() - t_start
 
-    # per-file work: source -> summary (pure)
-    summaries: Dict[str, dict] = {}
-    files_by_module: Dict[str, SourceFile] = {}
+    # per-file work: source -> summary (pure), in worker processes, cached by content
+    t_phase = clock()
     from .cache import SummaryCache
+    from .workers import ParseJob, default_jobs, summarize_all
 
-    cache = SummaryCache(root, enabled=use_cache)
+    cache = SummaryCache(root, enabled=use_cache, directory=cache_dir)
     run_keys: List[str] = []
+    loaded: Dict[str, dict] = {}
+    to_parse: List[ParseJob] = []
+    entries: List[Tuple[SourceFile, str, str]] = []
     for sf in project.files:
         disp = _display(sf.path, cwd)
         try:
@@ -71,18 +91,32 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
         except OSError as exc:
             report.errors.append(FileError(disp, f"cannot read: {exc.strerror}"))
             continue
-        try:
-            key = cache.key(data, sf.module, disp, sf.is_package)
-            run_keys.append(key)
-            s = cache.get(key)
-            if s is None:
-                s = cache.put(key, summarize(data, sf.module, disp, sf.is_package))
-        except SummaryError as exc:
-            report.errors.append(FileError(disp, str(exc)))
+        key = cache.key(data, sf.module, disp, sf.is_package)
+        run_keys.append(key)
+        entries.append((sf, disp, key))
+        if key in loaded:
             continue
-        except RecursionError:
-            report.errors.append(FileError(disp, "too deeply nested to analyse"))
+        s = cache.get(key)
+        if s is None:
+            to_parse.append(ParseJob(key, data, sf.module, disp, sf.is_package))
+            loaded[key] = {}   # placeholder: a file listed twice is parsed once
+        else:
+            loaded[key] = s
+    failed: Dict[str, str] = {}
+    for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout):
+        if res.text is None:
+            failed[res.job.key] = res.error or "not analysed"
+        else:
+            loaded[res.job.key] = cache.put_text(res.job.key, res.text)
+        if progress:
+            progress(res.job.path)
+    summaries: Dict[str, dict] = {}
+    files_by_module: Dict[str, SourceFile] = {}
+    for sf, disp, key in entries:
+        if key in failed:
+            report.errors.append(FileError(disp, failed[key]))
             continue
+        s = loaded[key]
         if sf.module in summaries:
             continue
         summaries[sf.module] = s
@@ -91,18 +125,26 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
             if alias not in summaries:
                 summaries[alias] = s
                 files_by_module[alias] = sf
-        if progress:
-            progress(disp)
     report.files = len({id(s) for s in summaries.values()})
+    stats.update(files=len(entries), parsed=len(to_parse), cache_hits=cache.hits,
+                 jobs=min(jobs or default_jobs(), len(to_parse)) if to_parse else 0)
+    stats["phases"]["parse"] = clock() - t_phase
+    # summaries live as long as the run: keep the collector from rescanning them
+    gc.freeze()
     # nothing changed since a run with the same inputs: reuse its result
     run_key = cache.key(repr((sorted(run_keys), [e.to_json() for e in report.errors], repr(config),
                               repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)).encode(),
                         "<run>", "", False)
     stored = cache.get_result(run_key)
     if stored is not None:
-        return _report_from(stored, report.errors), config
+        stats["result_cache"] = "hit"
+        report = _report_from(stored, report.errors)
+        report.statistics = stats
+        return report, config
+    stats["result_cache"] = "miss"
 
     # linking and the interpreter work on summaries only
+    t_phase = clock()
     in_test = {m: files_by_module[m].in_test_tree for m in summaries}
     session_env: Dict[str, I.V] = {k: lit(v, pytest_cfg.inifile.name if pytest_cfg.inifile else None, 0, True)
                                    for k, v in pytest_cfg.env.items()}
@@ -128,6 +170,8 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
         if not items:
             raise UsageError(f"no test matches {', '.join(node_ids)}")
     report.tests = len(items)
+    stats["phases"]["link"] = clock() - t_phase
+    t_phase = clock()
 
     if config.guard is not None:
         program.import_closure = {m: _import_closure(runner, [m], program.summaries) for m in program.summaries}
@@ -157,6 +201,7 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
     cache.put_result(run_key, _report_to(report))
+    stats["phases"]["analyse"] = clock() - t_phase
     return report, config
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -54,6 +55,12 @@ def cli() -> None:
               help="TARGETS are changed files (pre-commit): analyse the whole project, report the findings whose "
                    "anchor, trace or origin is in one of them.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the summary cache (.hermetic_cache).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="HERMETIC_CACHE_DIR",
+              help="Keep the cache here instead of ROOT/.hermetic_cache (env: HERMETIC_CACHE_DIR).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Processes that parse files (default: one per CPU).")
+@click.option("--statistics", is_flag=True,
+              help="Print the time per phase, files parsed and cache hits to standard error.")
 @click.option("--baseline", type=click.Path(dir_okay=False), default=None,
               help="Report only findings whose fingerprint is not in this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
@@ -62,7 +69,8 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
           fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool,
           report_unused_suppressions: bool, config_file: Optional[str], baseline: Optional[str],
           write_baseline: Optional[str], extra_outputs=(), diff_rev: Optional[str] = None,
-          touching: bool = False, no_cache: bool = False) -> None:
+          touching: bool = False, no_cache: bool = False, cache_dir: Optional[str] = None,
+          jobs: Optional[int] = None, statistics: bool = False) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
     from .check import UsageError, run_check
     from .config import ConfigError
@@ -85,7 +93,8 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         changed = [str((cwd / t).resolve()) for t in targets] if touching else []
         check_targets = [] if touching else list(targets)
         report, config = run_check(check_targets, cwd, progress=progress, config=explicit,
-                                   report_unused_suppressions=report_unused_suppressions, use_cache=not no_cache)
+                                   report_unused_suppressions=report_unused_suppressions, use_cache=not no_cache,
+                                   jobs=jobs or 0, cache_dir=Path(cache_dir).resolve() if cache_dir else None)
         if touching:
             from .check import touching_files
 
@@ -107,6 +116,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     finally:
         if status is not None:
             status.stop()
+    t_report = time.perf_counter()
     if select:
         config.select = [s.strip() for s in select.split(",") if s.strip()]
     if ignore:
@@ -160,9 +170,25 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         else:
             render_terminal(report, sys.stdout, color=_color(sys.stdout), show_unresolved=show_unresolved,
                             show_unknown=show_unknown)
+    if statistics:
+        report.statistics.setdefault("phases", {})["report"] = time.perf_counter() - t_report
+        _print_statistics(report.statistics)
     levels = ("error",) if config.fail_on == "error" else ("error", "warning")
     failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
     sys.exit(1 if failing and not exit_zero else 0)
+
+
+def _print_statistics(stats: dict) -> None:
+    phases = stats.get("phases", {})
+    lines = ["hermetic: statistics"]
+    for name in ("discover", "parse", "link", "analyse", "report"):
+        if name in phases:
+            lines.append(f"  {name:<9} {phases[name]:8.3f} s")
+    lines.append(f"  {'total':<9} {sum(phases.values()):8.3f} s")
+    lines.append(f"  files {stats.get('files', 0)}, parsed {stats.get('parsed', 0)} "
+                 f"in {stats.get('jobs', 0)} processes, cache hits {stats.get('cache_hits', 0)}, "
+                 f"whole-run result {stats.get('result_cache', 'n/a')}")
+    click.echo("\n".join(lines), err=True)
 
 
 def _render(fmt: str, report, cwd: Path) -> str:
@@ -256,6 +282,33 @@ def inventory_cmd(targets: List[str], fmt: str) -> None:
             click.echo(f"{'- ' if md else '  '}no uncontrolled I/O found ({t['unknown']} operations with an unknown "
                        f"origin; {len(report.unresolved_calls)} unresolved calls in the run)")
         click.echo("")
+
+
+@cli.command("clean")
+@click.argument("target", required=False, default=".")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="HERMETIC_CACHE_DIR",
+              help="The cache folder to remove (env: HERMETIC_CACHE_DIR); default: ROOT/.hermetic_cache.")
+def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
+    """Remove the cache of the project holding TARGET."""
+    import shutil
+
+    from .cache import CACHE_DIR
+    from .config import find_pytest_config
+
+    start = Path(target).resolve()
+    if cache_dir:
+        folder = Path(cache_dir).resolve()
+    else:
+        anchor = start if start.is_dir() else start.parent
+        folder = ((find_pytest_config(anchor).rootdir or anchor).resolve()) / CACHE_DIR
+    if not folder.is_dir():
+        click.echo(f"hermetic: no cache at {folder}", err=True)
+        return
+    if not (folder / ".gitignore").is_file() and not (folder / "v1").exists() and not any(folder.glob("v*")):
+        click.echo(f"hermetic: {folder} does not look like a hermetic cache; left alone", err=True)
+        sys.exit(2)
+    shutil.rmtree(folder, ignore_errors=True)
+    click.echo(f"hermetic: removed {folder}", err=True)
 
 
 @cli.command("rules")

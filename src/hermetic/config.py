@@ -53,6 +53,7 @@ class Config:
     integration_paths: List[str] = field(default_factory=list)
     integration_allow: List[str] = field(default_factory=list)
     guard: Optional[GuardConfig] = None
+    file_timeout: float = 60.0   # seconds to parse one file before it is reported and skipped
     explicit: List[str] = field(default_factory=list)   # keys set in the file (the rest are defaults)
 
 
@@ -99,7 +100,7 @@ def _str_list(value: Any, where: str) -> List[str]:
 
 
 _TOP_KEYS = {"select", "ignore", "fail-on", "exclude", "per-file-ignores", "sinks", "controls",
-             "integration", "guard"}
+             "integration", "guard", "file-timeout"}
 
 
 def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
@@ -124,6 +125,11 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
         cfg.fail_on = table["fail-on"]
     if "exclude" in table:
         cfg.exclude = _str_list(table["exclude"], key("exclude"))
+    if "file-timeout" in table:
+        t = table["file-timeout"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0:
+            raise ConfigError(f"{key('file-timeout')}: expected a positive number of seconds")
+        cfg.file_timeout = float(t)
     if "per-file-ignores" in table:
         pfi = table["per-file-ignores"]
         if not isinstance(pfi, dict):
@@ -253,6 +259,7 @@ def describe(cfg: Config) -> List[Tuple[str, Any, str]]:
         ("integration.markers", cfg.integration_markers, origin("integration")),
         ("integration.paths", cfg.integration_paths, origin("integration")),
         ("integration.allow", cfg.integration_allow, origin("integration")),
+        ("file-timeout", cfg.file_timeout, origin("file-timeout")),
     ]
     if cfg.guard is not None:
         g = cfg.guard

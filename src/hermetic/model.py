@@ -81,3 +81,4 @@ class Report:
     calls_seen: int = 0     # distinct call sites evaluated for the tests
     sinks_seen: int = 0     # distinct I/O operations reached
     inventory: List[Dict[str, Any]] = field(default_factory=list)   # per test: operations and their control
+    statistics: Dict[str, Any] = field(default_factory=dict)   # not in the JSON report: timings vary

@@ -1,0 +1,261 @@
+"""Summaries for many files, built in worker processes.
+
+The per-file step (``summary.summarize``) is pure, so it runs in a small pool of processes and
+only its result crosses back: the summary as JSON text, which is also what the cache stores.
+The pool is ours rather than ``concurrent.futures`` because one file must not cost the run:
+
+- a worker that dies (libcst's native parser can overflow its stack and segfault; the kernel
+  can kill a worker for memory) turns into an error for the one file it held, and a fresh
+  worker takes its place;
+- a file that takes longer than the time budget is reported as an error, its worker killed
+  and replaced; nothing is skipped silently;
+- one file is in flight per worker, so a worker blocked sending a large summary can never
+  deadlock against the parent sending it the next file.
+
+Workers walk trees in a thread with a 512 MiB stack and a raised recursion limit: libcst's
+code generation and our extractor recurse once per nesting level, and a few hundred chained
+``+`` exceed Python's default limit of 1,000 frames.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable, Deque, Dict, Iterator, List, Optional, Tuple
+
+STACK_BYTES = 512 * 1024 * 1024
+DEEP_RECURSION = 60_000
+DEFAULT_TIMEOUT = 60.0   # seconds per file; a 1 MB literal takes about 5 s
+
+
+@dataclass
+class ParseJob:
+    """One file to summarise: its bytes and what ``summarize`` needs besides."""
+
+    key: str
+    data: bytes
+    module: str
+    path: str
+    is_package: bool
+
+
+@dataclass
+class ParseResult:
+    """``text`` is the summary as JSON text, or None with a one-line ``error``."""
+
+    job: ParseJob
+    text: Optional[str]
+    error: Optional[str]
+
+
+def default_jobs() -> int:
+    """Processes to use: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _summarize_text(data: bytes, module: str, path: str, is_package: bool) -> str:
+    from .summary import summarize
+
+    return json.dumps(summarize(data, module, path, is_package), separators=(",", ":"))
+
+
+def _one(fn: Callable[..., str], job: Tuple[bytes, str, str, bool]) -> Tuple[str, str]:
+    from .summary import SummaryError
+
+    try:
+        return "ok", fn(*job)
+    except SummaryError as exc:
+        return "error", str(exc)
+    except RecursionError:
+        return "error", "too deeply nested to analyse"
+    except MemoryError:
+        return "error", "ran out of memory while parsing"
+    except Exception as exc:  # a bug of ours: one line for the report, the run goes on
+        text = str(exc).splitlines()[0] if str(exc) else ""
+        return "error", f"internal error while summarising: {type(exc).__name__}: {text}"
+
+
+def _serve(conn, fn: Callable[..., str]) -> None:
+    """Worker process: summarise jobs from ``conn`` until it closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
+    import faulthandler
+
+    faulthandler.disable()   # a crash is reported as one line by the parent, not a dump inherited from it
+    gc.freeze()   # what the parent had at fork time is never garbage here
+
+    def loop() -> None:
+        while True:
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError):
+                return
+            if msg is None:
+                return
+            index, job = msg
+            conn.send((index, _one(fn, job)))
+
+    run_deep(loop)
+
+
+def run_deep(target: Callable[[], None]) -> None:
+    """Run ``target`` in a thread with a large stack and a raised recursion limit."""
+    old_stack = threading.stack_size()
+    old_limit = sys.getrecursionlimit()
+    try:
+        threading.stack_size(STACK_BYTES)
+    except (ValueError, RuntimeError):   # a platform without settable stacks: the default one
+        target()
+        return
+    sys.setrecursionlimit(DEEP_RECURSION)
+    failure: List[BaseException] = []
+
+    def wrapped() -> None:
+        try:
+            target()
+        except BaseException as exc:  # re-raised in the caller's thread
+            failure.append(exc)
+
+    try:
+        t = threading.Thread(target=wrapped, name="hermetic-deep")
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    if failure:
+        raise failure[0]
+
+
+class _Worker:
+    def __init__(self, ctx, fn: Callable[..., str]) -> None:
+        parent, child = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(child, fn), daemon=True)
+        self.process.start()
+        child.close()
+        self.conn = parent
+        self.index: Optional[int] = None
+        self.started = 0.0
+
+    def stop(self, kill: bool = False) -> None:
+        try:
+            if kill:
+                self.process.kill()
+            else:
+                self.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def _context():
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    # fork shares the parent's imports (no start-up cost); macOS frameworks are not fork-safe
+    if "fork" in methods and sys.platform != "darwin":
+        import libcst  # noqa: F401  imported once here, every forked worker has it for free
+
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _death(exitcode: Optional[int]) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"the parser crashed on this file ({name}); not analysed"
+    return f"the parse worker exited unexpectedly (status {exitcode}); not analysed"
+
+
+def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT_TIMEOUT,
+                  fn: Optional[Callable[..., str]] = None,
+                  clock: Optional[Callable[[], float]] = None) -> Iterator[ParseResult]:
+    """Summarise ``jobs`` in up to ``processes`` worker processes; yields results as they end.
+
+    ``fn(data, module, path, is_package)`` returns the summary's JSON text (a parameter so tests
+    can hand in a worker that crashes). ``timeout`` is the budget per file in seconds, measured
+    with ``clock`` (default ``time.monotonic``; tests pass their own). Where
+    worker processes cannot be started, the jobs run in this process (without crash isolation).
+    """
+    if not jobs:
+        return
+    fn = fn or _summarize_text
+    clock = clock or time.monotonic
+    try:
+        ctx = _context()
+        workers = [_Worker(ctx, fn) for _ in range(max(1, min(processes, len(jobs))))]
+    except OSError:
+        yield from _in_process(jobs, fn)
+        return
+    pending: Deque[int] = deque(range(len(jobs)))
+    try:
+        while True:
+            for w in workers:
+                if w.index is None and pending:
+                    w.index = pending.popleft()
+                    j = jobs[w.index]
+                    w.started = clock()
+                    w.conn.send((w.index, (j.data, j.module, j.path, j.is_package)))
+            busy = [w for w in workers if w.index is not None]
+            if not busy:
+                return
+            now = clock()
+            wait_for = max(0.0, min(w.started + timeout for w in busy) - now)
+            from multiprocessing.connection import wait
+
+            ready = wait([w.conn for w in busy], timeout=wait_for)
+            for w in list(busy):
+                if w.conn in ready:
+                    try:
+                        index, (status, payload) = w.conn.recv()
+                    except (EOFError, OSError):
+                        w.process.join(timeout=5)
+                        yield ParseResult(jobs[w.index], None, _death(w.process.exitcode))
+                        _replace(workers, w, ctx, fn)
+                        continue
+                    w.index = None
+                    if status == "ok":
+                        yield ParseResult(jobs[index], payload, None)
+                    else:
+                        yield ParseResult(jobs[index], None, payload)
+                elif clock() - w.started >= timeout:
+                    yield ParseResult(jobs[w.index], None,
+                                      f"not analysed: parsing took longer than {timeout:g} s (file-timeout)")
+                    _replace(workers, w, ctx, fn, kill=True)
+    finally:
+        for w in workers:
+            w.stop(kill=w.index is not None)
+
+
+def _replace(workers: List[_Worker], w: _Worker, ctx, fn, kill: bool = False) -> None:
+    w.index = None
+    w.stop(kill=kill)
+    workers[workers.index(w)] = _Worker(ctx, fn)
+
+
+def _in_process(jobs: List[ParseJob], fn: Callable[..., str]) -> Iterator[ParseResult]:
+    results: Dict[int, Tuple[str, str]] = {}
+
+    def work() -> None:
+        for i, j in enumerate(jobs):
+            results[i] = _one(fn, (j.data, j.module, j.path, j.is_package))
+
+    run_deep(work)
+    for i, j in enumerate(jobs):
+        status, payload = results[i]
+        yield ParseResult(j, payload if status == "ok" else None, payload if status != "ok" else None)

@@ -1,0 +1,136 @@
+"""Parse workers: crash isolation, the time budget, deep input; and the cache counts behind the
+warm and one-file-changed guarantees (asserted through ``report.statistics``)."""
+import json
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from hermetic.check import run_check
+from hermetic.cli import cli
+from hermetic.workers import ParseJob, _summarize_text, summarize_all
+
+from helpers import copy_fixture
+
+
+def crashing(data: bytes, module: str, path: str, is_package: bool) -> str:
+    if path.endswith("crash.py"):
+        import ctypes
+
+        ctypes.string_at(0)   # a real segfault, as libcst's native parser has on a stack overflow
+    return _summarize_text(data, module, path, is_package)
+
+
+def slow(data: bytes, module: str, path: str, is_package: bool) -> str:
+    if path.endswith("slow.py"):
+        time.sleep(30)
+    return _summarize_text(data, module, path, is_package)
+
+
+class Clock:
+    """The pool's clock, moved by the test: budgets expire only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _jobs(*names):
+    return [ParseJob(n, b"import os\nx = os.getcwd()\n", n[:-3], n, False) for n in names]
+
+
+def test_a_worker_that_dies_is_an_error_for_its_file_and_the_rest_go_on():
+    results = {r.job.path: r for r in summarize_all(_jobs("a.py", "crash.py", "b.py", "c.py", "crash2crash.py"),
+                                                    2, fn=crashing, clock=Clock())}
+    assert set(results) == {"a.py", "crash.py", "b.py", "c.py", "crash2crash.py"}
+    assert "SIGSEGV" in results["crash.py"].error and results["crash.py"].text is None
+    assert "SIGSEGV" in results["crash2crash.py"].error
+    for ok in ("a.py", "b.py", "c.py"):
+        assert results[ok].error is None and json.loads(results[ok].text)["module"] == ok[:-3]
+
+
+def test_a_file_over_the_time_budget_is_reported_not_skipped_silently():
+    clock = Clock()
+    results = {}
+    for r in summarize_all(_jobs("slow.py", "a.py", "b.py"), 2, timeout=1.0, fn=slow, clock=clock):
+        results[r.job.path] = r
+        if {"a.py", "b.py"} <= set(results):
+            clock.now = 100.0   # the slow file's budget is spent; the others were done in time
+    assert "longer than 1 s" in results["slow.py"].error
+    assert results["a.py"].text and results["b.py"].text
+
+
+def test_deep_code_that_cpython_compiles_is_summarised_in_a_worker():
+    chain = ("x = " + "+".join(["'a'"] * 900) + "\n").encode()
+    [res] = list(summarize_all([ParseJob("k", chain, "m", "m.py", False)], 1, clock=Clock()))
+    assert res.error is None, res.error
+    assert json.loads(res.text)["body"][0][0] == "assign"
+
+
+def test_a_crash_inside_a_project_is_a_file_error_in_the_report(tmp_path, monkeypatch):
+    import hermetic.workers as workers
+
+    project = copy_fixture("quickstart", tmp_path)
+    (project / "tests" / "crash.py").write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.setattr(workers, "_summarize_text", crashing)
+    report, _ = run_check([], project, use_cache=False)
+    assert [e.path for e in report.errors if "crashed" in e.message] == ["tests/crash.py"]
+    assert report.findings, "the rest of the project is still analysed"
+
+
+def test_warm_run_parses_nothing_and_one_changed_file_parses_one(tmp_path):
+    project = copy_fixture("quickstart", tmp_path)
+    cold, _ = run_check([], project)
+    assert cold.statistics["parsed"] == cold.statistics["files"] > 1
+    warm, _ = run_check([], project)
+    assert warm.statistics["parsed"] == 0 and warm.statistics["result_cache"] == "hit"
+    src = next(p for p in sorted(project.rglob("*.py")) if "tests" not in p.parts)
+    src.write_text(src.read_text(encoding="utf-8") + "\n\ndef _added():\n    return open('added.txt').read()\n",
+                   encoding="utf-8")
+    changed, _ = run_check([], project)
+    assert changed.statistics["parsed"] == 1 and changed.statistics["result_cache"] == "miss"
+    fresh, _ = run_check([], project, use_cache=False)
+    from hermetic.report import to_json
+
+    assert to_json(changed) == to_json(fresh)
+
+
+def test_cache_dir_option_environment_and_clean(tmp_path, monkeypatch):
+    project = copy_fixture("quickstart", tmp_path)
+    elsewhere = tmp_path / "shared-cache"
+    monkeypatch.chdir(project)
+    runner = CliRunner()
+    r = runner.invoke(cli, ["check", "--exit-zero", "--statistics", "--cache-dir", str(elsewhere)])
+    assert r.exit_code == 0, r.output
+    assert "parse" in r.stderr and "cache hits 0" in r.stderr
+    assert elsewhere.is_dir() and not (project / ".hermetic_cache").exists()
+    monkeypatch.setenv("HERMETIC_CACHE_DIR", str(elsewhere))
+    r = runner.invoke(cli, ["check", "--exit-zero", "--statistics"])
+    assert "parsed 0" in r.stderr and "whole-run result hit" in r.stderr
+    r = runner.invoke(cli, ["clean"])
+    assert r.exit_code == 0 and not elsewhere.exists()
+    monkeypatch.delenv("HERMETIC_CACHE_DIR")
+    runner.invoke(cli, ["check", "--exit-zero"])
+    assert (project / ".hermetic_cache").is_dir()
+    r = runner.invoke(cli, ["clean"])
+    assert "removed" in r.stderr and not (project / ".hermetic_cache").exists()
+
+
+def test_clean_leaves_a_folder_that_is_not_a_cache_alone(tmp_path):
+    other = tmp_path / "important"
+    other.mkdir()
+    (other / "data.txt").write_text("keep", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["clean", "--cache-dir", str(other)])
+    assert r.exit_code == 2 and (other / "data.txt").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "\"soon\"", "true"])
+def test_bad_file_timeout_exits_2_with_file_and_key(tmp_path, monkeypatch, value):
+    project = copy_fixture("quickstart", tmp_path)
+    (project / ".hermetic.toml").write_text(f"file-timeout = {value}\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    r = CliRunner().invoke(cli, ["check"])
+    assert r.exit_code == 2
+    assert ".hermetic.toml" in r.stderr and "file-timeout" in r.stderr
