@@ -22,3 +22,6 @@ def checked(tmp_path_factory):
         return cache[name]
 
     return run
+
+
+pytest_plugins = ["pytester"]

@@ -1,0 +1,225 @@
+"""hermetic verify: the static report and the runtime record, joined per sink anchor."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from helpers import line_of
+from hermetic import runtime, verify
+from hermetic.check import run_check
+from hermetic.cli import cli
+from hermetic.report import to_json
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIX = "runtime"
+STORE = "src/ledgerbox/store.py"
+T = "tests/test_store.py::"
+
+
+def cli_run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def recorded(pytester, monkeypatch):
+    """fixtures/runtime copied into pytester, run with --hermetic=record (HOME a scratch folder)."""
+    shutil.copytree(FIXTURES / FIX, pytester.path, dirs_exist_ok=True)
+    (pytester.path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(pytester.path / "home"))
+    pytester.runpytest_subprocess("-p", "no:randomly", "--hermetic=record").assert_outcomes(passed=14, skipped=1)
+    return pytester.path
+
+
+def rows(result, section):
+    return {(r["code"], r["line"]): r for r in result[section]}
+
+
+# ---- end to end on the fixture -------------------------------------------------------------
+
+def test_confirmed_not_exercised_and_missed_on_the_fixture(recorded):
+    res = cli_run("verify", recorded / "hermetic-record.json", recorded, "--format", "json")
+    assert res.exit_code == 1
+    result = json.loads(res.output)
+    confirmed = rows(result, "confirmed")
+    token = line_of(FIX, STORE, 'os.environ.get("LEDGERBOX_TOKEN"')
+    write = line_of(FIX, STORE, "target.write_text(")
+    assert confirmed[("HT103", token)]["tests"] == [T + "test_token_default"]
+    assert confirmed[("HT102", write)]["tests"] == [T + "test_save_quietly", T + "test_save_to_home"]
+    assert set(confirmed) == {("HT103", token), ("HT104", line_of(FIX, STORE, "return time.time()")),
+                              ("HT104", line_of(FIX, STORE, "datetime.now()")),
+                              ("HT102", line_of(FIX, STORE, "base.mkdir(")), ("HT102", write),
+                              ("HT106", line_of(FIX, STORE, "subprocess.run("))}
+    assert all(r["tests_not_listed"] == [] for r in result["confirmed"])
+    # the skipped test's archive write never ran: not exercised, still a finding
+    archive = line_of(FIX, STORE, "/srv/ledgerbox/archive.json")
+    assert set(rows(result, "not_exercised")) == {("HT102", archive)}
+    assert rows(result, "not_exercised")[("HT102", archive)]["static_tests"] == [T + "test_archive"]
+    # getattr(os, "get" + "env") is beyond the static analysis: missed, with its stack
+    [missed] = result["missed"]
+    assert (missed["code"], missed["path"], missed["line"]) == ("HT103", STORE, line_of(FIX, STORE, "return lookup(name)"))
+    assert (missed["operation"], missed["targets"], missed["tests"]) == (
+        "os.getenv", ["LEDGERBOX_REGION"], [T + "test_setting"])
+    assert [s["function"] for s in missed["stack"]] == ["setting", "test_setting"]
+    assert result["summary"]["suppressed_events"] == 1      # test_zz_after's time.time(), ignored inline
+
+
+def test_the_text_report(recorded):
+    res = cli_run("verify", recorded / "hermetic-record.json", recorded)
+    assert res.exit_code == 1
+    out = res.output
+    assert "Confirmed: static findings whose sink ran uncontrolled (6)" in out
+    assert "Not exercised: static findings whose sink never ran uncontrolled (1)" in out
+    assert "Missed by the static analysis: uncontrolled I/O at runtime with no finding at that place (1)" in out
+    assert f"HT103 {STORE}:{line_of(FIX, STORE, 'return lookup(name)')} env os.getenv 'LEDGERBOX_REGION'" in out
+    assert "verify: 6 confirmed, 1 not exercised, 1 missed; 15 tests run" in out
+
+
+def test_a_saved_static_report_gives_the_same_join(recorded, tmp_path):
+    report, _cfg = run_check([], recorded)
+    saved = tmp_path / "static.json"
+    saved.write_text(to_json(report), encoding="utf-8")
+    from_file = cli_run("verify", recorded / "hermetic-record.json", "--static", saved, "--static-root", recorded,
+                        "--format", "json")
+    from_run = cli_run("verify", recorded / "hermetic-record.json", recorded, "--format", "json")
+    assert from_file.exit_code == from_run.exit_code == 1
+    assert json.loads(from_file.output) == json.loads(from_run.output)
+
+
+def test_annotate_adds_a_runtime_field_per_finding(recorded):
+    report, _cfg = run_check([], recorded)
+    data = json.loads(to_json(report))
+    record = runtime.load_record(str(recorded / "hermetic-record.json"))
+    out = verify.annotate(data, record)
+    by = {(f["code"], f["line"]): f for f in out["findings"]}
+    assert by[("HT103", line_of(FIX, STORE, 'os.environ.get("LEDGERBOX_TOKEN"'))]["runtime"] == "confirmed"
+    assert by[("HT103", line_of(FIX, STORE, 'os.environ.get("LEDGERBOX_TOKEN"'))]["runtime_tests"] == [
+        T + "test_token_default"]
+    assert by[("HT102", line_of(FIX, STORE, "/srv/ledgerbox/archive.json"))]["runtime"] == "not-exercised"
+    assert by[("HT204", line_of(FIX, STORE, "STARTED = time.time()"))]["runtime"] == "n/a"
+    assert all("runtime" not in f for f in data["findings"])       # the input is left alone
+
+
+def test_split_runs_are_merged(recorded, pytester):
+    for part, sel in (("a", "token"), ("b", "not token")):
+        pytester.runpytest_subprocess("-p", "no:randomly", "--hermetic=record", f"--hermetic-record=rec-{part}.json",
+                                      "-k", sel)
+    whole = json.loads(cli_run("verify", recorded / "hermetic-record.json", recorded, "--format", "json").output)
+    split = json.loads(cli_run("verify", recorded / "rec-a.json", recorded / "rec-b.json", recorded,
+                               "--format", "json").output)
+    assert {k: [(r["code"], r["line"], r.get("tests")) for r in split[k]] for k in ("confirmed", "not_exercised")} == \
+        {k: [(r["code"], r["line"], r.get("tests")) for r in whole[k]] for k in ("confirmed", "not_exercised")}
+    assert split["summary"]["tests_run"] == whole["summary"]["tests_run"] == 15
+
+
+# ---- the join, on made-up records ---------------------------------------------------------
+
+def _finding(code, line, end_line=None, tests=(), path="src/m.py"):
+    return {"code": code, "severity": "error", "path": path, "line": line, "column": 1,
+            "end_line": end_line or line, "end_column": 9, "message": f"{code} here", "tests": list(tests),
+            "trace": [], "origin": None, "fingerprint": f"fp-{code}-{line}"}
+
+
+def _event(test, code, line, verdict="uncontrolled", path="src/m.py", **extra):
+    cat = {v: k for k, v in runtime.CATEGORY_CODE.items()}[code]
+    ev = {"test": test, "phase": "call", "category": cat, "code": code, "operation": "op", "target": "t",
+          "access": "read", "verdict": verdict, "reason": "why", "path": path, "line": line, "function": "f",
+          "via": None, "stack": [{"path": path, "line": line, "function": "f"}], "count": 1}
+    ev.update(extra)
+    return ev
+
+
+def _record(root, events):
+    tests = sorted({e["test"] for e in events if e["test"]})
+    return {"version": 1, "kind": "hermetic-record", "rootdir": str(root), "mode": "record", "worker": None,
+            "tests": [{"nodeid": t} for t in tests], "events": events, "summary": {}}
+
+
+def test_an_event_anywhere_in_a_multi_line_span_confirms(tmp_path):
+    report = {"findings": [_finding("HT102", 10, 12, tests=["t::a"])]}
+    result = verify.join(report, _record(tmp_path, [_event("t::a", "HT102", 12)]))
+    assert [r["line"] for r in result["confirmed"]] == [10]
+    result = verify.join(report, _record(tmp_path, [_event("t::a", "HT102", 13)]))
+    assert result["confirmed"] == [] and [r["line"] for r in result["missed"]] == [13]
+
+
+def test_codes_must_agree(tmp_path):
+    # a database client reached through a socket confirms HT101; a clock read on the same line does not
+    report = {"findings": [_finding("HT101", 5, tests=["t::a"])]}
+    result = verify.join(report, _record(tmp_path, [_event("t::a", "HT105", 5), _event("t::a", "HT104", 5)]))
+    assert [r["code"] for r in result["confirmed"]] == ["HT101"]
+    assert [(r["code"], r["line"]) for r in result["missed"]] == [("HT104", 5)]
+
+
+def test_a_sink_that_ran_only_controlled_is_not_exercised_and_disputed(tmp_path):
+    report = {"findings": [_finding("HT103", 7, tests=["t::a"])]}
+    result = verify.join(report, _record(tmp_path, [_event("t::a", "HT103", 7, verdict="controlled"),
+                                                    _event("t::b", "HT103", 7, verdict="controlled")]))
+    [row] = result["not_exercised"]
+    assert (row["ran_controlled_in"], row["disputed"]) == (["t::a", "t::b"], ["t::a"])
+    assert result["summary"]["disputed"] == 1 and verify.exit_status(result) == 0
+
+
+def test_tests_the_static_finding_does_not_list_are_named(tmp_path):
+    report = {"findings": [_finding("HT104", 3, tests=["t::a"])]}
+    result = verify.join(report, _record(tmp_path, [_event("t::a", "HT104", 3), _event("t::c", "HT104", 3)]))
+    [row] = result["confirmed"]
+    assert (row["tests"], row["tests_not_listed"]) == (["t::a", "t::c"], ["t::c"])
+
+
+def test_suppressed_and_controlled_events_are_not_missed(tmp_path):
+    result = verify.join({"findings": []}, _record(tmp_path, [
+        _event("t::a", "HT104", 3, suppressed=True), _event("t::a", "HT103", 4, verdict="controlled")]))
+    assert result["missed"] == [] and result["summary"]["suppressed_events"] == 1
+    assert verify.exit_status(result) == 0
+
+
+def test_paths_are_joined_as_absolute_paths(tmp_path):
+    # the report was made in a subfolder of the record's rootdir
+    report = {"findings": [_finding("HT102", 8, path="m.py", tests=["t::a"])]}
+    record = _record(tmp_path, [_event("t::a", "HT102", 8, path="src/m.py"), _event("t::a", "HT106", 2, path="src/n.py")])
+    result = verify.join(report, record, static_root=str(tmp_path / "src"))
+    assert [r["path"] for r in result["confirmed"]] == ["m.py"]
+    assert [(r["path"], r["stack"][0]["path"]) for r in result["missed"]] == [("n.py", "n.py")]
+
+
+def test_collection_events_are_named(tmp_path):
+    result = verify.join({"findings": [_finding("HT102", 1)]}, _record(tmp_path, [_event("", "HT102", 1)]))
+    assert result["confirmed"][0]["tests"] == ["<collection>"]
+    assert result["confirmed"][0]["tests_not_listed"] == []
+
+
+# ---- the command line ----------------------------------------------------------------------
+
+def test_bad_input_exits_2(tmp_path):
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "other").mkdir()
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]", encoding="utf-8")
+    good = tmp_path / "rec.json"
+    good.write_text(json.dumps(_record(tmp_path / "proj", [])), encoding="utf-8")
+    notreport = tmp_path / "static.json"
+    notreport.write_text("{}", encoding="utf-8")
+    for args, msg in (((bad, tmp_path / "proj"), "not a hermetic record"),
+                      ((tmp_path / "proj",), "needs at least one record"),
+                      ((good, tmp_path / "proj", tmp_path / "other"), "one project folder"),
+                      ((good, tmp_path / "proj", "--static", notreport), "not both"),
+                      ((good, "--static", notreport), "not a hermetic JSON report")):
+        res = cli_run("verify", *args)
+        assert res.exit_code == 2, (args, res.output)
+        assert msg in res.output
+
+
+def test_exit_codes(tmp_path):
+    static = tmp_path / "static.json"
+    static.write_text(json.dumps({"findings": [_finding("HT104", 3, tests=["t::a"])]}), encoding="utf-8")
+    rec = tmp_path / "rec.json"
+    rec.write_text(json.dumps(_record(tmp_path, [])), encoding="utf-8")
+    assert cli_run("verify", rec, "--static", static, "--static-root", tmp_path).exit_code == 0   # only not exercised
+    rec.write_text(json.dumps(_record(tmp_path, [_event("t::a", "HT104", 3)])), encoding="utf-8")
+    assert cli_run("verify", rec, "--static", static, "--static-root", tmp_path).exit_code == 1   # confirmed
+    assert cli_run("verify", rec, "--static", static, "--static-root", tmp_path, "--exit-zero").exit_code == 0
+    out = tmp_path / "out.json"
+    assert cli_run("verify", rec, "--static", static, "--static-root", tmp_path, "--format", "json", "-o", out).exit_code == 1
+    assert json.loads(out.read_text(encoding="utf-8"))["summary"]["confirmed"] == 1
