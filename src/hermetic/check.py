@@ -855,7 +855,10 @@ def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Projec
             entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": test}
         if test is not None:
             entry["tests"].add(test)
-            if entry["first"] is None or test < entry["first"]:
+            # the shown origin and trace: the first test's, and among its events the least by
+            # a fixed order (evaluation order follows set iteration, which varies by process)
+            if entry["first"] is None or test < entry["first"] or (
+                    test == entry["first"] and _event_order(ev) < _event_order(entry["ev"])):
                 entry["first"] = test
                 entry["ev"] = ev
 
@@ -906,8 +909,7 @@ def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Projec
         if code in ("HT203", "HT204"):
             # section 8: the tests that reach a consumer of the value (may be empty)
             key = (code, ev.path, ev.pos)
-            if key not in agg:
-                agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
+            _keep_least(agg, key, ev, code)
             agg[key]["tests"] |= {run.item.node_id for run in runs
                                   if (ev.path, ev.pos[0]) in run.consumed and run.item in its}
             continue
@@ -916,8 +918,7 @@ def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Projec
             if not its:
                 continue
         key = (code, ev.path, ev.pos)
-        if key not in agg:
-            agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
+        _keep_least(agg, key, ev, code)
         for it in its:
             agg[key]["tests"].add(it.node_id)
 
@@ -933,6 +934,21 @@ def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Projec
                      "tests": sorted(e["tests"])}
                     for (p, pos), e in sorted(unknown.items()) if (p, pos) not in reported_pos]
     return findings, unknown_list
+
+
+def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) -> None:
+    """An import-time event for ``key``: kept unless a test's event or a lesser one is there."""
+    entry = agg.get(key)
+    if entry is None:
+        agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
+    elif entry["first"] is None and _event_order(ev) < _event_order(entry["ev"]):
+        entry["ev"] = ev
+
+
+def _event_order(ev: I.SinkEvent) -> tuple:
+    o = ev.origin
+    okey = (o.kind, o.expr, o.path or "", o.line or 0, o.value or "") if o is not None else ()
+    return (okey, tuple((p or "", ln or 0, fn or "") for p, ln, fn in ev.trace), ev.target)
 
 
 def _origin_json(o: Optional[Origin]) -> Optional[dict]:

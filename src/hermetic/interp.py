@@ -190,6 +190,7 @@ class Interp:
         self.defaults: Dict[str, Dict[str, V]] = {}
         self.closures: Dict[str, Dict[str, V]] = {}
         self.lambdas: Dict[int, tuple] = {}
+        self._lambda_ids: Dict[int, int] = {}
         self.import_time = True
         self.steps = 0
         self.budget_hit = False
@@ -763,7 +764,9 @@ class Interp:
                 items.append((_literal_str(key), self.eval(vexpr, frame)))
             return of(("dict", tuple(items)))
         if k == "lambda":
-            lid = id(e)
+            # numbered in evaluation order, not by address: memo keys hash it, and a run's result
+            # must not depend on where the allocator put the summary
+            lid = self._lambda_ids.setdefault(id(e), len(self._lambda_ids))
             self.lambdas[lid] = (e, frame.module, frame.path, dict(frame.locals), frame.in_test)
             if frame.in_test:
                 return of(DOUBLE)
