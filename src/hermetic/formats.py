@@ -127,14 +127,19 @@ def to_github(report: Report) -> str:
 
 
 # ---------------------------------------------------------------------- Markdown
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def to_markdown(report: Report, limit: int = MARKDOWN_LIMIT) -> str:
     """A review comment: a verdict line, counts per rule, then each finding (long parts folded)."""
     n = len(report.findings)
     errors = sum(1 for f in report.findings if f.severity == "error")
     verdict = ("**hermetic: no uncontrolled I/O found** in the analysed tests" if n == 0 else
                f"**hermetic: {n} finding{'s' if n != 1 else ''}** ({errors} error{'s' if errors != 1 else ''})")
-    head = [verdict, "", f"{report.files} files, {report.tests} tests; {len(report.unresolved_calls)} unresolved "
-            f"calls and {len(report.unknown_origins)} unknown origins were not followed.", ""]
+    head = [verdict, "", f"{_count(report.files, 'file')}, {_count(report.tests, 'test')}; "
+            f"{_count(len(report.unresolved_calls), 'unresolved call')} and "
+            f"{_count(len(report.unknown_origins), 'unknown origin')} were not followed.", ""]
     if n:
         counts: Dict[str, int] = {}
         for f in report.findings:

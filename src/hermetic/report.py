@@ -84,7 +84,12 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
                           f"({u['category']})")
     n = len(report.findings)
     errs = sum(1 for f in report.findings if f.severity == "error")
-    word = "finding" if n == 1 else "findings"
-    console.print(f"{n} {word} ({errs} errors, {n - errs} warnings) in {report.files} files, {report.tests} tests; "
-                  f"{len(report.unresolved_calls)} unresolved calls, {len(report.unknown_origins)} unknown origins"
-                  + (f"; {len(report.errors)} files not analysed" if report.errors else ""))
+    console.print(f"{_count(n, 'finding')} ({_count(errs, 'error')}, {_count(n - errs, 'warning')}) in "
+                  f"{_count(report.files, 'file')}, {_count(report.tests, 'test')}; "
+                  f"{_count(len(report.unresolved_calls), 'unresolved call')}, "
+                  f"{_count(len(report.unknown_origins), 'unknown origin')}"
+                  + (f"; {_count(len(report.errors), 'file')} not analysed" if report.errors else ""))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
