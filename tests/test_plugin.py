@@ -327,3 +327,26 @@ def test_the_record_path_option(ledgerbox):
     assert rec["kind"] == "hermetic-record" and rec["mode"] == "record"
     assert {t["nodeid"] for t in rec["tests"]} == {T + "test_stamp", T + "test_stamp_substituted"}
     assert rec["python"] == ".".join(map(str, sys.version_info[:3]))
+
+
+def test_a_forked_child_inherits_no_profiler(pytester):
+    pytester.makepyfile(test_fork="""
+        import multiprocessing
+        import sys
+
+        def probe(queue):
+            queue.put(sys.getprofile() is None)
+
+        def test_it():
+            ctx = multiprocessing.get_context("fork")
+            queue = ctx.Queue()
+            child = ctx.Process(target=probe, args=(queue,))
+            child.start()
+            child.join()
+            assert queue.get(timeout=10) is True
+            assert sys.getprofile() is not None     # the parent's window is still open
+        """)
+    res = run(pytester, "--hermetic=record")
+    res.assert_outcomes(passed=1)
+    [fork] = [e for e in record_of(pytester)["events"] if e["category"] == "subprocess"]
+    assert (fork["operation"], fork["verdict"]) == ("os.fork", "controlled")   # started by the test itself

@@ -263,7 +263,23 @@ def install_audit_hook() -> None:
     global _HOOK_INSTALLED
     if not _HOOK_INSTALLED:
         sys.addaudithook(_audit)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_after_fork_in_child)
         _HOOK_INSTALLED = True
+
+
+def _after_fork_in_child() -> None:
+    """A process forked inside a window (a worker pool, multiprocessing) records nothing:
+    its record would never be written. Put back the profilers it inherited."""
+    global _ACTIVE
+    rec = _ACTIVE
+    _ACTIVE = None
+    if rec is None:
+        return
+    for _active, _current, _phase, prof in rec._saved[:1]:
+        if prof is not None:
+            sys.setprofile(prof[0])
+            threading.setprofile(prof[1])
 
 
 def _fs(p: Any) -> Optional[str]:
@@ -684,7 +700,10 @@ class Recorder:
 
     def _judge_file(self, event: str, args: tuple, test_code: bool):
         if event == "open":
-            resolved = self._resolve(args[0], args, None)
+            raw = _fs(args[0])
+            if raw is None or (raw.startswith("<") and raw.endswith(">")):
+                return None     # a pseudo-file: the interpreter looking for the source of "<unknown>"
+            resolved = self._resolve(raw, args, None)
             if resolved is None:
                 return None
             mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
