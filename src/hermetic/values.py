@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import FrozenSet, Iterable, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 from urllib.parse import urlsplit
 
 CONTROLLED, UNCONTROLLED, UNKNOWN = "controlled", "uncontrolled", "unknown"
@@ -43,16 +43,38 @@ class Origin:
     module: Optional[str] = None   # module-constant: the module that binds it
 
 
-@dataclass(frozen=True)
 class V:
-    """An abstract value: a set of atoms; ``is_path`` when it is known to be a path object."""
+    """An abstract value: a set of atoms; ``is_path`` when it is known to be a path object.
 
-    atoms: FrozenSet = field(default_factory=frozenset)
-    is_path: bool = False
+    Immutable by convention; a plain slotted class rather than a frozen dataclass because the
+    interpreter makes hundreds of thousands of them per run (the frozen ``__init__`` and an
+    uncached ``__hash__`` were a tenth of the analysis time).
+    """
+
+    __slots__ = ("atoms", "is_path", "_hash")
+
+    def __init__(self, atoms: FrozenSet = frozenset(), is_path: bool = False) -> None:
+        self.atoms = atoms
+        self.is_path = is_path
+        self._hash: Optional[int] = None
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, V) and self.is_path == other.is_path and self.atoms == other.atoms
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.atoms, self.is_path))
+        return h
+
+    def __repr__(self) -> str:
+        return f"V(atoms={self.atoms!r}, is_path={self.is_path!r})"
 
     def __or__(self, other: "V") -> "V":
         if not other.atoms:
             return self if self.is_path == (self.is_path or other.is_path) else V(self.atoms, True)
+        if not self.atoms:
+            return other if (other.is_path or not self.is_path) else V(other.atoms, True)
         return V(self.atoms | other.atoms, self.is_path or other.is_path)
 
     def origins(self) -> Iterable[Origin]:
@@ -84,9 +106,24 @@ DOUBLE = ("double",)
 DOUBLE_V = of(DOUBLE)
 
 
+_LITERALS: Dict[tuple, V] = {}
+
+
 def lit(value, path: Optional[str], line: Optional[int], in_test: bool) -> V:
-    text = value if isinstance(value, str) else repr(value)
-    return of(Origin("literal", expr=_short(repr(value)), path=path, line=line, value=text, in_test=in_test))
+    """A literal's value (interned: the same literal at the same place is one object)."""
+    key = (type(value), value, path, line, in_test)
+    try:
+        v = _LITERALS.get(key)
+    except TypeError:   # an unhashable constant: not interned
+        key, v = None, None
+    if v is None:
+        if len(_LITERALS) > 200_000:
+            _LITERALS.clear()
+        text = value if isinstance(value, str) else repr(value)
+        v = of(Origin("literal", expr=_short(repr(value)), path=path, line=line, value=text, in_test=in_test))
+        if key is not None:
+            _LITERALS[key] = v
+    return v
 
 
 def _short(text: str, n: int = 60) -> str:
