@@ -350,3 +350,38 @@ def test_a_forked_child_inherits_no_profiler(pytester):
     res.assert_outcomes(passed=1)
     [fork] = [e for e in record_of(pytester)["events"] if e["category"] == "subprocess"]
     assert (fork["operation"], fork["verdict"]) == ("os.fork", "controlled")   # started by the test itself
+
+
+def test_a_real_clock_read_past_a_substitute_is_flagged_as_an_escape(pytester):
+    pytester.makepyfile(test_escape="""
+        import time
+
+        REAL = time.time
+
+        def test_it(monkeypatch):
+            monkeypatch.setattr(time, "time", lambda: 0.0)
+            assert time.time() == 0.0        # the substitute: no real clock read
+            assert REAL() > 0                # a binding captured before it: the real clock
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=1)
+    [ev] = record_of(pytester)["events"]
+    assert ev["line"] == line_in(pytester, "test_escape.py", "REAL() > 0")
+    assert ev["reason"].startswith("the real clock (a substitute is installed, but this call reached the real clock")
+
+
+def test_an_xdist_worker_writes_its_own_record(pytester):
+    # what pytest-xdist gives a worker's config; the controller (dist != "no") writes nothing
+    pytester.makeconftest("""
+        def pytest_configure(config):
+            config.workerinput = {"workerid": "gw3"}
+        """)
+    pytester.makepyfile(test_w="""
+        import os
+
+        def test_it():
+            os.getenv("HERMETIC_WORKER_PROBE")
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=1)
+    assert not (pytester.path / "hermetic-record.json").exists()
+    rec = record_of(pytester, "hermetic-record-gw3.json")
+    assert rec["worker"] == "gw3" and [e["target"] for e in rec["events"]] == ["HERMETIC_WORKER_PROBE"]

@@ -107,11 +107,10 @@ def _make_recorder(config, mode: str):
     rec.integration = integration
     rec.config = config
     runtime.install_audit_hook()
-    if worker is None and config.pluginmanager.hasplugin("dsession"):
-        rec.controller = True   # xdist controller: the workers run the tests and write the records
+    # xdist's controller runs no test: its workers write hermetic-record-gw<N>.json
+    rec.controller = worker is None and getattr(config.option, "dist", "no") not in ("no", None)
+    if rec.controller:
         _remove_stale_worker_records(record)
-    else:
-        rec.controller = False
     return rec
 
 
@@ -248,7 +247,10 @@ def pytest_report_header(config):
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session):
     rec = _recorder(session.config)
-    if rec is None or rec.controller:
+    if rec is None:
+        return
+    if rec.controller or (not any(rec.tests) and session.config.pluginmanager.hasplugin("dsession")):
+        rec.controller = True
         return
     try:
         rec.write(rec.record_path)
