@@ -842,8 +842,8 @@ class Recorder:
         }
         if verdict == UNCONTROLLED and suppressed_at(site.f_code.co_filename, line, ev["code"]):
             ev["suppressed"] = True
-        if len(log.order) >= MAX_EVENTS_PER_TEST:
-            log.dropped += 1
+        if len(log.order) >= MAX_EVENTS_PER_TEST and verdict != UNCONTROLLED:
+            log.dropped += 1    # a cap on what is kept of the controlled ones; every violation is kept
             return ev
         log.events[key] = ev
         log.order.append(ev)
