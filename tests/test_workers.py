@@ -134,3 +134,15 @@ def test_bad_file_timeout_exits_2_with_file_and_key(tmp_path, monkeypatch, value
     r = CliRunner().invoke(cli, ["check"])
     assert r.exit_code == 2
     assert ".hermetic.toml" in r.stderr and "file-timeout" in r.stderr
+
+
+def test_a_deep_expression_in_reached_code_is_analysed_end_to_end(tmp_path):
+    project = copy_fixture("quickstart", tmp_path)
+    pkg = next(p for p in (project / "src").iterdir() if p.is_dir())
+    (pkg / "deep.py").write_text("import os\n\n\ndef total():\n    os.getenv('DEEP_FLAG')\n    return "
+                                 + " + ".join(["1"] * 2500) + "\n", encoding="utf-8")
+    (project / "tests" / "test_deep.py").write_text(f"from {pkg.name}.deep import total\n\n\n"
+                                                    "def test_total():\n    assert total()\n", encoding="utf-8")
+    report, _ = run_check([], project, use_cache=False)
+    assert not report.errors, report.errors
+    assert any(f.code == "HT103" and f.path.endswith("deep.py") for f in report.findings)

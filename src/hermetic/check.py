@@ -52,10 +52,21 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     parse processes (0: one per CPU); ``cache_dir`` replaces ``ROOT/.hermetic_cache``.
     ``report.statistics`` holds seconds per phase and the parse and cache counts.
     """
-    try:
-        return _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir)
-    finally:
-        gc.unfreeze()   # frozen after parsing: the summaries are not garbage while the run lasts
+    from .workers import run_deep
+
+    # summaries and the interpreter recurse once per nesting level of the analysed code: run on
+    # a deep stack, as the parse workers do, so code CPython compiles is code we can analyse
+    out: list = []
+
+    def work() -> None:
+        try:
+            out.append(_run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs,
+                                  cache_dir))
+        finally:
+            gc.unfreeze()   # frozen after parsing: the summaries are not garbage while the run lasts
+
+    run_deep(work)
+    return out[0]
 
 
 def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir):
@@ -81,9 +92,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
 
     cache = SummaryCache(root, enabled=use_cache, directory=cache_dir)
     run_keys: List[str] = []
-    loaded: Dict[str, dict] = {}
-    to_parse: List[ParseJob] = []
-    entries: List[Tuple[SourceFile, str, str]] = []
+    entries: List[Tuple[SourceFile, str, str, bytes]] = []
     for sf in project.files:
         disp = _display(sf.path, cwd)
         try:
@@ -93,7 +102,22 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
             continue
         key = cache.key(data, sf.module, disp, sf.is_package)
         run_keys.append(key)
-        entries.append((sf, disp, key))
+        entries.append((sf, disp, key, data))
+    # nothing changed since a run with the same inputs: reuse its result without loading a summary
+    run_key = cache.key(repr((sorted(run_keys), [e.to_json() for e in report.errors], repr(config),
+                              repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)).encode(),
+                        "<run>", "", False)
+    stored = cache.get_result(run_key)
+    if stored is not None and "errors" in stored:
+        stats.update(files=len(entries), parsed=0, cache_hits=0, jobs=0, result_cache="hit")
+        stats["phases"]["parse"] = clock() - t_phase
+        report = _report_from(stored, [FileError(e["path"], e["message"]) for e in stored["errors"]])
+        report.statistics = stats
+        return report, config
+
+    loaded: Dict[str, dict] = {}
+    to_parse: List[ParseJob] = []
+    for sf, disp, key, data in entries:
         if key in loaded:
             continue
         s = cache.get(key)
@@ -103,16 +127,18 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
         else:
             loaded[key] = s
     failed: Dict[str, str] = {}
+    transient = False   # a timeout or a crash may not recur: such a run's result is not reused
     for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout):
         if res.text is None:
             failed[res.job.key] = res.error or "not analysed"
+            transient = transient or res.transient
         else:
             loaded[res.job.key] = cache.put_text(res.job.key, res.text)
         if progress:
             progress(res.job.path)
     summaries: Dict[str, dict] = {}
     files_by_module: Dict[str, SourceFile] = {}
-    for sf, disp, key in entries:
+    for sf, disp, key, _data in entries:
         if key in failed:
             report.errors.append(FileError(disp, failed[key]))
             continue
@@ -125,23 +151,13 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
             if alias not in summaries:
                 summaries[alias] = s
                 files_by_module[alias] = sf
+    del entries, loaded   # the files' bytes are not needed any more
     report.files = len({id(s) for s in summaries.values()})
-    stats.update(files=len(entries), parsed=len(to_parse), cache_hits=cache.hits,
-                 jobs=min(jobs or default_jobs(), len(to_parse)) if to_parse else 0)
+    stats.update(files=len(run_keys), parsed=len(to_parse), cache_hits=cache.hits,
+                 jobs=min(jobs or default_jobs(), len(to_parse)) if to_parse else 0, result_cache="miss")
     stats["phases"]["parse"] = clock() - t_phase
     # summaries live as long as the run: keep the collector from rescanning them
     gc.freeze()
-    # nothing changed since a run with the same inputs: reuse its result
-    run_key = cache.key(repr((sorted(run_keys), [e.to_json() for e in report.errors], repr(config),
-                              repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)).encode(),
-                        "<run>", "", False)
-    stored = cache.get_result(run_key)
-    if stored is not None:
-        stats["result_cache"] = "hit"
-        report = _report_from(stored, report.errors)
-        report.statistics = stats
-        return report, config
-    stats["result_cache"] = "miss"
 
     # linking and the interpreter work on summaries only
     t_phase = clock()
@@ -200,7 +216,8 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
                               {it.node_id: (it.path, it.def_line) for it in items})
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
-    cache.put_result(run_key, _report_to(report))
+    if not transient:
+        cache.put_result(run_key, _report_to(report))
     stats["phases"]["analyse"] = clock() - t_phase
     return report, config
 
@@ -213,7 +230,7 @@ def _report_to(report: Report) -> dict:
         fs.append(d)
     return {"findings": fs, "files": report.files, "tests": report.tests, "unresolved": report.unresolved_calls,
             "unknown": report.unknown_origins, "calls": report.calls_seen, "sinks": report.sinks_seen,
-            "inventory": report.inventory}
+            "inventory": report.inventory, "errors": [e.to_json() for e in report.errors]}
 
 
 def _report_from(d: dict, errors) -> Report:

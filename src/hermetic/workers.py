@@ -47,11 +47,13 @@ class ParseJob:
 
 @dataclass
 class ParseResult:
-    """``text`` is the summary as JSON text, or None with a one-line ``error``."""
+    """``text`` is the summary as JSON text, or None with a one-line ``error``; ``transient``
+    when the error was the worker's (a crash or the time budget), not the file's."""
 
     job: ParseJob
     text: Optional[str]
     error: Optional[str]
+    transient: bool = False
 
 
 def default_jobs() -> int:
@@ -225,7 +227,7 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
                         index, (status, payload) = w.conn.recv()
                     except (EOFError, OSError):
                         w.process.join(timeout=5)
-                        yield ParseResult(jobs[w.index], None, _death(w.process.exitcode))
+                        yield ParseResult(jobs[w.index], None, _death(w.process.exitcode), True)
                         _replace(workers, w, ctx, fn)
                         continue
                     w.index = None
@@ -235,7 +237,7 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
                         yield ParseResult(jobs[index], None, payload)
                 elif clock() - w.started >= timeout:
                     yield ParseResult(jobs[w.index], None,
-                                      f"not analysed: parsing took longer than {timeout:g} s (file-timeout)")
+                                      f"not analysed: parsing took longer than {timeout:g} s (file-timeout)", True)
                     _replace(workers, w, ctx, fn, kill=True)
     finally:
         for w in workers:
