@@ -1937,7 +1937,7 @@ class Interp:
                                             line=frame.line), ""
             return UNKNOWN, Origin("unknown"), ""
         if cat == "subprocess":
-            target = self._program(target)
+            target = self._program(target, frame)
         sctx = self._sink_ctx()
         origins = sorted(target.origins(), key=_origin_sort)
         refs = [a for a in target.refs()]
@@ -1963,13 +1963,19 @@ class Interp:
                 return UNKNOWN, o, ""
         return CONTROLLED, None, ""
 
-    def _program(self, target: V) -> V:
+    def _program(self, target: V, frame: Frame) -> V:
+        """The program a subprocess call starts (argv[0] of a list); ``sys.executable`` is a
+        known program (this interpreter), written where the call is (rows T1 / X)."""
         out = EMPTY
         for a in target.atoms:
             if not isinstance(a, Origin) and a[0] == "seq":
                 out = out | (a[2][0] if a[2] else UNKNOWN_V)
             else:
                 out = out | of(a)
+        if any(a == ("ext", "sys.executable") for a in out.refs()):
+            interpreter = Origin("literal", expr="sys.executable", path=frame.path, line=frame.line,
+                                 value="sys.executable", in_test=frame.in_test)
+            out = V(frozenset(interpreter if a == ("ext", "sys.executable") else a for a in out.atoms), out.is_path)
         return out
 
     def _is_test_class_inst(self, a) -> bool:
