@@ -223,3 +223,30 @@ def test_exit_codes(tmp_path):
     out = tmp_path / "out.json"
     assert cli_run("verify", rec, "--static", static, "--static-root", tmp_path, "--format", "json", "-o", out).exit_code == 1
     assert json.loads(out.read_text(encoding="utf-8"))["summary"]["confirmed"] == 1
+
+
+# ---- check --runtime: the runtime field in JSON and SARIF ------------------------------------
+
+def test_check_runtime_marks_findings_in_json_and_sarif(recorded, monkeypatch):
+    monkeypatch.chdir(recorded)
+    record = recorded / "hermetic-record.json"
+    res = CliRunner().invoke(cli, ["check", "--runtime", str(record), "--format", "json"])
+    assert res.exit_code == 1, res.output
+    by_line = {(f["code"], f["line"]): f for f in json.loads(res.stdout)["findings"]}
+    write = by_line[("HT102", line_of(FIX, STORE, "target.write_text("))]
+    assert write["runtime"] == "confirmed" and write["runtime_tests"] == [T + "test_save_quietly",
+                                                                         T + "test_save_to_home"]
+    assert by_line[("HT102", line_of(FIX, STORE, "/srv/ledgerbox/archive.json"))]["runtime"] == "not-exercised"
+    assert {f["runtime"] for f in by_line.values() if not f["code"].startswith("HT1")} <= {"n/a"}
+    res = CliRunner().invoke(cli, ["check", "--runtime", str(record), "--format", "sarif"])
+    props = [r["properties"] for r in json.loads(res.stdout)["runs"][0]["results"]]
+    assert {p["runtime"] for p in props} >= {"confirmed", "not-exercised"}
+
+
+def test_check_runtime_with_a_bad_record_exits_2(tmp_path, monkeypatch):
+    shutil.copytree(FIXTURES / FIX, tmp_path / "p")
+    bad = tmp_path / "record.json"
+    bad.write_text("{not json", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "p")
+    res = CliRunner().invoke(cli, ["check", "--runtime", str(bad)])
+    assert res.exit_code == 2 and "record" in res.stderr

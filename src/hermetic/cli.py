@@ -61,6 +61,9 @@ def cli() -> None:
               help="Processes that parse files (default: one per CPU).")
 @click.option("--statistics", is_flag=True,
               help="Print the time per phase, files parsed and cache hits to standard error.")
+@click.option("--runtime", "runtime_records", multiple=True, type=click.Path(dir_okay=False),
+              help="Runtime record(s) from pytest --hermetic=record: mark each HT1xx finding confirmed or "
+                   "not exercised (repeatable).")
 @click.option("--baseline", type=click.Path(dir_okay=False), default=None,
               help="Report only findings whose fingerprint is not in this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
@@ -70,7 +73,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
           report_unused_suppressions: bool, config_file: Optional[str], baseline: Optional[str],
           write_baseline: Optional[str], extra_outputs=(), diff_rev: Optional[str] = None,
           touching: bool = False, no_cache: bool = False, cache_dir: Optional[str] = None,
-          jobs: Optional[int] = None, statistics: bool = False) -> None:
+          jobs: Optional[int] = None, statistics: bool = False, runtime_records=()) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
     from .check import UsageError, run_check
     from .config import ConfigError
@@ -117,6 +120,8 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         if status is not None:
             status.stop()
     t_report = time.perf_counter()
+    if runtime_records:
+        _mark_runtime(report, runtime_records, cwd)
     if select:
         config.select = [s.strip() for s in select.split(",") if s.strip()]
     if ignore:
@@ -176,6 +181,28 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     levels = ("error",) if config.fail_on == "error" else ("error", "warning")
     failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
     sys.exit(1 if failing and not exit_zero else 0)
+
+
+def _mark_runtime(report, records, cwd: Path) -> None:
+    """Set ``runtime`` on every finding from runtime records (``hermetic verify``'s join)."""
+    import json as _json
+
+    from .report import to_json
+    from .runtime import RecordError
+    from .verify import annotate, load_records
+
+    try:
+        loaded = load_records(list(records))
+    except (RecordError, OSError, ValueError) as exc:
+        click.echo(f"hermetic: --runtime: {exc}", err=True)
+        sys.exit(2)
+    marked = annotate(_json.loads(to_json(report)), loaded, root=str(cwd))
+    by_key = {(f["path"], f["line"], f["code"], f["fingerprint"]): f for f in marked["findings"]}
+    for f in report.findings:
+        m = by_key.get((f.path, f.line, f.code, f.fingerprint))
+        if m is not None:
+            f.runtime = m.get("runtime")
+            f.runtime_tests = list(m.get("runtime_tests", []))
 
 
 def _print_statistics(stats: dict) -> None:

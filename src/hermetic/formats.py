@@ -100,6 +100,10 @@ def _sarif_result(f: Finding, index: Dict[str, int]) -> Dict:
         res["properties"]["codeFlowsOmitted"] = max(0, len(f.tests) - MAX_CODE_FLOWS)
     if f.origin:
         res["properties"]["origin"] = f.origin
+    if f.runtime is not None:
+        res["properties"]["runtime"] = f.runtime
+        if f.runtime_tests:
+            res["properties"]["runtimeTests"] = list(f.runtime_tests)
     return res
 
 

@@ -34,6 +34,8 @@ class Finding:
     fix: str = ""
     function: str = "<module>"
     anchor: str = ""          # normalised anchored expression (fingerprint input)
+    runtime: Optional[str] = None   # with --runtime: confirmed / not-exercised / n/a
+    runtime_tests: List[str] = field(default_factory=list)
 
     def sort_key(self):
         return (self.path, self.line, self.column, self.code, self.message)
@@ -55,6 +57,10 @@ class Finding:
         }
         if self.fix:
             out["fix"] = self.fix
+        if self.runtime is not None:
+            out["runtime"] = self.runtime
+            if self.runtime_tests:
+                out["runtime_tests"] = list(self.runtime_tests)
         return out
 
 
