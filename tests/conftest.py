@@ -1,6 +1,33 @@
+import shutil
+import tempfile
+
 import pytest
 
 from helpers import run_fixture
+
+
+def pytest_configure(config):
+    """Hypothesis caches (constants, unicode tables) in ./.hypothesis by default, from its own
+    collection hook on: give it a scratch home for the session instead of the repository."""
+    try:
+        import hypothesis.configuration as hc
+    except ImportError:  # pragma: no cover
+        return
+    home = tempfile.mkdtemp(prefix="hermetic-tests-hypothesis-")
+    config.stash[_HYPOTHESIS_HOME] = home
+    hc.set_hypothesis_home_dir(home)
+
+
+def pytest_unconfigure(config):
+    home = config.stash.get(_HYPOTHESIS_HOME, None)
+    if home is not None:
+        import hypothesis.configuration as hc
+
+        hc.set_hypothesis_home_dir(None)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+_HYPOTHESIS_HOME = pytest.StashKey[str]()
 
 
 @pytest.fixture(scope="session")
