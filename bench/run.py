@@ -82,7 +82,7 @@ def _lines(project: Path) -> int:
 
 
 def _target(project: Path, rel: Optional[str]) -> Optional[Path]:
-    if rel:
+    if rel and (project / rel).is_file():
         return project / rel
     return next((p for p in sorted(project.rglob("*.py")) if "test" not in p.relative_to(project).as_posix()), None)
 
@@ -92,7 +92,7 @@ def main(argv: List[str]) -> int:
     ap.add_argument("projects", nargs="+", type=Path)
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                     else (os.cpu_count() or 1))
-    ap.add_argument("--change", default=None, help="file to append a function to, relative to each project")
+    ap.add_argument("--change", default=None, help="file to append a function to, relative to each project (where it exists)")
     args = ap.parse_args(argv)
     print(f"jobs {args.jobs}; times in seconds (ratio to the floor); memory in MiB")
     print()
