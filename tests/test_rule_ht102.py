@@ -5,6 +5,7 @@ from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert
 
 FIX = "ht102-file"
 R = "src/exporter/report.py"
+L = "src/exporter/layout.py"
 T = "tests/test_report.py::"
 
 EXPECTED = [
@@ -24,11 +25,18 @@ EXPECTED = [
     # T1: a test writing to a working-directory-relative path
     Expect("test-writes-cwd", "HT102", "tests/test_report.py", 'Path("copy-of-report.json").write_text',
            tests=[T + "test_copy_into_working_directory"]),
+    # a path from __file__ that climbs above the project root is not data shipped with the code
+    Expect("file-path-above-root", "HT102", L, '(HERE.parent.parent.parent / "shared"',
+           tests=[T + "test_layout_outside_the_project"], origin="module-constant"),
+    Expect("dirname-above-root", "HT102", L, 'open(os.path.join(base, "deploy.ini"))',
+           tests=[T + "test_layout_outside_the_project"], origin="literal"),
 ]
 
 SILENT = [
     Silent("tmp-path-parameter", R, "out.write_text(json.dumps(rows)", "folder is tmp_path in the only caller (V1)"),
     Silent("read-shipped-data", R, "(data_dir / name).read_text", "V2: read of data built from __file__"),
+    Silent("file-path-data-folder", L, '(HERE / "data").iterdir()', "V2: shipped data"),
+    Silent("file-path-project-root", L, '(HERE.parent.parent / "pyproject.toml")', "V2: still inside the project"),
     Silent("settings-literal", "src/exporter/settings.py", "EXPORT_DIR = Path(", "literal path constant: not HT201"),
     Silent("test-reads-tmp", "tests/test_report.py", "assert target.read_text", "T1: a tmp_path file"),
     Silent("test-reads-own-tmp", "tests/test_report.py", "read_text(encoding=\"utf-8\") == \"a\\nb\"", "T1"),

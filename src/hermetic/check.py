@@ -165,6 +165,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     session_env: Dict[str, I.V] = {k: lit(v, pytest_cfg.inifile.name if pytest_cfg.inifile else None, 0, True)
                                    for k, v in pytest_cfg.env.items()}
     program = I.Program(summaries, in_test, load_catalogue(config), config, session_env)
+    program.rel_paths = {m: files_by_module[m].rel for m in summaries}
     ip = I.Interp(program)
     runner = Runner(ip, {m: files_by_module[m] for m in program.summaries}, pytest_cfg, config)
 
@@ -1004,6 +1005,8 @@ def _describe_origin(o: Optional[Origin]) -> str:
                 src = ", from the home folder"
             elif leaf.kind == "literal":
                 src = f", the literal {leaf.value!r}" if leaf.value is not None else ""
+            elif leaf.kind == "project-file" and leaf.room is not None and leaf.room < 0:
+                src = ", built from __file__, above the project root"
             elif leaf.kind == "project-file":
                 src = ", built from __file__ (inside the project)"
             elif leaf.kind == "cwd":
@@ -1015,6 +1018,8 @@ def _describe_origin(o: Optional[Origin]) -> str:
         return f"{o.expr} ({o.value!r}{loc})"
     if o.kind == "literal":
         return f"the literal {o.value!r} in the code{loc}" if not o.in_test else f"the literal {o.value!r}{loc}"
+    if o.kind == "project-file" and o.room is not None and o.room < 0:
+        return f"a path above the project root (from __file__{loc})"
     if o.kind == "project-file":
         return f"a path inside the project tree (from __file__{loc})"
     if o.kind == "default-argument":

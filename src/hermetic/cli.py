@@ -15,7 +15,7 @@ FORMATS = ["text", "json", "sarif", "github", "markdown", "junit"]
 
 
 def _color(stream) -> bool:
-    if os.environ.get("NO_COLOR"):  # hermetic: ignore[HT103]
+    if os.environ.get("NO_COLOR"):
         return False
     return hasattr(stream, "isatty") and stream.isatty()
 

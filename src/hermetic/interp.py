@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .catalogue import Catalogue, SinkSpec
@@ -157,6 +158,7 @@ class Program:
         self.catalogue = catalogue
         self.config = config
         self.session_env = session_env
+        self.rel_paths: Dict[str, str] = {}   # module -> path relative to the project root
         self.functions: Dict[str, Tuple[dict, str]] = {}
         self.classes: Dict[str, Tuple[dict, str]] = {}
         self.canonical: Dict[str, str] = {m: s["module"] for m, s in summaries.items()}
@@ -228,8 +230,11 @@ class Interp:
             parent = ".".join(parts[:i])
             if parent in self.p.summaries and parent not in self.globals:
                 self.import_module(parent)
+        rel = self.p.rel_paths.get(name)
+        room = len(PurePosixPath(rel).parts) if rel else None   # parents up to the project root
         g: Dict[str, V] = {"__name__": lit(name, s["path"], 0, False),
-                           "__file__": of(Origin("project-file", expr="__file__", path=s["path"], line=0), is_path=False)}
+                           "__file__": of(Origin("project-file", expr="__file__", path=s["path"], line=0, room=room),
+                                          is_path=False)}
         self.globals[name] = g
         saved = (self.ctx, self.import_time, self.stack)
         env = dict(self.p.session_env)
@@ -925,6 +930,8 @@ class Interp:
         for a in base.atoms:
             if isinstance(a, Origin):
                 if name in _PATH_ATTRS:
+                    if name in ("parent", "parents"):
+                        a = _climb(a, 1 if name == "parent" else None)
                     out = out | of(a, is_path=name in ("parent", "parents") or base.is_path)
                 else:
                     out = out | of(("dmeth", of(a, is_path=base.is_path), name))
@@ -1351,6 +1358,8 @@ class Interp:
                 return EMPTY
             if d in ("os.path.join", "posixpath.join"):
                 return _head(_join_head(args)).with_path(False)
+            if d in ("os.path.dirname", "posixpath.dirname"):
+                return _up(_head(args[0])).with_path(False)
             return _head(args[0]).with_path(False)
         if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
             if d == "os.path.expanduser" and args:
@@ -2169,6 +2178,23 @@ def _const_value(origins) -> Optional[str]:
         if o.kind == "module-constant" and o.value is not None:
             return o.value
     return None
+
+
+def _up(v: V) -> V:
+    """``os.path.dirname`` of a value: a path built from ``__file__`` climbs one level."""
+    return V(frozenset(_climb(a, 1) if isinstance(a, Origin) else a for a in v.atoms), v.is_path)
+
+
+def _climb(o: Origin, levels: Optional[int]) -> Origin:
+    """``o`` a ``levels`` folders higher (None: by an unknown number). A path from ``__file__``
+    keeps count of the levels left to the project root, also inside the module constant or
+    default argument it was bound to."""
+    if o.kind == "project-file" and o.room is not None:
+        return dataclasses.replace(o, room=o.room - levels if levels is not None else None)
+    if o.kind in ("module-constant", "default-argument") and o.inner:
+        inner = tuple(_climb(i, levels) for i in o.inner)
+        return o if inner == o.inner else dataclasses.replace(o, inner=inner)
+    return o
 
 
 def _origin_sort(o: Origin):

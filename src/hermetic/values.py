@@ -41,6 +41,8 @@ class Origin:
     in_test: bool = False
     inner: Tuple["Origin", ...] = ()
     module: Optional[str] = None   # module-constant: the module that binds it
+    room: Optional[int] = None     # project-file: `.parent` steps left before the path leaves the
+    #                                project root (negative: it has left); None: not known
 
 
 class V:
@@ -176,6 +178,8 @@ def classify(o: Origin, category: str, write: bool, ctl: "SinkContext") -> str:
     if k == "project-file":
         if category == "file" and ctl.fs_fake:
             return CONTROLLED
+        if o.room is not None and o.room < 0:
+            return UNCONTROLLED   # above the project root: not shipped with the code (row X)
         return UNCONTROLLED if write else CONTROLLED
     if k in ("module-constant", "default-argument"):
         if not o.inner:
