@@ -146,3 +146,15 @@ def test_a_deep_expression_in_reached_code_is_analysed_end_to_end(tmp_path):
     report, _ = run_check([], project, use_cache=False)
     assert not report.errors, report.errors
     assert any(f.code == "HT103" and f.path.endswith("deep.py") for f in report.findings)
+
+
+def test_a_file_that_does_not_parse_is_not_parsed_again(tmp_path):
+    project = copy_fixture("quickstart", tmp_path)
+    (project / "tests" / "template_hook.py").write_text("{% if x %}\nimport os\n{% endif %}\n", encoding="utf-8")
+    first, _ = run_check([], project)
+    assert [e.path for e in first.errors] == ["tests/template_hook.py"]
+    src = next(p for p in sorted(project.rglob("*.py")) if "tests" not in p.parts)
+    src.write_text(src.read_text(encoding="utf-8") + "\n\nX = 1\n", encoding="utf-8")
+    second, _ = run_check([], project)
+    assert second.statistics["parsed"] == 1
+    assert [(e.path, e.message) for e in second.errors] == [(e.path, e.message) for e in first.errors]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import gc
 import hashlib
+import json
 import os
 import time
 from pathlib import Path, PurePosixPath
@@ -126,12 +127,14 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
             loaded[key] = {}   # placeholder: a file listed twice is parsed once
         else:
             loaded[key] = s
-    failed: Dict[str, str] = {}
+    failed: Dict[str, str] = {k: s["error"] for k, s in loaded.items() if "error" in s}
     transient = False   # a timeout or a crash may not recur: such a run's result is not reused
     for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout):
         if res.text is None:
             failed[res.job.key] = res.error or "not analysed"
             transient = transient or res.transient
+            if not res.transient:   # the file's own fault: the same bytes fail the same way
+                cache.put_text(res.job.key, json.dumps({"error": failed[res.job.key]}))
         else:
             loaded[res.job.key] = cache.put_text(res.job.key, res.text)
         if progress:
