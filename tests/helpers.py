@@ -127,3 +127,13 @@ def assert_lists(fixture: str, findings, code: str, path: str, snippet: str, tes
     hits = at(findings, path, line_of(fixture, path, snippet), code)
     assert len(hits) == 1, describe(findings)
     assert sorted(hits[0].tests) == sorted(tests), hits[0].tests
+
+
+def have_git() -> bool:
+    """Whether a `git` program runs (asked of git itself rather than by searching PATH)."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "--version"], capture_output=True, check=False).returncode == 0
+    except OSError:
+        return False

@@ -129,3 +129,33 @@ def test_result_cache_is_invalidated_by_an_edit(quickstart):
     settings = quickstart / "src" / "newsdesk" / "settings.py"
     settings.write_text('DB_PATH = ":memory:"\n', encoding="utf-8")
     assert json.loads(invoke("check", "--format", "json").output)["findings"] == []
+
+
+# pytest's rootdir without a configuration file (pytest 8's findpaths): the nearest
+# pyproject.toml even without [tool.pytest.ini_options], else the nearest setup.py, else the
+# common ancestor of the invocation folder and the arguments.
+@pytest.mark.parametrize("marker, body", [("setup.py", "from setuptools import setup\nsetup()\n"),
+                                          ("pyproject.toml", "[project]\nname = 'app'\n")])
+def test_rootdir_without_pytest_settings(tmp_path, marker, body):
+    from hermetic.check import run_check
+    from hermetic.config import find_pytest_config
+
+    (tmp_path / marker).write_text(body, encoding="utf-8")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("import os\n\n\ndef home():\n    return os.getenv('APP_HOME')\n",
+                                                  encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_app.py").write_text("from app import home\n\n\ndef test_home():\n    home()\n",
+                                                    encoding="utf-8")
+    assert find_pytest_config(tmp_path / "tests", tmp_path).rootdir == tmp_path
+    report, _ = run_check(["tests"], tmp_path)
+    assert [f.tests for f in report.findings] == [["tests/test_app.py::test_home"]]
+    assert (tmp_path / ".hermetic_cache").is_dir() and not (tmp_path / "tests" / ".hermetic_cache").exists()
+
+
+def test_rootdir_is_the_common_ancestor_without_any_marker(tmp_path):
+    from hermetic.config import find_pytest_config
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    cfg = find_pytest_config(tmp_path / "a" / "b", tmp_path / "a")
+    assert cfg.rootdir == tmp_path / "a" and cfg.inifile is None

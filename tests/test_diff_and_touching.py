@@ -5,6 +5,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from helpers import have_git
 from click.testing import CliRunner
 
 from hermetic.cli import cli
@@ -27,7 +29,7 @@ def git(repo, *args):
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
-    if shutil.which("git") is None:
+    if not have_git():
         pytest.skip("git is not installed")
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

@@ -16,6 +16,9 @@ DELIVER = "target.write_text(text)"
 INDEX = "return sqlite3.connect(dsn)"
 
 EXPECTED = [
+    # a module-scoped fixture is set up before a function-scoped autouse one moves HOME
+    Expect("scope-order", "HT102", "tests/test_scope_order.py", 'rc_path_early.write_text("x"',
+           tests=["tests/test_scope_order.py::test_rc_written_early"], origin="home"),
     Expect("deliver", "HT102", SP, DELIVER, tests=[
         TF + "test_returned_live_fixture",        # fixture returns settings.SPOOL
         TF + "test_conftest_target_dir",          # conftest's target_dir (not overridden here)
@@ -41,6 +44,8 @@ CONTROLLED = [
 ]
 
 SILENT = [
+    Silent("scope-order-late", "tests/test_scope_order.py", 'rc_path_late.write_text("x"',
+           "a function-scoped fixture after the autouse HOME move"),
     Silent("autouse-tmp", SP, '(Path(folder) / ".clean").write_text("")', "reached only from an autouse tmp_path fixture"),
     Silent("fixture-mkdir-tmp", "tests/conftest.py", "folder.mkdir()", "T1: inside tmp_path"),
     Silent("autouse-call", "tests/test_autouse.py", "spool.mark_clean(tmp_path)", "tmp_path"),

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import have_git
+
 ROOT = Path(__file__).resolve().parent.parent
 HOOK = "hermetic"
 
@@ -85,7 +87,7 @@ NO_INDEX = re.compile(r".*(NewConnectionError|Failed to establish a new connecti
 def skip_reason():
     if importlib.util.find_spec("pre_commit") is None:
         return "pre-commit is not installed (it is in the test extra: pip install '.[test]')"
-    if shutil.which("git") is None:
+    if not have_git():
         return "git is not on PATH"
     return None
 

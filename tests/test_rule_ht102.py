@@ -28,6 +28,11 @@ EXPECTED = [
     # a path from __file__ that climbs above the project root is not data shipped with the code
     Expect("file-path-above-root", "HT102", L, '(HERE.parent.parent.parent / "shared"',
            tests=[T + "test_layout_outside_the_project"], origin="module-constant"),
+    # shutil.copymode / copystat write the mode and times of dst (the tmp_path caller is not listed)
+    Expect("copymode-home", "HT102", L, "shutil.copymode(script, target)",
+           tests=[T + "test_install_script_into_home"], origin="home"),
+    Expect("copystat-home", "HT102", L, "shutil.copystat(script, target)",
+           tests=[T + "test_install_script_into_home"], origin="home"),
     Expect("dirname-above-root", "HT102", L, 'open(os.path.join(base, "deploy.ini"))',
            tests=[T + "test_layout_outside_the_project"], origin="literal"),
 ]

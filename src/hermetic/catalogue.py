@@ -32,6 +32,7 @@ class SinkSpec:
     method_target: Tuple[Any, ...] = (0, "url")
     extra_methods: Tuple[Tuple[str, Tuple[Any, ...]], ...] = ()
     distinctive: bool = False
+    variable: str = ""   # env sinks that read one fixed variable (shutil.which reads PATH)
 
 
 @dataclass
@@ -59,6 +60,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         method_target=tuple(raw.get("method_target", (0, "url"))),
         extra_methods=tuple((k, tuple(v)) for k, v in sorted(raw.get("extra_methods", {}).items())),
         distinctive=bool(raw.get("distinctive", False)),
+        variable=str(raw.get("variable", "")),
     )
 
 

@@ -77,7 +77,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     cwd = cwd.resolve()
     paths, node_ids = _split_targets(targets or ["."], cwd)
     anchor = _common_dir(paths) if paths else cwd
-    pytest_cfg = find_pytest_config(anchor)
+    pytest_cfg = find_pytest_config(anchor, cwd)
     root = (pytest_cfg.rootdir or anchor).resolve()
     if config is None:
         config = find_config(root)

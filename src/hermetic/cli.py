@@ -327,7 +327,7 @@ def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
         folder = Path(cache_dir).resolve()
     else:
         anchor = start if start.is_dir() else start.parent
-        folder = ((find_pytest_config(anchor).rootdir or anchor).resolve()) / CACHE_DIR
+        folder = ((find_pytest_config(anchor, Path.cwd()).rootdir or anchor).resolve()) / CACHE_DIR
     if not folder.is_dir():
         click.echo(f"hermetic: no cache at {folder}", err=True)
         return

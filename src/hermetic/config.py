@@ -6,6 +6,7 @@ the CLI turns it into exit status 2.
 from __future__ import annotations
 
 import configparser
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,10 +275,16 @@ def _ini_list(value: str) -> List[str]:
     return value.split()
 
 
-def find_pytest_config(start: Path) -> PytestConfig:
-    """pytest's own lookup: the first of pytest.ini, pyproject.toml (with
-    ``[tool.pytest.ini_options]``), tox.ini (``[pytest]``), setup.cfg (``[tool:pytest]``) in
-    ``start`` or a parent. The folder that holds it is the rootdir; without one, ``start``."""
+def find_pytest_config(start: Path, invocation_dir: Optional[Path] = None) -> PytestConfig:
+    """pytest's own rootdir and configfile lookup (pytest 8, ``_pytest/config/findpaths.py``):
+
+    1. the first of pytest.ini, .pytest.ini, pyproject.toml (with ``[tool.pytest.ini_options]``),
+       tox.ini (``[pytest]``), setup.cfg (``[tool:pytest]``) in ``start`` or a parent; failing
+       that, the nearest pyproject.toml even without the table (no settings);
+    2. else the nearest folder holding setup.py, from ``start`` up;
+    3. else the common ancestor of ``invocation_dir`` (default ``start``) and ``start``.
+    """
+    first_pyproject: Optional[Path] = None
     for d in [start, *start.parents]:
         found = _read_pytest_settings(d)
         if found is not None:
@@ -286,17 +293,30 @@ def find_pytest_config(start: Path) -> PytestConfig:
             cfg.inifile = path
             cfg.rootdir = d
             return cfg
+        if first_pyproject is None and (d / "pyproject.toml").is_file():
+            first_pyproject = d / "pyproject.toml"
     cfg = PytestConfig()
-    cfg.rootdir = start
+    if first_pyproject is not None:
+        cfg.inifile = first_pyproject
+        cfg.rootdir = first_pyproject.parent
+        return cfg
+    for d in [start, *start.parents]:
+        if (d / "setup.py").is_file():
+            cfg.rootdir = d
+            return cfg
+    inv = (invocation_dir or start).resolve()
+    common = Path(os.path.commonpath([str(inv), str(start.resolve())]))
+    cfg.rootdir = common
     return cfg
 
 
 def _read_pytest_settings(d: Path) -> Optional[Tuple[Path, Dict[str, Any]]]:
-    p = d / "pytest.ini"
-    if p.is_file():
-        parser = _ini(p)
-        section = parser["pytest"] if parser is not None and parser.has_section("pytest") else {}
-        return p, dict(section)
+    for name in ("pytest.ini", ".pytest.ini"):   # these match even when empty
+        p = d / name
+        if p.is_file():
+            parser = _ini(p)
+            section = parser["pytest"] if parser is not None and parser.has_section("pytest") else {}
+            return p, dict(section)
     p = d / "pyproject.toml"
     if p.is_file():
         try:

@@ -1774,6 +1774,9 @@ class Interp:
             return of(Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0],
                              value="import" if self.import_time else None))
         if cat == "env":
+            if spec.variable:
+                self.env_read(spec.variable, pos, frame, d)
+                return UNKNOWN_V   # the program's path, found on the variable's folders
             if d == "os.environ.copy":
                 return of(("environ-copy",))   # a snapshot (usually to restore or pass on): no read of a variable
             if d == "os.path.expandvars":

@@ -295,23 +295,30 @@ class Runner:
 
         # fixtures
         fx = _FixtureScope(self, item, chain)
-        for name in fx.autouse_names():
-            fx.get(name)
-        for name in usefixtures:
-            fx.get(name)
         params = [p for p in test_fn["params"]]
         if item.cls and params and params[0][1] == "pos":
             params = params[1:]
         n_mock = sum(1 for a in deco_atoms if a[0] == "patcher" and a[1] in ("attr",) and not a[2][3])
-        # pytest instantiates higher-scoped fixtures first (then in request order)
-        rank = {"session": 0, "package": 1, "module": 2, "class": 3}
-        early = []
+        # pytest sorts the fixture closure by scope, higher first; within a scope autouse
+        # fixtures, then usefixtures, then the test's parameters, in order. A module-scoped
+        # fixture the test requests is set up before a function-scoped autouse one.
+        rank = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
+
+        def scope_rank(name: str) -> int:
+            d = fx.find(name)
+            return rank.get(d.scope, 4) if d is not None else 4
+
+        order = [(scope_rank(n), 0, i, n, False) for i, n in enumerate(fx.autouse_names())]
+        order += [(scope_rank(n), 1, i, n, False) for i, n in enumerate(usefixtures)]
         for i, prm in enumerate(params):
             d = fx.find(prm[0]) if i >= n_mock and prm[0] not in param_values else None
-            if d is not None and d.scope in rank:
-                early.append((rank[d.scope], i, prm[0]))
-        for _r, _i, name in sorted(early):
-            fx.get(name, param_values)
+            if d is not None and rank.get(d.scope, 4) < 4:
+                order.append((rank[d.scope], 2, i, prm[0], True))
+        for _r, _g, _i, name, with_params in sorted(order):
+            if with_params:
+                fx.get(name, param_values)
+            else:
+                fx.get(name)
         loc: Dict[str, V] = {}
         for i, prm in enumerate(params):
             pname, kind, _d = prm[0], prm[1], prm[2]
