@@ -314,6 +314,7 @@ LOOPBACK_APP = """
 
     def ping_cache():
         # the code under test's own loopback default: a real local service, if one listens
+        socket.getaddrinfo("localhost", "domain")      # a service name, not a port number
         try:
             socket.create_connection(("127.0.0.1", 9), timeout=2).close()
         except OSError:
@@ -352,7 +353,11 @@ def test_loopback_targets_chosen_by_the_test_are_controlled(pytester):
             netapp.ping_cache()
         """)
     run(pytester, "--hermetic=record").assert_outcomes(passed=4)
-    events = [e for e in record_of(pytester)["events"] if e["operation"] == "socket.connect"]
+    rec = record_of(pytester)
+    assert rec["summary"]["internal_errors"] == 0
+    [lookup] = [e for e in rec["events"] if e["target"] == "localhost:domain"]
+    assert (lookup["operation"], lookup["verdict"]) == ("socket.getaddrinfo", "uncontrolled")
+    events = [e for e in rec["events"] if e["operation"] == "socket.connect"]
     by_test = {}
     for e in events:
         by_test.setdefault(e["test"].split("::")[1], []).append(e)

@@ -393,7 +393,7 @@ class Recorder:
         self.tests: Dict[str, _TestLog] = {}
         self.current: Optional[_TestLog] = None
         self.phase: Optional[str] = None
-        self.counts = {"ignored": 0, "indirect": 0, "internal_errors": 0, "profiler_conflicts": 0}
+        self.counts = {"ignored": 0, "indirect": 0, "internal_errors": 0, "profiler_conflicts": 0, "env_snapshots": 0}
         self._files: Dict[str, Any] = {}
         self._busy: set = set()
         self._saved: List[Any] = []
@@ -982,9 +982,13 @@ class Recorder:
     def _loopback_chosen_in_test_code(self, site, host: Any, port: Any) -> Optional[str]:
         """The rootdir-relative test file on the stack that names this loopback target as a
         literal (``"http://localhost:1"``, ``("127.0.0.1", 8080)``), or None."""
-        if port in (None, 0):
+        try:
+            port = int(port)        # getaddrinfo takes "8080", or a service name
+        except (TypeError, ValueError):
             return None
-        pat = re.compile(r"(?:localhost|127(?:\.\d{1,3}){3}|::1\]?)(?:\s*:\s*|['\"]\s*,\s*)" + str(int(port)) + r"(?!\d)",
+        if not port:
+            return None
+        pat = re.compile(r"(?:localhost|127(?:\.\d{1,3}){3}|::1\]?)(?:\s*:\s*|['\"]\s*,\s*)" + str(port) + r"(?!\d)",
                          re.I)
         for filename, rel in self._test_files_on_stack(site):
             if pat.search(self._source(filename)):
@@ -1295,7 +1299,7 @@ def merge(records: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
             tests.setdefault(t["nodeid"], t)
         events.extend(r.get("events", []))
         for k, v in (r.get("summary") or {}).items():
-            if k in ("ignored", "indirect", "internal_errors", "profiler_conflicts") and isinstance(v, int):
+            if k in ("ignored", "indirect", "internal_errors", "profiler_conflicts", "env_snapshots") and isinstance(v, int):
                 counts[k] = counts.get(k, 0) + v
     events.sort(key=lambda e: (e.get("test", ""),) + _event_order(e))
     modes = sorted({str(r.get("mode")) for r in records})
