@@ -283,6 +283,7 @@ def test_loopback_servers_of_the_test_are_controlled(pytester):
             server.close()
 
         def test_closed_loopback_port():
+            # a connection written in the test, to a loopback target it chose (T1)
             probe = socket.socket()
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
@@ -296,10 +297,82 @@ def test_loopback_servers_of_the_test_are_controlled(pytester):
     events = record_of(pytester)["events"]
     connects = {e["test"].split("::")[1]: e for e in events if e["operation"] == "socket.connect"}
     assert connects["test_own_server"]["verdict"] == "controlled"
-    assert connects["test_closed_loopback_port"]["verdict"] == "uncontrolled"
-    assert connects["test_closed_loopback_port"]["code"] == "HT105"
-    run(pytester, "--hermetic=enforce").assert_outcomes(passed=1, failed=1)
-    run(pytester, "--hermetic=enforce", "--hermetic-loopback").assert_outcomes(passed=2)
+    assert connects["test_closed_loopback_port"]["verdict"] == "controlled"
+
+
+LOOPBACK_APP = """
+    import socket
+    from urllib.parse import urlsplit
+
+    def fetch(url):
+        # the code under test connects where it is told
+        parts = urlsplit(url)
+        try:
+            socket.create_connection((parts.hostname, parts.port), timeout=2).close()
+        except OSError:
+            pass
+
+    def ping_cache():
+        # the code under test's own loopback default: a real local service, if one listens
+        socket.getaddrinfo("localhost", "domain")      # a service name, not a port number
+        try:
+            socket.create_connection(("127.0.0.1", 9), timeout=2).close()
+        except OSError:
+            pass
+    """
+
+
+def test_loopback_targets_chosen_by_the_test_are_controlled(pytester):
+    pytester.makepyfile(netapp=LOOPBACK_APP, test_chosen="""
+        import socket
+
+        import netapp
+
+        INVALID_PROXY = "http://localhost:1"
+
+        def test_invalid_url_written_in_the_test():
+            netapp.fetch(INVALID_PROXY)
+
+        def test_reconnect_after_the_server_closed():
+            server = socket.socket()
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            host, port = server.getsockname()
+            netapp.fetch(f"http://{host}:{port}/")     # while it serves
+            server.close()
+            netapp.fetch(f"http://{host}:{port}/")     # after it closed
+
+        def test_connect_to_a_server_closed_before_any_connection():
+            server = socket.socket()
+            server.bind(("127.0.0.1", 0))
+            port = server.getsockname()[1]
+            server.close()
+            netapp.fetch(f"http://127.0.0.1:{port}/")
+
+        def test_default_of_the_code_under_test():
+            netapp.ping_cache()
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=4)
+    rec = record_of(pytester)
+    assert rec["summary"]["internal_errors"] == 0
+    [lookup] = [e for e in rec["events"] if e["target"] == "localhost:domain"]
+    assert (lookup["operation"], lookup["verdict"]) == ("socket.getaddrinfo", "uncontrolled")
+    events = [e for e in rec["events"] if e["operation"] == "socket.connect"]
+    by_test = {}
+    for e in events:
+        by_test.setdefault(e["test"].split("::")[1], []).append(e)
+    [invalid] = by_test["test_invalid_url_written_in_the_test"]
+    assert (invalid["target"], invalid["verdict"]) == ("127.0.0.1:1", "controlled")
+    assert invalid["reason"] == "a loopback target chosen in test code (test_chosen.py)"
+    assert {e["verdict"] for e in by_test["test_reconnect_after_the_server_closed"]} == {"controlled"}
+    [closed] = by_test["test_connect_to_a_server_closed_before_any_connection"]
+    assert closed["verdict"] == "controlled" and "closed since" in closed["reason"]
+    # near miss: a loopback port written in the code under test, no server of this process
+    [default] = by_test["test_default_of_the_code_under_test"]
+    assert (default["target"], default["verdict"], default["code"]) == ("127.0.0.1:9", "uncontrolled", "HT105")
+    assert default["path"] == "netapp.py"
+    run(pytester, "--hermetic=enforce").assert_outcomes(passed=3, failed=1)
+    run(pytester, "--hermetic=enforce", "--hermetic-loopback").assert_outcomes(passed=4)
 
 
 def test_import_time_io_is_recorded_as_collection(pytester):
@@ -385,3 +458,221 @@ def test_an_xdist_worker_writes_its_own_record(pytester):
     assert not (pytester.path / "hermetic-record.json").exists()
     rec = record_of(pytester, "hermetic-record-gw3.json")
     assert rec["worker"] == "gw3" and [e["target"] for e in rec["events"]] == ["HERMETIC_WORKER_PROBE"]
+
+
+# ---- environment: who controls a variable ---------------------------------------------------
+
+def test_monkeypatch_deletions_at_any_scope_control_reads(pytester):
+    pytester.makeconftest("""
+        import pytest
+
+        @pytest.fixture(scope="session", autouse=True)
+        def _standard_environ():
+            mp = pytest.MonkeyPatch()
+            mp.delenv("HERMETIC_SESSION_DELETED", raising=False)    # absent already: no audit event
+            yield
+            mp.undo()
+        """)
+    pytester.makepyfile(envapp="""
+        import os
+
+        def flag(name):
+            return os.environ.get(name)
+
+        def load_settings():
+            os.environ["HERMETIC_LOADED"] = "1"      # as load_dotenv() does
+        """, test_env="""
+        import pytest
+
+        import envapp
+
+        def test_a_first():
+            envapp.flag("HERMETIC_SESSION_DELETED")
+
+        def test_b_later():
+            envapp.flag("HERMETIC_SESSION_DELETED")
+
+        def test_c_context():
+            with pytest.MonkeyPatch.context() as mp:
+                mp.delenv("HERMETIC_CONTEXT_DELETED", raising=False)
+                envapp.flag("HERMETIC_CONTEXT_DELETED")
+
+        def test_d_after_the_context():
+            envapp.flag("HERMETIC_CONTEXT_DELETED")
+
+        def test_e_function_scope(monkeypatch):
+            monkeypatch.delenv("HERMETIC_FUNCTION_DELETED", raising=False)
+            envapp.flag("HERMETIC_FUNCTION_DELETED")
+
+        def test_f_after_the_function_scope():
+            envapp.flag("HERMETIC_FUNCTION_DELETED")
+
+        def test_g_untouched():
+            envapp.flag("HERMETIC_NEVER_TOUCHED")
+
+        def test_h_set_by_the_code(monkeypatch):
+            monkeypatch.delenv("HERMETIC_LOADED", raising=False)   # restores it after the test
+            envapp.load_settings()
+            envapp.flag("HERMETIC_LOADED")
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=8)
+    got = {(e["test"].split("::")[1], e["target"]): e for e in record_of(pytester)["events"] if e["category"] == "env"}
+    controlled = [("test_a_first", "HERMETIC_SESSION_DELETED"), ("test_b_later", "HERMETIC_SESSION_DELETED"),
+                  ("test_c_context", "HERMETIC_CONTEXT_DELETED"), ("test_e_function_scope", "HERMETIC_FUNCTION_DELETED")]
+    for key in controlled:
+        assert got[key]["verdict"] == "controlled", (key, got[key]["reason"])
+    assert "monkeypatch" in got[("test_b_later", "HERMETIC_SESSION_DELETED")]["reason"]
+    # near misses: undone by the time of the read, or never touched: the real environment
+    for key in [("test_d_after_the_context", "HERMETIC_CONTEXT_DELETED"),
+                ("test_f_after_the_function_scope", "HERMETIC_FUNCTION_DELETED"),
+                ("test_g_untouched", "HERMETIC_NEVER_TOUCHED")]:
+        assert (got[key]["verdict"], got[key]["reason"]) == ("uncontrolled", "the real environment"), key
+    # set by the code under test: controlled, and the reason says who set it
+    loaded = got[("test_h_set_by_the_code", "HERMETIC_LOADED")]
+    assert loaded["verdict"] == "controlled"
+    assert "by the code under test (envapp.py:" in loaded["reason"] and "in load_settings" in loaded["reason"]
+    assert "by the test" not in loaded["reason"]
+
+
+def test_snapshots_of_the_whole_environment_are_not_reads(pytester):
+    pytester.makepyfile(test_snap="""
+        import os
+
+        def test_snapshot_and_restore():
+            saved = dict(os.environ)
+            copied = os.environ.copy()
+            assert os.environ == copied
+            merged = {**os.environ}
+            pairs = list(os.environ.items())
+            values = list(os.environ.values())
+            os.environ.clear()
+            os.environ.update(saved)
+            assert len(merged) == len(pairs) == len(values)
+
+        def test_reads_by_name():
+            os.environ.get("HERMETIC_BY_GET")
+            "HERMETIC_BY_IN" in os.environ
+            os.getenv("HERMETIC_BY_GETENV")
+            try:
+                os.environ["HERMETIC_BY_INDEX"]
+            except KeyError:
+                pass
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=2)
+    rec = record_of(pytester)
+    env = [e for e in rec["events"] if e["category"] == "env"]
+    assert [e for e in env if e["test"].endswith("test_snapshot_and_restore")] == []
+    assert sorted((e["operation"], e["target"], e["verdict"]) for e in env) == [
+        ("in os.environ", "HERMETIC_BY_IN", "uncontrolled"),
+        ("os.environ.get", "HERMETIC_BY_GET", "uncontrolled"),
+        ("os.environ[...]", "HERMETIC_BY_INDEX", "uncontrolled"),
+        ("os.getenv", "HERMETIC_BY_GETENV", "uncontrolled")]
+    assert rec["summary"]["env_snapshots"] > 0
+
+
+# ---- files: shipped data named by the test; tools' own files ----------------------------------
+
+def test_relative_reads_of_shipped_data_the_test_names_are_controlled(pytester):
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "tests" / "fake-repo").mkdir(parents=True)
+    (pytester.path / "tests" / "fake-repo" / "template.json").write_text("{}", encoding="utf-8")
+    (pytester.path / "examples").mkdir()
+    (pytester.path / "examples" / "input.txt").write_text("x", encoding="utf-8")
+    (pytester.path / "settings.ini").write_text("[app]", encoding="utf-8")
+    pytester.makepyfile(fileapp="""
+        import os
+
+        def read(path):
+            with open(path) as fh:
+                return fh.read()
+
+        def read_all(folder):
+            return {name: read(os.path.join(folder, name)) for name in os.listdir(folder)}
+
+        def read_settings():
+            return read("settings.ini")      # the code under test's own relative path
+
+        def write(path):
+            with open(path, "w") as fh:
+                fh.write("out")
+        """)
+    pytester.makepyfile(**{"tests/test_rel": """
+        import fileapp
+
+        def test_test_data_folder():
+            fileapp.read_all("tests/fake-repo")
+
+        def test_named_in_the_test():
+            fileapp.read("examples/input.txt")
+
+        def test_settings_of_the_code():
+            fileapp.read_settings()
+
+        def test_missing_file():
+            try:
+                fileapp.read("examples/missing.txt")
+            except OSError:
+                pass
+
+        def test_written_then_read():
+            fileapp.write("examples/made.txt")
+            fileapp.read("examples/made.txt")
+        """})
+    run(pytester, "--hermetic=record").assert_outcomes(passed=5)
+    rec = record_of(pytester)
+    got = {}
+    for e in rec["events"]:
+        if e["category"] == "file":
+            got.setdefault(e["test"].split("::")[1], []).append(e)
+    data = got["test_test_data_folder"]
+    assert {(e["operation"], e["verdict"]) for e in data} == {("os.listdir", "controlled"), ("open", "controlled")}
+    assert {e["reason"] for e in data} == {"a relative read of data shipped with the tests"}
+    [named] = got["test_named_in_the_test"]
+    assert (named["verdict"], named["reason"]) == (
+        "controlled", "a relative read of shipped data named in test code (tests/test_rel.py)")
+    # near misses: the code under test's own relative path, a file that is not there, a file the run made
+    [settings] = got["test_settings_of_the_code"]
+    assert settings["verdict"] == "uncontrolled"
+    assert settings["target"] == str(pytester.path / "settings.ini")
+    assert settings["reason"] == ("read by the code under test through the relative path 'settings.ini', "
+                                  "which the working directory resolves (not chosen by the test)")
+    assert [e["verdict"] for e in got["test_missing_file"]] == ["uncontrolled"]
+    assert sorted((e["access"], e["verdict"]) for e in got["test_written_then_read"]) == [
+        ("read", "uncontrolled"), ("write", "uncontrolled")]
+
+
+def test_a_debuggers_own_files_are_machinery(pytester, monkeypatch):
+    (pytester.path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(pytester.path / "home"))
+    pytester.makepyfile(test_doc="""
+        import doctest
+        import os
+
+        def square(x):
+            '''
+            >>> square(3)
+            9
+            '''
+            return x * x
+
+        def test_doctest_runs_pdb_setup():
+            finder = doctest.DocTestFinder()
+            runner = doctest.DocTestRunner()
+            for test in finder.find(square, "square", globs={"square": square}):
+                runner.run(test)       # builds a pdb.Pdb, which looks for ~/.pdbrc and ./.pdbrc
+            assert runner.failures == 0
+
+        def test_own_rc_file():
+            try:
+                open(os.path.expanduser("~/.hermetic-probe-rc")).close()
+            except OSError:
+                pass
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=2)
+    events = record_of(pytester)["events"]
+    assert [e for e in events if "pdbrc" in e["target"]] == []
+    assert [e for e in events if e["test"].endswith("test_doctest_runs_pdb_setup")] == []
+    # near miss: the same kind of read written in the project's code stays flagged
+    [own] = [e for e in events if e["test"].endswith("test_own_rc_file")]
+    assert (own["operation"], own["verdict"]) == ("open", "uncontrolled")
+    assert own["target"].endswith(".hermetic-probe-rc")

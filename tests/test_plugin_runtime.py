@@ -173,3 +173,10 @@ def test_the_failure_text_names_operation_target_reason_and_stack():
         "  HT102 uncontrolled file write /home/u/.app/x (the home folder): open via pathlib.Path.write_text "
         "at src/m.py:3 in f [call] [2 times]",
         "      called from t.py:7 in test_x"]
+
+
+def test_a_relative_read_names_the_path_as_written(roots, tmp_path):
+    path = str(tmp_path / "home/proj/settings.ini")
+    assert path_verdict(path, False, roots, relative="settings.ini") == (
+        UNCONTROLLED, "read by the code under test through the relative path 'settings.ini', which the "
+                      "working directory resolves (not chosen by the test)")

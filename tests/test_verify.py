@@ -190,6 +190,82 @@ def test_collection_events_are_named(tmp_path):
     assert result["confirmed"][0]["tests_not_listed"] == []
 
 
+def test_an_import_time_env_read_run_again_confirms_its_ht203(tmp_path):
+    report = {"findings": [_finding("HT203", 5, tests=["t::a"]), _finding("HT203", 30)]}
+    result = verify.join(report, _record(tmp_path, [_event("t::a", "HT103", 5), _event("t::a", "HT103", 6)]))
+    assert [(r["code"], r["line"], r["tests"]) for r in result["confirmed"]] == [("HT203", 5, ["t::a"])]
+    assert [(r["code"], r["line"]) for r in result["missed"]] == [("HT103", 6)]     # near miss: another line
+    assert result["not_exercised"] == []        # an import-time read that did not run again is not a row
+    out = verify.annotate(report, _record(tmp_path, [_event("t::a", "HT103", 5)]))
+    assert [f["runtime"] for f in out["findings"]] == ["confirmed", "n/a"]
+
+
+def _capture(line, clock, path="src/m.py"):
+    f = _finding("HT204", line, path=path)
+    f["origin"] = {"kind": "clock", "path": path, "line": line, "expression": clock + "()"}
+    f["message"] = f"{clock} captured at import time (a function object bound once)"
+    return f
+
+
+def test_a_clock_read_through_a_captured_function_confirms_its_ht204(tmp_path):
+    report = {"findings": [_capture(5, "time.time")]}
+    events = [_event("t::a", "HT104", 14, operation="time.time", binding="captured"),
+              # near misses: another clock function, the same one called by its own name, another module
+              _event("t::a", "HT104", 20, operation="datetime.datetime.now", binding="captured"),
+              _event("t::a", "HT104", 22, operation="time.time", binding="name"),
+              _event("t::a", "HT104", 3, operation="time.time", binding="captured", path="src/n.py")]
+    result = verify.join(report, _record(tmp_path, events))
+    [row] = result["confirmed"]
+    assert (row["code"], row["line"], row["tests"]) == ("HT204", 5, ["t::a"])
+    assert [(r["path"], r["line"]) for r in result["missed"]] == [("src/m.py", 20), ("src/m.py", 22), ("src/n.py", 3)]
+
+
+def test_captured_clocks_end_to_end(pytester):
+    pytester.makeini("[pytest]\npythonpath = src\n")
+    pytester.makepyfile(**{"src/clockapp/__init__": "", "src/clockapp/timing": """
+        import time
+        from datetime import datetime
+        from functools import partial
+
+        clock = time.time
+        stamp = partial(datetime.now)
+
+        def elapsed(start, now=time.monotonic):
+            return now() - start
+
+        def took():
+            return clock()
+
+        def direct():
+            return time.perf_counter()
+        """, "tests/test_timing": """
+        from clockapp import timing
+
+        def test_took():
+            timing.took()
+            timing.elapsed(0.0)
+            timing.direct()
+        """})
+    pytester.runpytest_subprocess("-p", "no:randomly", "--hermetic=record").assert_outcomes(passed=1)
+    record = runtime.load_record(str(pytester.path / "hermetic-record.json"))
+    bindings = {e["operation"]: e["binding"] for e in record["events"]}
+    assert bindings == {"time.time": "captured", "time.monotonic": "captured", "time.perf_counter": "name"}
+    report, _cfg = run_check([], pytester.path)
+    result = verify.join(json.loads(to_json(report)), record)
+    timing = "src/clockapp/timing.py"
+    confirmed = {(r["code"], r["line"]) for r in result["confirmed"]}
+    assert ("HT204", line_of_text(pytester, timing, "clock = time.time")) in confirmed
+    assert ("HT204", line_of_text(pytester, timing, "def elapsed(")) in confirmed
+    assert ("HT104", line_of_text(pytester, timing, "time.perf_counter()")) in confirmed
+    assert result["missed"] == []
+
+
+def line_of_text(pytester, name, snippet):
+    lines = (pytester.path / name).read_text(encoding="utf-8").splitlines()
+    [n] = [i for i, text in enumerate(lines, 1) if snippet in text]
+    return n
+
+
 # ---- the command line ----------------------------------------------------------------------
 
 def test_bad_input_exits_2(tmp_path):

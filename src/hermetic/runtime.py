@@ -61,6 +61,14 @@ SYSTEM_READS = (
 #: neither reads nor writes of these are I/O a test should control
 DEVICES = ("/dev/",)
 
+#: standard-library tools (debuggers, doctest, introspection, the unittest runner) whose own
+#: I/O (rc and history files, source lookups) is machinery whoever calls them; I/O APIs
+#: (open, pathlib, shutil, zipfile, sqlite3, socket, subprocess, ...) are not listed
+TOOL_MODULES = ("pdb.py", "bdb.py", "doctest.py", "cmd.py", "code.py", "codeop.py", "rlcompleter.py",
+                "pydoc.py", "linecache.py", "traceback.py", "inspect.py", "tokenize.py", "warnings.py",
+                "site.py", "sysconfig.py", "trace.py", "profile.py", "cProfile.py", "pstats.py",
+                "unittest/loader.py", "unittest/main.py", "unittest/runner.py")
+
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 MAX_EVENTS_PER_TEST = 500
@@ -143,12 +151,13 @@ def _norm(path: str) -> str:
     return os.path.normpath(os.path.abspath(path))
 
 
-def path_verdict(path: str, write: bool, roots: Roots, relative: bool = False,
+def path_verdict(path: str, write: bool, roots: Roots, relative: Any = False,
                  test_code: bool = False) -> Optional[Tuple[str, str]]:
     """Classify a file access: (verdict, reason), or None for machinery (not recorded).
 
     ``path`` is absolute and normalised; ``relative`` says the code named it relative to
-    the working directory; ``test_code`` that the site is a test, conftest or test helper.
+    the working directory (the path as written, when known); ``test_code`` that the site is
+    a test, conftest or test helper.
     """
     if any(path == d.rstrip("/") or path.startswith(d) for d in DEVICES):
         return None
@@ -161,7 +170,9 @@ def path_verdict(path: str, write: bool, roots: Roots, relative: bool = False,
         if write:
             return UNCONTROLLED, "a write into the project tree"
         if relative and not test_code:
-            return UNCONTROLLED, "a path relative to the working directory, read by the code under test"
+            named = f" {relative!r}" if isinstance(relative, str) else ""
+            return UNCONTROLLED, (f"read by the code under test through the relative path{named}, which the "
+                                  "working directory resolves (not chosen by the test)")
         return CONTROLLED, "a read of a file shipped with the project"
     if kind == "home":
         return UNCONTROLLED, "the home folder"
@@ -351,7 +362,7 @@ class _TestLog:
         self.events: Dict[tuple, Dict[str, Any]] = {}
         self.order: List[Dict[str, Any]] = []
         self.reported: set = set()
-        self.env_written: set = set()
+        self.env_written: Dict[str, str] = {}     # name -> who set or deleted it ("test", ...)
         self.unset_real: set = set()
         self.cleared = False
         self.allow = allow
@@ -382,21 +393,37 @@ class Recorder:
         self.tests: Dict[str, _TestLog] = {}
         self.current: Optional[_TestLog] = None
         self.phase: Optional[str] = None
-        self.counts = {"ignored": 0, "indirect": 0, "internal_errors": 0, "profiler_conflicts": 0}
+        self.counts = {"ignored": 0, "indirect": 0, "internal_errors": 0, "profiler_conflicts": 0, "env_snapshots": 0}
         self._files: Dict[str, Any] = {}
         self._busy: set = set()
         self._saved: List[Any] = []
         self._listeners: Any = None
         self._shutil_file = _module_file(shutil)
+        stdlib = os.path.dirname(_module_file(os))
+        self._tool_files = {os.path.join(stdlib, *m.split("/")) for m in TOOL_MODULES}
         self._tempfile_file = _module_file(tempfile)
         self._env_files = {os.getenv.__code__.co_filename, Mapping.get.__code__.co_filename}
         self._getitem = type(os.environ).__getitem__.__code__
         try:
             from _pytest.monkeypatch import MonkeyPatch
 
-            self._delenv = MonkeyPatch.delenv.__code__
+            self._mp_codes = {MonkeyPatch.delitem.__code__: "delitem", MonkeyPatch.setitem.__code__: "setitem",
+                              MonkeyPatch.undo.__code__: "undo"}
         except Exception:  # pragma: no cover - pytest always has it
-            self._delenv = None
+            self._mp_codes = {}
+        import socket as _socket
+        import weakref
+
+        self._sock_close = _socket.socket.close.__code__
+        #: MonkeyPatch objects (any scope) that set or deleted an environment variable
+        self._mps: Any = weakref.WeakSet()
+        #: MonkeyPatch -> names it deleted while they were absent (monkeypatch keeps no trace of those)
+        self._mp_absent: Any = weakref.WeakKeyDictionary()
+        #: loopback ports a socket of this process was bound to (servers the tests started, open or closed)
+        self.bound_ports: set = set()
+        #: project paths written during the session: not shipped data
+        self.project_writes: set = set()
+        self._literals: Dict[str, Any] = {}
         self.clocks = _clock_functions(clock_remove)
         self._encodekey = getattr(os.environ, "encodekey", None)
         self._env_data = getattr(os.environ, "_data", None)
@@ -436,10 +463,12 @@ class Recorder:
     def _make_profiler(self, chained):
         clocks = self.clocks
         getitem = self._getitem
-        delenv = self._delenv
+        mp_codes = self._mp_codes
+        sock_close = self._sock_close
         clock_read = self.clock_read
         env_read = self.env_read
-        env_deleted = self.env_deleted
+        monkeypatched = self.monkeypatched
+        socket_closed = self.socket_closed
 
         def prof(frame, event, arg):
             if event == "c_call":
@@ -453,8 +482,10 @@ class Recorder:
                 code = frame.f_code
                 if code is getitem:
                     env_read(frame)
-                elif code is delenv:
-                    env_deleted(frame)
+                elif code in mp_codes:
+                    monkeypatched(frame, mp_codes[code])
+                elif code is sock_close:
+                    socket_closed(frame)
             if chained is not None:
                 chained(frame, event, arg)
 
@@ -497,11 +528,24 @@ class Recorder:
             if _clock_substituted():
                 reason += (" (a substitute is installed, but this call reached the real clock through a "
                            "binding captured before it)")
-            self._add("clock", name, "", False, UNCONTROLLED, reason, frame, None)
+            ev = self._add("clock", name, "", False, UNCONTROLLED, reason, frame, None)
+            if "binding" not in ev:
+                ev["binding"] = self._clock_binding(frame, name)
         except Exception:
             self.counts["internal_errors"] += 1
         finally:
             self._busy.discard(tid)
+
+    def _clock_binding(self, frame, name: str) -> str:
+        """``"name"`` when the site's line calls the clock by its own name (``time.time()``,
+        ``datetime.now()``, ``from time import time; time()``), else ``"captured"``: a binding
+        made earlier (``clock = time.time``, ``def f(now=time.monotonic)``, ``partial(...)``),
+        which the static analysis reports at the capture (HT204), not at this call."""
+        import linecache
+
+        line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+        short = name.rsplit(".", 1)[-1]
+        return "name" if re.search(r"(?<![\w])" + re.escape(short) + r"\s*\(", line) else "captured"
 
     def env_read(self, frame) -> None:
         tid = threading.get_ident()
@@ -509,19 +553,22 @@ class Recorder:
         try:
             key = frame.f_locals.get("key")
             f = frame.f_back
-            op = "os.environ[...]"
+            outer = None        # the os / collections.abc function the project code called
             while f is not None and f.f_code.co_filename in self._env_files:
-                name = f.f_code.co_name
-                if name == "getenv":
-                    op = "os.getenv"
-                elif name == "get" and op == "os.environ[...]":
-                    op = "os.environ.get"
-                elif name == "__contains__":
-                    op = "in os.environ"
-                elif name == "copy":
-                    op, key = "os.environ.copy", "*"
+                outer = f.f_code.co_name
                 f = f.f_back
             if f is None:
+                return
+            if outer is None:
+                # called straight from the project frame: os.environ[k], or a C function
+                # walking the whole mapping (dict(os.environ), {**os.environ})
+                op = "os.environ[...]" if _subscripting(f) else None
+            else:
+                op = _BY_NAME.get(outer)
+            if op is None:
+                # a copy, comparison, clear() or iteration of the whole environment: a snapshot,
+                # not a read of a variable (the static analysis agrees)
+                self.counts["env_snapshots"] = self.counts.get("env_snapshots", 0) + 1
                 return
             info = self._file_info(f.f_code.co_filename)
             if info is None:
@@ -537,21 +584,56 @@ class Recorder:
         finally:
             self._busy.discard(tid)
 
-    def env_deleted(self, frame) -> None:
-        # monkeypatch.delenv of a variable that is not set unsets nothing: no audit event
+    def monkeypatched(self, frame, what: str) -> None:
+        """A MonkeyPatch (function, class, module or session scope, ``MonkeyPatch.context()``)
+        about to set, delete or undo: remember which ones hold environment variables."""
         try:
-            if self.current is not None:
-                self.current.env_written.add(str(frame.f_locals.get("name")))
+            loc = frame.f_locals
+            mp = loc.get("self")
+            if what == "undo":
+                self._mp_absent.pop(mp, None)
+                return
+            if loc.get("dic") is not os.environ:
+                return
+            name = str(loc.get("name"))
+            self._mps.add(mp)
+            if what == "delitem" and name not in os.environ:
+                # deleting an absent variable unsets nothing (no audit event) and leaves no
+                # trace in the MonkeyPatch: it still controls reads of that name until undone
+                self._mp_absent.setdefault(mp, set()).add(name)
+                if self.current is not None:
+                    self.current.env_written[name] = "test"
+        except Exception:
+            self.counts["internal_errors"] += 1
+
+    def _monkeypatch_holds(self, key: str) -> bool:
+        for names in list(self._mp_absent.values()):
+            if key in names:
+                return True
+        env = os.environ
+        for mp in list(self._mps):
+            for entry in list(getattr(mp, "_setitem", ())):
+                if entry[0] is env and entry[1] == key:
+                    return True
+        return False
+
+    def socket_closed(self, frame) -> None:
+        try:
+            self._own_ports()      # remembers the ports of the sockets still open, this one included
         except Exception:
             self.counts["internal_errors"] += 1
 
     def _env_verdict(self, key: str) -> Tuple[str, str]:
         log = self.current
-        if log is not None and key in log.env_written:
-            return CONTROLLED, "set or deleted by the test (monkeypatch, patch.dict)"
+        who = log.env_written.get(key) if log is not None else None
+        if who is not None:
+            return CONTROLLED, _ENV_WHO.get(who, who)
+        if self._monkeypatch_holds(key):
+            return CONTROLLED, ("set or deleted through monkeypatch by the test or one of its fixtures "
+                                "(any scope), not undone yet")
         if log is not None and log.cleared:
             return CONTROLLED, "the test cleared the environment"
-        if key != "*" and self._env_data is not None and self._encodekey is not None:
+        if self._env_data is not None and self._encodekey is not None:
             try:
                 ek = self._encodekey(key)
             except Exception:
@@ -586,7 +668,16 @@ class Recorder:
             key = args[0]
             if isinstance(key, bytes):
                 key = key.decode("utf-8", "replace")
-            log.env_written.add(key)
+            site, _via, _skip = self._site(sys._getframe(3), event)
+            if site is None:
+                who = "plugin"
+            elif self._files[site.f_code.co_filename][1]:
+                who = "test"
+            else:
+                rel = self._files[site.f_code.co_filename][0]
+                who = (f"set or deleted earlier in this test by the code under test ({rel}:{site.f_lineno}, "
+                       f"in {_qualname(site)}): not the real environment's value")
+            log.env_written[key] = who      # the latest writer is the one whose value is read
             if event == "os.unsetenv" and self._encodekey is not None:
                 try:
                     ek = self._encodekey(key)
@@ -612,11 +703,11 @@ class Recorder:
             return
         rel, test_code = self._files[site.f_code.co_filename]
         if kind == "file":
-            judged = self._judge_file(event, args, test_code)
+            judged = self._judge_file(event, args, test_code, site)
         elif kind == "connection":
             judged = self._judge_sqlite(args, test_code)
         elif kind == "network":
-            judged = self._judge_network(event, args, test_code)
+            judged = self._judge_network(event, args, test_code, site)
         else:
             judged = self._judge_process(event, args, test_code)
         if judged is None:
@@ -645,6 +736,8 @@ class Recorder:
                 return None, None, True     # shutil reports its own event for the whole operation
             if fn == self._tempfile_file:
                 return None, None, True     # tempfile's unique names (its own events make them scratch)
+            if fn in self._tool_files:
+                return None, None, True     # a debugger's or test runner's own files (pdb's ~/.pdbrc)
             via = f
             f = f.f_back
         return None, None, False
@@ -682,7 +775,7 @@ class Recorder:
             return _norm(os.path.join(base, p)), True
         return _norm(os.path.join(base, p)), False
 
-    def _judge_paths(self, items, test_code):
+    def _judge_paths(self, items, test_code, site=None):
         worst = None
         shown = []
         any_write = False
@@ -692,13 +785,73 @@ class Recorder:
             res = path_verdict(path, write, self.roots, relative=relative, test_code=test_code)
             if res is None:
                 continue
+            if write and self.roots.where(path)[0] == "project":
+                self.project_writes.add(path)
+            elif relative and res[0] == UNCONTROLLED and site is not None and self.roots.where(path)[0] == "project":
+                chosen = self._test_data(path, site)
+                if chosen is not None:
+                    res = CONTROLLED, chosen
             if worst is None or (res[0] == UNCONTROLLED and worst[0] != UNCONTROLLED):
                 worst = res
         if worst is None:
             return None
         return " -> ".join(shown), any_write, worst[0], worst[1]
 
-    def _judge_file(self, event: str, args: tuple, test_code: bool):
+    def _test_data(self, path: str, site) -> Optional[str]:
+        """Why a relative read in the project by the code under test is shipped data the test
+        chose (contract V1: a literal chosen in test code naming shipped data), or None.
+
+        The path must exist and not have been written during the session; then either it
+        lies in the test tree (only the test can have pointed the code there), or a string
+        literal of a test file on the stack names it or a folder holding it."""
+        if not os.path.exists(path):
+            return None
+        p = path
+        while len(p) >= len(self.rootdir):
+            if p in self.project_writes:
+                return None
+            parent = os.path.dirname(p)
+            if parent == p:
+                break
+            p = parent
+        rel = os.path.relpath(path, self.rootdir).replace(os.sep, "/")
+        if self.is_test_code(rel):
+            return "a relative read of data shipped with the tests"
+        forms = {rel}
+        try:
+            forms.add(os.path.relpath(path, os.getcwd()).replace(os.sep, "/"))
+        except (OSError, ValueError):
+            pass
+        for filename, test_rel in self._test_files_on_stack(site):
+            lits = self._path_literals(filename)
+            for form in forms:
+                parts = form.split("/")
+                for n in range(len(parts), 0, -1):
+                    if "/".join(parts[:n]) in lits:
+                        return f"a relative read of shipped data named in test code ({test_rel})"
+        return None
+
+    def _path_literals(self, filename: str) -> set:
+        lits = self._literals.get(("lit", filename))
+        if lits is None:
+            import ast
+
+            lits = set()
+            try:
+                tree = ast.parse(self._source(filename))
+            except (SyntaxError, ValueError):
+                tree = None
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and 0 < len(node.value) < 300:
+                    v = node.value.strip()
+                    if v and not os.path.isabs(v) and "\n" not in v:
+                        v = os.path.normpath(v).replace(os.sep, "/")
+                        if v not in (".", "..") and not v.startswith("../"):
+                            lits.add(v)
+            self._literals[("lit", filename)] = lits
+        return lits
+
+    def _judge_file(self, event: str, args: tuple, test_code: bool, site=None):
         if event == "open":
             raw = _fs(args[0])
             if raw is None or (raw.startswith("<") and raw.endswith(">")):
@@ -711,7 +864,7 @@ class Recorder:
                 write = bool(flags & _WRITE_FLAGS)
             else:
                 write = bool(mode) and any(c in str(mode) for c in "wax+")
-            judged = self._judge_paths([(resolved[0], write, resolved[1])], test_code)
+            judged = self._judge_paths([(resolved[0], write, raw if resolved[1] else False)], test_code, site)
         else:
             items = []
             for idx, write, fd_idx in _FILE_EVENTS[event]:
@@ -722,10 +875,10 @@ class Recorder:
                     raw = "."
                 resolved = self._resolve(raw, args, fd_idx)
                 if resolved is not None:
-                    items.append((resolved[0], write, resolved[1]))
+                    items.append((resolved[0], write, (_fs(raw) or True) if resolved[1] else False))
             if not items:
                 return None
-            judged = self._judge_paths(items, test_code)
+            judged = self._judge_paths(items, test_code, site)
         if judged is None:
             return None
         target, write, verdict, reason = judged
@@ -743,7 +896,7 @@ class Recorder:
             return None
         return "sqlite3.connect", resolved[0], True, res[0], res[1]
 
-    def _judge_network(self, event: str, args: tuple, test_code: bool):
+    def _judge_network(self, event: str, args: tuple, test_code: bool, site=None):
         if event in ("socket.connect", "socket.sendto"):
             sock, address = args[0], args[1]
             if isinstance(address, (str, bytes)):      # a unix socket: judged by its path
@@ -764,8 +917,20 @@ class Recorder:
             host, port = args[0], None
         if isinstance(host, bytes):
             host = host.decode("ascii", "replace")
-        verdict, reason = address_verdict(host, port, self.loopback, self._own_ports() if is_loopback(host) else ())
         target = f"{host}:{port}" if port not in (None, 0) else str(host)
+        if is_loopback(host):
+            own = self._own_ports()
+            if port not in own and port in self.bound_ports:
+                return event, target, True, CONTROLLED, "a loopback server this test process started (closed since)"
+            if port not in own and not self.loopback:
+                if test_code:
+                    return event, target, True, CONTROLLED, "a loopback target written in test code"
+                named = self._loopback_chosen_in_test_code(site, host, port)
+                if named is not None:
+                    return event, target, True, CONTROLLED, f"a loopback target chosen in test code ({named})"
+            verdict, reason = address_verdict(host, port, self.loopback, own)
+        else:
+            verdict, reason = address_verdict(host, port, self.loopback, ())
         return event, target, True, verdict, reason
 
     def _judge_process(self, event: str, args: tuple, test_code: bool):
@@ -800,16 +965,54 @@ class Recorder:
             pass
 
     def _own_ports(self) -> List[int]:
+        """Ports bound by sockets of this process that are open now; each is also remembered
+        in ``bound_ports`` (a server the test started keeps its port once it closed)."""
         ports = []
         for s in list(self._listeners or ()):
             try:
                 if s.fileno() != -1:
                     name = s.getsockname()
-                    if isinstance(name, tuple) and len(name) >= 2:
+                    if isinstance(name, tuple) and len(name) >= 2 and name[1]:
                         ports.append(name[1])
+                        self.bound_ports.add(name[1])
             except OSError:
                 continue
         return ports
+
+    def _loopback_chosen_in_test_code(self, site, host: Any, port: Any) -> Optional[str]:
+        """The rootdir-relative test file on the stack that names this loopback target as a
+        literal (``"http://localhost:1"``, ``("127.0.0.1", 8080)``), or None."""
+        try:
+            port = int(port)        # getaddrinfo takes "8080", or a service name
+        except (TypeError, ValueError):
+            return None
+        if not port:
+            return None
+        pat = re.compile(r"(?:localhost|127(?:\.\d{1,3}){3}|::1\]?)(?:\s*:\s*|['\"]\s*,\s*)" + str(port) + r"(?!\d)",
+                         re.I)
+        for filename, rel in self._test_files_on_stack(site):
+            if pat.search(self._source(filename)):
+                return rel
+        return None
+
+    def _test_files_on_stack(self, site):
+        seen = set()
+        f = site
+        while f is not None:
+            fn = f.f_code.co_filename
+            info = self._file_info(fn)
+            if info is not None and info[1] and fn not in seen:
+                seen.add(fn)
+                yield fn, info[0]
+            f = f.f_back
+
+    def _source(self, filename: str) -> str:
+        text = self._literals.get(("src", filename))
+        if text is None:
+            import linecache
+
+            text = self._literals[("src", filename)] = "".join(linecache.getlines(filename))
+        return text
 
     # ---- events ------------------------------------------------------------------------
 
@@ -910,6 +1113,29 @@ class Recorder:
 
 
 _MISSING = object()
+
+#: the os / collections.abc function project code called -> the read of one variable by name
+_BY_NAME = {"getenv": "os.getenv", "get": "os.environ.get", "__contains__": "in os.environ",
+            "setdefault": "os.environ.setdefault", "pop": "os.environ.pop"}
+#: opcodes by which C code walks a whole mapping (dict(m), {**m}, f(**m))
+_WHOLE_MAPPING_OPS = ("CALL", "PRECALL", "DICT_UPDATE", "DICT_MERGE", "BUILD_MAP_UNPACK")
+
+_ENV_WHO = {
+    "test": "set or deleted by the test or its fixtures (monkeypatch, patch.dict, os.environ)",
+    "plugin": "set or deleted during this test by pytest or a plugin (no project code on the stack)",
+}
+
+
+def _subscripting(frame) -> bool:
+    """Whether ``frame`` is executing a subscript (``os.environ[k]``) rather than handing the
+    whole mapping to a C function."""
+    import dis
+
+    try:
+        name = dis.opname[frame.f_code.co_code[frame.f_lasti]]
+    except (IndexError, AttributeError):
+        return True
+    return not name.startswith(_WHOLE_MAPPING_OPS)
 
 
 _SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
@@ -1073,7 +1299,7 @@ def merge(records: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
             tests.setdefault(t["nodeid"], t)
         events.extend(r.get("events", []))
         for k, v in (r.get("summary") or {}).items():
-            if k in ("ignored", "indirect", "internal_errors", "profiler_conflicts") and isinstance(v, int):
+            if k in ("ignored", "indirect", "internal_errors", "profiler_conflicts", "env_snapshots") and isinstance(v, int):
                 counts[k] = counts.get(k, 0) + v
     events.sort(key=lambda e: (e.get("test", ""),) + _event_order(e))
     modes = sorted({str(r.get("mode")) for r in records})

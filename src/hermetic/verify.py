@@ -37,6 +37,12 @@ COMPATIBLE = {
     "HT106": {"HT106"},
 }
 
+#: import-time findings a runtime event confirms: an environment read executed again inside a
+#: test (a re-import) lands on the HT203 line; a clock read through a function captured at
+#: import (HT204 at the capture) lands at the call, in the same module, on the same clock
+#: function. They are never "not exercised": import-time reads are not seen at runtime.
+IMPORT_TIME = {"HT203": "HT103", "HT204": "HT104"}
+
 CONFIRMED = "confirmed"
 NOT_EXERCISED = "not-exercised"
 NOT_APPLICABLE = "n/a"
@@ -124,6 +130,34 @@ def join(report: Dict[str, Any], records: Union[Dict[str, Any], Sequence[Dict[st
             # a test the static finding lists ran the sink, and it was controlled at runtime
             row["disputed"] = sorted(set(ran) & set(row["static_tests"]))
             not_exercised.append(row)
+    by_file: Dict[str, List[Dict[str, Any]]] = {}
+    for e in events:
+        if is_violation(e) and id(e) not in used:
+            by_file.setdefault(_abs(rec_root, e["path"]), []).append(e)
+    for f in report.get("findings", []):
+        code = f.get("code", "")
+        if code not in IMPORT_TIME:
+            continue
+        path = _abs(root, f["path"])
+        span = range(int(f["line"]), int(f.get("end_line") or f["line"]) + 1)
+        if code == "HT203":
+            bad = [e for e in by_file.get(path, ()) if e["code"] == "HT103" and int(e["line"]) in span]
+        else:
+            clock = _captured_clock(f)
+            bad = [e for e in by_file.get(path, ()) if e["code"] == "HT104" and e.get("binding") != "name"
+                   and (int(e["line"]) in span or (clock is not None and e.get("operation") == clock))]
+        if not bad:
+            continue
+        for e in bad:
+            used.add(id(e))
+        tests = sorted({_test_name(e) for e in bad})
+        static_tests = list(f.get("tests", []))
+        confirmed.append({
+            "code": code, "path": f["path"], "line": f["line"], "end_line": f.get("end_line", f["line"]),
+            "message": f.get("message", ""), "fingerprint": f.get("fingerprint", ""), "static_tests": static_tests,
+            "runtime": CONFIRMED, "tests": tests,
+            "tests_not_listed": [t for t in tests if t not in static_tests and t != "<collection>"],
+            "events": [_brief(e) for e in bad]})
     missed_rows: Dict[tuple, Dict[str, Any]] = {}
     suppressed = 0
     for e in events:
@@ -172,6 +206,16 @@ def join(report: Dict[str, Any], records: Union[Dict[str, Any], Sequence[Dict[st
         "static_errors": list(report.get("errors", [])),
         "summary": summary,
     }
+
+
+def _captured_clock(f: Dict[str, Any]) -> Optional[str]:
+    """The clock function an HT204 finding captures (``time.time``), as the runtime names it."""
+    expr = ((f.get("origin") or {}).get("expression") or "").strip()
+    if not expr:
+        words = (f.get("message") or "").split()
+        expr = words[0] if words else ""
+    expr = expr[:-2] if expr.endswith("()") else expr
+    return expr or None
 
 
 def _brief(e: Dict[str, Any]) -> Dict[str, Any]:
