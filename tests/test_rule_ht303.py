@@ -40,11 +40,13 @@ EXPECTED = [
     Expect("finally-restores-other-variable", "HT303", TL, "settings.TIMEOUT = 5"),
     Expect("finally-sets-new-value", "HT303", TL, "settings.RETRIES = 7"),
     Expect("setUp-without-teardown", "HT303", TL, 'settings.QUEUES.append("priority")'),
+    # a project function that sets a global and does not put it back
+    Expect("project-function-sets-flag", "HT303", TL, "dispatch.mark_busy()"),
 ]
 OPTIONAL = [
-    # the writes that put back a literal instead of the saved value leave a state of their own
-    Expect("finally-new-value-write", "HT303", TL, "settings.RETRIES = 3"),
-    Expect("fixture-new-value-write", "HT303", CF, "settings.RETRIES = 3"),
+    # the writes that put a new literal back (not the import-time value) leave a state of their own
+    Expect("finally-new-value-write", "HT303", TL, "settings.RETRIES = 4"),
+    Expect("fixture-new-value-write", "HT303", CF, "settings.RETRIES = 4"),
 ]
 
 LISTED = [
@@ -68,6 +70,10 @@ SILENT = [
     Silent("register-inside-patch-dict", TR, 'registry.register("loud", shout)',
            "patch.dict(registry.RUNNERS) restores the whole mapping on exit"),
     Silent("try-finally-write", TR, "settings.RETRIES = 9", "the finally puts back the saved value"),
+    Silent("finally-import-value-write", TR, "settings.TIMEOUT = 1",
+           "the finally resets the literal jobs.settings binds at import"),
+    Silent("finally-import-value-reset", TR, "settings.TIMEOUT = 30", "the reset itself"),
+    Silent("project-function-own-finally", TR, "dispatch.guarded()", "the function puts its global back in a finally"),
     Silent("try-finally-restore", TR, "settings.RETRIES = saved", "the restore itself"),
     Silent("yield-fixture-write", CF, "settings.TIMEOUT = 1", "put back after yield"),
     Silent("yield-fixture-restore", CF, "settings.TIMEOUT = old", "the restore itself"),

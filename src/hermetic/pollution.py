@@ -63,7 +63,7 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
         if rebinding and m.key in seen_keys:
             continue   # a later rebinding of the same name (often a reset) is the same problem
         seen_keys.add(m.key)
-        if m.key in restores or (m.key[0] == "env" and ("env", "*") in restores):
+        if m.key in restores or (m.key[0] in ("env", "sysmod") and (m.key[0], "*") in restores):
             continue
         if m.key[0] == "patcher" and ("patcher", "*") in restores:
             continue
@@ -135,8 +135,21 @@ def function_effects(ip: I.Interp) -> Dict[str, Set[tuple]]:
                 if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" and fn[1][1] in g \
                         and fn[1][1] not in _locals(f) and _is_container(g[fn[1][1]]):
                     keys.add(("glob", mod, fn[1][1]))
+        # a global the function sets and puts back in its own finally: no change survives the call
+        keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
         if keys:
             out[qn] = keys
+    return out
+
+
+def _reset_in_finally(stmts) -> Set[str]:
+    """Names assigned in the ``finally`` blocks of these statements (at any depth)."""
+    out: Set[str] = set()
+    for st in _flat(stmts):
+        if st[0] == "try":
+            for inner in _flat(st[4]):
+                if inner[0] == "assign":
+                    out |= {t[1] for t in inner[1] if t[0] == "name"}
     return out
 
 
@@ -327,7 +340,20 @@ def _assign(ip, t, value, st, frame, sc, saved, restoring) -> None:
             return
         g = _project_global(ip, t, frame)
         if g is not None:
-            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]} = ...", value_saved), restoring)
+            back = value_saved or (restoring and value[0] == "lit" and _import_literal(ip, g[0], g[1]) == value)
+            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]} = ...", back), restoring)
+
+
+def _import_literal(ip: I.Interp, mod: str, name: str):
+    """The ``("lit", value)`` a module binds NAME to at its top level, when that is its only
+    top-level binding (a reset to it in a ``finally`` puts the import-time state back)."""
+    s = ip.p.summaries.get(mod)
+    if s is None:
+        return None
+    found = [st[2] for st in s["body"] if st[0] == "assign" and any(t == ("name", name) for t in st[1])]
+    if len(found) == 1 and found[0][0] == "lit":
+        return tuple(found[0])
+    return None
 
 
 def _delete(ip, t, st, frame, sc, restoring) -> None:
@@ -417,7 +443,9 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
                  restoring)
             return
         if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in _CONTAINER_METHODS:
-            _add(sc, Mutation("HT304", ("sysmod", "*"), pos, f"{n}(...)", True), restoring)
+            meth = n.rsplit(".", 1)[1]
+            key = args[0][1] if meth in ("pop", "setdefault") and args and args[0][0] == "lit" else "*"
+            _add(sc, Mutation("HT304", ("sysmod", key), pos, f"{n}(...)", True), restoring)
             return
         if n in _PROCESS_CALLS and not as_context:
             key = (_PROCESS_CALLS[n],)
