@@ -37,12 +37,15 @@ OPTIONAL = [
 
 LISTED = [
     ("item-assignment", TL, 'os.environ["DEPLOY_REGION"] = "us"', [TL + "::test_region_from_direct_write"], ""),
-    ("update-in-fixture", CF, "os.environ.update(", [TL + "::test_tier_from_leaking_fixture"], ""),
+    ("update-in-fixture", CF, "os.environ.update({\"DEPLOY_TIER\"", [TL + "::test_tier_from_leaking_fixture"], ""),
     ("setdefault-in-setUp", TL, "os.environ.setdefault(", [TL + "::TestDefaultTier::test_label"], ""),
     ("finally-sets-new-value", TL, 'os.environ["DEPLOY_REGION"] = "ap"', [TL + "::test_finally_sets_a_new_value"], ""),
 ]
 
 SILENT = [
+    Silent("uncalled-helper", "tests/conftest.py", 'os.environ.update({"RELEASE_TIER": "session"})',
+           "a helper no test calls: nothing reaches it"),
+    Silent("unused-fixture", "tests/conftest.py", 'os.environ["RELEASE_TIER"] = "unused"', "a fixture no test requests"),
     Silent("setenv", TR, 'monkeypatch.setenv("DEPLOY_REGION", "us")', "restored by monkeypatch"),
     Silent("delenv", TR, 'monkeypatch.delenv("DEPLOY_REGION"', "restored by monkeypatch"),
     Silent("patch-dict-context", TR, 'mock.patch.dict(os.environ, {"DEPLOY_REGION": "sa"})', "undone on exit"),

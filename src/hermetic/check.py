@@ -328,8 +328,10 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
                 mine = set(tests_by_qn.get(qn) or runner.fixture_users.get(qn, ()) or setup_tests)
                 mutations = [m for m in mutations if not (
                     m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
+            tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests or helper_tests
+            if not tests:
+                continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
             for m in mutations:
-                tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests or helper_tests
                 out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
 
