@@ -40,6 +40,7 @@ _HEAD_FUNCS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.n
 _DICT_CTORS = {"builtins.dict", "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
                "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
 _CONTAINER_CTORS = _DICT_CTORS | {"builtins.list", "builtins.set", "collections.deque", "weakref.WeakSet"}
+_PATH_CLASSES = ("pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "pathlib.PurePath")
 _PATH_ATTRS = {"parent", "parents", "name", "stem", "suffix", "anchor", "root", "drive", "parts"}
 _PATH_VALUE_METHODS = {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "relative_to",
                        "as_posix", "expanduser", "__fspath__", "strpath", "join", "dirpath", "mktemp",
@@ -1738,6 +1739,11 @@ class Interp:
     def call_data_method(self, base: V, name: str, args, kwargs, frame: Frame, pos) -> V:
         spec = self.p.catalogue.path_methods.get(name)
         if spec is not None and (base.is_path or spec.distinctive):
+            # S1 on the sink itself: patch("pathlib.Path.write_text") / patch.object(Path, ...)
+            for owner in _PATH_CLASSES:
+                key = (("ext", owner), name)
+                if key in self.ctx.patches:
+                    return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
             write = spec.write
             if spec.mode:
                 m = _pick(spec.mode, args, kwargs)
