@@ -13,7 +13,7 @@ level (session configuration), the project's own import-time registration.
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
+from helpers import (FIXTURES, Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
                      assert_silent, at, line_of, params)
 
 FIX = "ht303-module-state"
@@ -126,3 +126,10 @@ def test_project_function_message_names_the_container(findings):
 def test_nothing_else(findings):
     """Labels are exhaustive (the silent forms the tool reports are xfailed above, one by one)."""
     assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL)
+
+
+def test_statement_anchors_span_the_statement_text(findings):
+    line = line_of(FIX, TL, "settings.RETRIES = 0")
+    (found,) = at(findings, TL, line, "HT303")
+    text = (FIXTURES / FIX / TL).read_text(encoding="utf-8").splitlines()[line - 1]
+    assert (found.column, found.end_column) == (len(text) - len(text.lstrip()) + 1, len(text.rstrip()) + 1)

@@ -216,6 +216,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     report.sinks_seen = len({(e.path, e.pos) for run in runs for e in run.events} |
                             {(e.path, e.pos) for e in import_events})
     report.findings, report.unknown_origins = findings
+    _widen_statement_spans(report.findings, {_display(sf.path, cwd): sf.path for sf in project.files})
     report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions,
                               {it.node_id: (it.path, it.def_line) for it in items})
     report.findings.sort(key=Finding.sort_key)
@@ -966,6 +967,27 @@ def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) 
         agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
     elif entry["first"] is None and _event_order(ev) < _event_order(entry["ev"]):
         entry["ev"] = ev
+
+
+def _widen_statement_spans(findings: List[Finding], paths: Dict[str, Path]) -> None:
+    """Findings anchored at a whole statement know only its line (the summary keeps statement
+    lines, not ranges): give them the span of the statement's text on that line."""
+    lines_of: Dict[str, List[str]] = {}
+    for f in findings:
+        if not (f.line == f.end_line and f.column == f.end_column) or f.path not in paths:
+            continue
+        if f.path not in lines_of:
+            try:
+                lines_of[f.path] = paths[f.path].read_bytes().decode("utf-8", "replace").splitlines()
+            except OSError:
+                lines_of[f.path] = []
+        lines = lines_of[f.path]
+        if not 1 <= f.line <= len(lines):
+            continue
+        text = lines[f.line - 1].rstrip()
+        start = len(text) - len(text.lstrip())
+        if text.strip():
+            f.column, f.end_column = start + 1, len(text) + 1
 
 
 def _event_order(ev: I.SinkEvent) -> tuple:
