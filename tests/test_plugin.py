@@ -597,7 +597,12 @@ def test_relative_reads_of_shipped_data_the_test_names_are_controlled(pytester):
                 fh.write("out")
         """)
     pytester.makepyfile(**{"tests/test_rel": """
+        import os
+
         import fileapp
+
+        def test_a_folder_made_sure_of():
+            os.makedirs("tests/fake-repo", exist_ok=True)   # already there: nothing is written
 
         def test_test_data_folder():
             fileapp.read_all("tests/fake-repo")
@@ -618,7 +623,7 @@ def test_relative_reads_of_shipped_data_the_test_names_are_controlled(pytester):
             fileapp.write("examples/made.txt")
             fileapp.read("examples/made.txt")
         """})
-    run(pytester, "--hermetic=record").assert_outcomes(passed=5)
+    run(pytester, "--hermetic=record", "-p", "no:randomly").assert_outcomes(passed=6)
     rec = record_of(pytester)
     got = {}
     for e in rec["events"]:

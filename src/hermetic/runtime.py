@@ -786,7 +786,10 @@ class Recorder:
             if res is None:
                 continue
             if write and self.roots.where(path)[0] == "project":
-                self.project_writes.add(path)
+                # an existing folder (mkdir(exist_ok=True), chmod) is not made or filled by the
+                # operation: what it holds is still shipped; a new folder or any file is written
+                if not os.path.isdir(path):
+                    self.project_writes.add(path)
             elif relative and res[0] == UNCONTROLLED and site is not None and self.roots.where(path)[0] == "project":
                 chosen = self._test_data(path, site)
                 if chosen is not None:
