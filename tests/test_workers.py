@@ -158,3 +158,22 @@ def test_a_file_that_does_not_parse_is_not_parsed_again(tmp_path):
     second, _ = run_check([], project)
     assert second.statistics["parsed"] == 1
     assert [(e.path, e.message) for e in second.errors] == [(e.path, e.message) for e in first.errors]
+
+
+def test_corrupt_and_foreign_cache_entries_are_ignored_and_rebuilt(tmp_path):
+    from hermetic.report import to_json
+
+    project = copy_fixture("quickstart", tmp_path)
+    cold, _ = run_check([], project)
+    entries = sorted(p for p in (project / ".hermetic_cache").rglob("*.json") if "runs" not in p.parts)
+    runs = sorted((project / ".hermetic_cache").rglob("runs/*.json"))
+    assert entries and runs
+    entries[0].write_bytes(b"\xff\xfe not json")            # corrupt
+    entries[1].write_text('{"module": 1, "body": "x"}', encoding="utf-8")   # valid JSON, foreign shape
+    for r in runs:
+        r.write_text('{"findings": [{"code": 1}], "files": 0, "tests": 0, "unresolved": [], "unknown": [], '
+                     '"calls": 0, "sinks": 0, "inventory": [], "errors": []}', encoding="utf-8")
+    again, _ = run_check([], project)
+    assert again.statistics["parsed"] == 2 and again.statistics["result_cache"] == "miss"
+    assert to_json(again) == to_json(cold)
+    assert run_check([], project)[0].statistics["parsed"] == 0   # rebuilt

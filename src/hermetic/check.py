@@ -109,12 +109,16 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
                               repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)).encode(),
                         "<run>", "", False)
     stored = cache.get_result(run_key)
-    if stored is not None and "errors" in stored:
+    try:
+        reused = _report_from(stored, [FileError(e["path"], e["message"]) for e in stored["errors"]]) \
+            if stored is not None else None
+    except (KeyError, TypeError, ValueError, AttributeError):   # a damaged entry: run again
+        reused = None
+    if reused is not None:
         stats.update(files=len(entries), parsed=0, cache_hits=0, jobs=0, result_cache="hit")
         stats["phases"]["parse"] = clock() - t_phase
-        report = _report_from(stored, [FileError(e["path"], e["message"]) for e in stored["errors"]])
-        report.statistics = stats
-        return report, config
+        reused.statistics = stats
+        return reused, config
 
     loaded: Dict[str, dict] = {}
     to_parse: List[ParseJob] = []
