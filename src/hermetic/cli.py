@@ -138,15 +138,9 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         Path(write_baseline).write_text(baseline_json(report), encoding="utf-8")
         click.echo(f"hermetic: wrote {len(report.findings)} findings to {write_baseline}", err=True)
     if baseline:
-        import json as _json
-
         from .check import apply_baseline
 
-        try:
-            data = _json.loads(Path(baseline).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            click.echo(f"hermetic: {baseline}: cannot read the baseline: {exc}", err=True)
-            sys.exit(2)
+        data = _read_json(baseline, "the baseline")
         report.baseline_fixed = apply_baseline(report, data if isinstance(data, dict) else {})
         if report.baseline_fixed:
             click.echo(f"hermetic: {report.baseline_fixed} baseline entries no longer match (fixed); "
@@ -216,6 +210,17 @@ def _print_statistics(stats: dict) -> None:
                  f"in {stats.get('jobs', 0)} processes, cache hits {stats.get('cache_hits', 0)}, "
                  f"whole-run result {stats.get('result_cache', 'n/a')}")
     click.echo("\n".join(lines), err=True)
+
+
+def _read_json(path: str, what: str):
+    """A JSON file given on the command line; exit 2 with the file named when it cannot be read."""
+    import json
+
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        click.echo(f"hermetic: {path}: cannot read {what}: {exc}", err=True)
+        sys.exit(2)
 
 
 def _render(fmt: str, report, cwd: Path) -> str:
@@ -382,8 +387,6 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
     (default: the records' rootdir), or give --static REPORT.json. Exit 1 when uncontrolled
     I/O ran (confirmed or missed rows), 0 otherwise, 2 on bad input.
     """
-    import json as _json
-
     from .check import UsageError
     from .config import ConfigError
     from .runtime import RecordError
@@ -404,11 +407,7 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
         sys.exit(2)
     try:
         if static_file:
-            try:
-                report = _json.loads(Path(static_file).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                click.echo(f"hermetic: {static_file}: cannot read the static report: {exc}", err=True)
-                sys.exit(2)
+            report = _read_json(static_file, "the static report")
             if not isinstance(report, dict) or not isinstance(report.get("findings"), list):
                 click.echo(f"hermetic: {static_file}: not a hermetic JSON report", err=True)
                 sys.exit(2)

@@ -158,34 +158,29 @@ def _window(item, phase: str):
     return rec
 
 
-@pytest.hookimpl(hookwrapper=True, trylast=True)
-def pytest_runtest_setup(item):
-    rec = _window(item, "setup")
+def _phase(item, phase: str):
+    """The body of the three per-phase hookwrappers: record inside the phase only."""
+    rec = _window(item, phase)
     try:
         yield
     finally:
         if rec is not None:
             rec.leave()
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_setup(item):
+    yield from _phase(item, "setup")
 
 
 @pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_runtest_call(item):
-    rec = _window(item, "call")
-    try:
-        yield
-    finally:
-        if rec is not None:
-            rec.leave()
+    yield from _phase(item, "call")
 
 
 @pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_runtest_teardown(item, nextitem):
-    rec = _window(item, "teardown")
-    try:
-        yield
-    finally:
-        if rec is not None:
-            rec.leave()
+    yield from _phase(item, "teardown")
 
 
 @pytest.hookimpl(hookwrapper=True)

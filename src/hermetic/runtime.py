@@ -901,7 +901,7 @@ class Recorder:
 
     def _judge_network(self, event: str, args: tuple, test_code: bool, site=None):
         if event in ("socket.connect", "socket.sendto"):
-            sock, address = args[0], args[1]
+            address = args[1]
             if isinstance(address, (str, bytes)):      # a unix socket: judged by its path
                 p = _fs(address)
                 if not p or p.startswith("\0"):

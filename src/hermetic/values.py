@@ -11,7 +11,7 @@ section 2): ``classify`` decides that for one origin and one sink.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 from urllib.parse import urlsplit
 
