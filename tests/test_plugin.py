@@ -644,6 +644,9 @@ def test_relative_reads_of_shipped_data_the_test_names_are_controlled(pytester):
     assert [e["verdict"] for e in got["test_missing_file"]] == ["uncontrolled"]
     assert sorted((e["access"], e["verdict"]) for e in got["test_written_then_read"]) == [
         ("read", "uncontrolled"), ("write", "uncontrolled")]
+    [made] = [e for e in got["test_written_then_read"] if e["access"] == "read"]
+    assert made["reason"] == ("read by the code under test through the relative path 'examples/made.txt', "
+                              "which this run wrote into the project (not data shipped with it)")
 
 
 def test_a_debuggers_own_files_are_machinery(pytester, monkeypatch):

@@ -794,11 +794,27 @@ class Recorder:
                 chosen = self._test_data(path, site)
                 if chosen is not None:
                     res = CONTROLLED, chosen
+                elif os.path.exists(path) and self._written_this_run(path):
+                    named = f" {relative!r}" if isinstance(relative, str) else ""
+                    res = UNCONTROLLED, (f"read by the code under test through the relative path{named}, "
+                                         "which this run wrote into the project (not data shipped with it)")
             if worst is None or (res[0] == UNCONTROLLED and worst[0] != UNCONTROLLED):
                 worst = res
         if worst is None:
             return None
         return " -> ".join(shown), any_write, worst[0], worst[1]
+
+    def _written_this_run(self, path: str) -> bool:
+        """``path`` or a folder holding it was written (made) in the project during the session."""
+        p = path
+        while len(p) >= len(self.rootdir):
+            if p in self.project_writes:
+                return True
+            parent = os.path.dirname(p)
+            if parent == p:
+                break
+            p = parent
+        return False
 
     def _test_data(self, path: str, site) -> Optional[str]:
         """Why a relative read in the project by the code under test is shipped data the test
@@ -809,14 +825,8 @@ class Recorder:
         literal of a test file on the stack names it or a folder holding it."""
         if not os.path.exists(path):
             return None
-        p = path
-        while len(p) >= len(self.rootdir):
-            if p in self.project_writes:
-                return None
-            parent = os.path.dirname(p)
-            if parent == p:
-                break
-            p = parent
+        if self._written_this_run(path):
+            return None
         rel = os.path.relpath(path, self.rootdir).replace(os.sep, "/")
         if self.is_test_code(rel):
             return "a relative read of data shipped with the tests"
