@@ -78,7 +78,6 @@ class SummaryCache:
             writable = directory is not None
         self.enabled = enabled and writable
         self.hits = 0
-        self.misses = 0
 
     def key(self, data: bytes, module: str, path: str, is_package: bool) -> str:
         h = hashlib.sha256()
@@ -93,10 +92,8 @@ class SummaryCache:
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError):   # missing, unreadable, or corrupt: parse the file again
-            self.misses += 1
             return None
         if not _is_summary(data):        # valid JSON of another shape (a foreign entry): ignored
-            self.misses += 1
             return None
         self.hits += 1
         return compact(data)

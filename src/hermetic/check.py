@@ -57,17 +57,13 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
 
     # summaries and the interpreter recurse once per nesting level of the analysed code: run on
     # a deep stack, as the parse workers do, so code CPython compiles is code we can analyse
-    out: list = []
-
-    def work() -> None:
+    def work() -> Tuple[Report, Config]:
         try:
-            out.append(_run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs,
-                                  cache_dir))
+            return _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir)
         finally:
             gc.unfreeze()   # frozen after parsing: the summaries are not garbage while the run lasts
 
-    run_deep(work)
-    return out[0]
+    return run_deep(work)
 
 
 def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir):
@@ -220,7 +216,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     report.sinks_seen = len({(e.path, e.pos) for run in runs for e in run.events} |
                             {(e.path, e.pos) for e in import_events})
     report.findings, report.unknown_origins = findings
-    _widen_statement_spans(report.findings, {_display(sf.path, cwd): sf.path for sf in project.files})
+    _widen_statement_spans(report.findings, {s["path"]: s for s in summaries.values()})
     report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions,
                               {it.node_id: (it.path, it.def_line) for it in items})
     report.findings.sort(key=Finding.sort_key)
@@ -973,25 +969,14 @@ def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) 
         entry["ev"] = ev
 
 
-def _widen_statement_spans(findings: List[Finding], paths: Dict[str, Path]) -> None:
-    """Findings anchored at a whole statement know only its line (the summary keeps statement
-    lines, not ranges): give them the span of the statement's text on that line."""
-    lines_of: Dict[str, List[str]] = {}
+def _widen_statement_spans(findings: List[Finding], by_path: Dict[str, dict]) -> None:
+    """Findings anchored at a whole statement know only its line (statement IR keeps lines):
+    give them the statement's span, which the summary records per line."""
     for f in findings:
-        if not (f.line == f.end_line and f.column == f.end_column) or f.path not in paths:
-            continue
-        if f.path not in lines_of:
-            try:
-                lines_of[f.path] = paths[f.path].read_bytes().decode("utf-8", "replace").splitlines()
-            except OSError:
-                lines_of[f.path] = []
-        lines = lines_of[f.path]
-        if not 1 <= f.line <= len(lines):
-            continue
-        text = lines[f.line - 1].rstrip()
-        start = len(text) - len(text.lstrip())
-        if text.strip():
-            f.column, f.end_column = start + 1, len(text) + 1
+        if f.line == f.end_line and f.column == f.end_column and f.path in by_path:
+            span = by_path[f.path].get("spans", {}).get(str(f.line))
+            if span:
+                f.column, f.end_line, f.end_column = span
 
 
 def _event_order(ev: I.SinkEvent) -> tuple:

@@ -207,12 +207,12 @@ class Interp:
         self.miss_keys: List[tuple] = []
         self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
         self.sweep = False
-        self.missed_depth = 0
+        self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.cm_ctx: List[Optional[Ctx]] = []
         self.direct_env: set = set()   # variables the running test sets itself (os.environ[K] = v)
         self.call_sites: set = set()   # every call site evaluated for a test (the unresolved ratio's base)
-        self.consumed: List[tuple] = []
-        self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)   # (path, line) of import-time env/clock reads a test uses   # > 0 while running code reached through a binding a patch misses
+        self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses
+        self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)
         self.gver = 0   # bumped by every write to module or class state outside import
         self._ext_bases: Dict[str, List[str]] = {}
 

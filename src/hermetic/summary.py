@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-SUMMARY_VERSION = 4
+SUMMARY_VERSION = 5
 
 _SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
 
@@ -62,6 +62,7 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         "functions": ex.functions,
         "classes": ex.classes,
         "suppressions": suppressions,
+        "spans": ex.spans,
         "lines": data.count(b"\n") + 1,
     }
 
@@ -211,6 +212,7 @@ class _Extractor:
         self.cst = cst
         self.functions: Dict[str, Any] = {}
         self.classes: Dict[str, Any] = {}
+        self.spans: Dict[str, List[int]] = {}   # line -> [column, end_line, end_column] of its simple statements
 
     # -- positions ---------------------------------------------------------------
     def pos(self, node) -> List[int]:
@@ -241,8 +243,12 @@ class _Extractor:
         c = self.cst
         if isinstance(s, c.SimpleStatementLine):
             out = []
+            line = self.line(s)
+            if s.body:   # statement IR keeps the line only; the span is here for anchors on a whole statement
+                first, last = self.pos(s.body[0]), self.pos(s.body[-1])
+                self.spans[str(line)] = [first[1], last[2], last[3]]
             for small in s.body:
-                out.extend(self.small(small, scope, cls, self.line(s)))
+                out.extend(self.small(small, scope, cls, line))
             return out
         if isinstance(s, (c.BaseSmallStatement,)):
             return self.small(s, scope, cls, self.line(s))

@@ -27,7 +27,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Deque, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Deque, Iterator, List, Optional, Tuple
 
 STACK_BYTES = 512 * 1024 * 1024
 DEEP_RECURSION = 60_000
@@ -108,21 +108,22 @@ def _serve(conn, fn: Callable[..., str]) -> None:
     run_deep(loop)
 
 
-def run_deep(target: Callable[[], None]) -> None:
-    """Run ``target`` in a thread with a large stack and a raised recursion limit."""
+def run_deep(target: Callable[[], Any]) -> Any:
+    """``target()`` run in a thread with a large stack and a raised recursion limit; its
+    result, or its exception re-raised here."""
     old_stack = threading.stack_size()
     old_limit = sys.getrecursionlimit()
     try:
         threading.stack_size(STACK_BYTES)
     except (ValueError, RuntimeError):   # a platform without settable stacks: the default one
-        target()
-        return
+        return target()
     sys.setrecursionlimit(DEEP_RECURSION)
+    result: List[Any] = []
     failure: List[BaseException] = []
 
     def wrapped() -> None:
         try:
-            target()
+            result.append(target())
         except BaseException as exc:  # re-raised in the caller's thread
             failure.append(exc)
 
@@ -135,6 +136,7 @@ def run_deep(target: Callable[[], None]) -> None:
         sys.setrecursionlimit(old_limit)
     if failure:
         raise failure[0]
+    return result[0]
 
 
 class _Worker:
@@ -251,13 +253,6 @@ def _replace(workers: List[_Worker], w: _Worker, ctx, fn, kill: bool = False) ->
 
 
 def _in_process(jobs: List[ParseJob], fn: Callable[..., str]) -> Iterator[ParseResult]:
-    results: Dict[int, Tuple[str, str]] = {}
-
-    def work() -> None:
-        for i, j in enumerate(jobs):
-            results[i] = _one(fn, (j.data, j.module, j.path, j.is_package))
-
-    run_deep(work)
-    for i, j in enumerate(jobs):
-        status, payload = results[i]
+    results = run_deep(lambda: [_one(fn, (j.data, j.module, j.path, j.is_package)) for j in jobs])
+    for j, (status, payload) in zip(jobs, results):
         yield ParseResult(j, payload if status == "ok" else None, payload if status != "ok" else None)
