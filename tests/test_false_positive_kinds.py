@@ -492,3 +492,19 @@ def test_imported_modules_have_a_file_so_the_cwd_fallback_is_not_taken(tmp_path)
         """,
     })
     assert found == [("HT102", "src/app/h.py", 12)]
+
+
+def test_tests_bound_by_assignment_are_collected(tmp_path):
+    """pytest collects `test_x = make_test(...)` (a function bound by assignment); so does the
+    analysis, under the name it is bound to."""
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
+    (tmp_path / "src" / "app").mkdir(parents=True)
+    (tmp_path / "src" / "app" / "__init__.py").write_text(
+        "import os\n\n\ndef rc():\n    return open(os.path.expanduser('~/.apprc')).read()\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_made.py").write_text(
+        "from app import rc\n\n\ndef make():\n    def check():\n        rc()\n    return check\n\n\n"
+        "test_made, helper = make(), make()\n", encoding="utf-8")
+    report, _ = run_check([], tmp_path)
+    assert report.tests == 1
+    assert [f.tests for f in report.findings if f.code == "HT102"] == [["tests/test_made.py::test_made"]]

@@ -163,6 +163,14 @@ class Runner:
                                           f["line"]))
             elif st[0] == "class":
                 items.extend(self._collect_class(st[2], mod, rootdir_rel, fixture_qns))
+            elif st[0] == "assign":   # `test_x = make_test(...)`: pytest collects the bound function
+                for name in _names_bound(st[1]):
+                    if not self._match(name, self.pytest_cfg.python_functions):
+                        continue
+                    refs = list(self.ip.globals.get(mod, {}).get(name, EMPTY).refs())
+                    if len(refs) == 1 and refs[0][0] == "func" and refs[0][1] in fns.keys() | self.p.functions.keys():
+                        qn = refs[0][1]
+                        items.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], qn, name, None, st[3]))
         return items
 
     def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns) -> List[TestItem]:
@@ -443,6 +451,17 @@ class Runner:
         finally:
             ip.ctx, ip.import_time, ip.stack = saved
         return list(v.refs())
+
+
+def _names_bound(targets) -> List[str]:
+    """Names a module-level assignment binds (plain names, also inside tuple targets)."""
+    out: List[str] = []
+    for t in targets:
+        if t[0] == "name":
+            out.append(t[1])
+        elif t[0] in ("tuple", "list"):
+            out.extend(_names_bound(t[1]))
+    return out
 
 
 class _FixtureScope:
