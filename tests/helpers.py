@@ -137,3 +137,43 @@ def have_git() -> bool:
         return subprocess.run(["git", "--version"], capture_output=True, check=False).returncode == 0
     except OSError:
         return False
+
+
+def fixture_suite(fixture: str, expected: Sequence, silent: Sequence, optional: Sequence = ()):
+    """The standard tests of a fixture project, for a test module to bind by name:
+
+        findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+    ``findings`` is a module-scoped fixture (the project checked once); ``test_reported`` asserts
+    each expected finding, ``test_silent`` each near miss, ``test_nothing_else`` that the labels
+    (``expected`` plus ``optional``) are exhaustive."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def findings(checked):
+        return checked(fixture)
+
+    @pytest.mark.parametrize("exp", params(expected))
+    def test_reported(findings, exp):
+        assert_reported(fixture, findings, exp)
+
+    @pytest.mark.parametrize("near", params(silent))
+    def test_silent(findings, near):
+        assert_silent(fixture, findings, near)
+
+    def test_nothing_else(findings):
+        assert_nothing_else(fixture, findings, list(expected) + list(optional))
+
+    return findings, test_reported, test_silent, test_nothing_else
+
+
+def listed_suite(fixture: str, code: str, listed):
+    """``test_lists_the_affected_tests`` for a fixture project: each (path, snippet) finding of
+    ``code`` lists exactly these tests."""
+    import pytest
+
+    @pytest.mark.parametrize("path,snippet,tests", listed_params(listed))
+    def test_lists_the_affected_tests(findings, path, snippet, tests):
+        assert_lists(fixture, findings, code, path, snippet, tests)
+
+    return test_lists_the_affected_tests

@@ -6,8 +6,7 @@ and request.param.
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, listed_at,
-                     params)
+from helpers import (fixture_suite, Expect, Silent, listed_at)
 
 FIX = "flow-fixtures"
 SP = "src/inbox/spool.py"
@@ -51,15 +50,7 @@ SILENT = [
     Silent("autouse-call", "tests/test_autouse.py", "spool.mark_clean(tmp_path)", "tmp_path"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
 
 
 @pytest.mark.parametrize("snippet, code, node, form", CONTROLLED, ids=[c[3] for c in CONTROLLED])
@@ -67,10 +58,3 @@ def test_controlled_test_not_listed(findings, snippet, code, node, form):
     assert node not in listed_at(FIX, findings, code, SP, snippet)
 
 
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -6,8 +6,7 @@ await / async def tests, unittest.TestCase with setUp (TemporaryDirectory, mkdte
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, listed_at,
-                     params)
+from helpers import (fixture_suite, Expect, Silent, listed_at)
 
 FIX = "flow-objects"
 S = "src/shelf/store.py"
@@ -42,6 +41,8 @@ SILENT = [
     Silent("setup-mkdtemp", "tests/test_store.py", "self.folder = tempfile.mkdtemp()", "a scratch folder, cleaned up"),
 ]
 
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
 # (sink snippet, a test that reaches it with a controlled value)
 CONTROLLED = [
     ("self.path_for(name).write_text(text)", "test_put_scratch"),
@@ -55,16 +56,6 @@ CONTROLLED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
 @pytest.mark.parametrize("snippet, test", CONTROLLED, ids=[f"{c[1]}@{c[0][:20]}" for c in CONTROLLED])
 def test_controlled_test_not_listed(findings, snippet, test):
     assert T + test not in listed_at(FIX, findings, "HT102", S, snippet)
@@ -76,10 +67,3 @@ def test_async_scratch_not_listed(findings, snippet, test):
     assert T + test not in listed_at(FIX, findings, "HT102", A, snippet)
 
 
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -6,8 +6,7 @@ the path and on the sink itself. setattr of the URL constant installs a value th
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, listed_at,
-                     params)
+from helpers import (fixture_suite, Expect, Silent, listed_at)
 
 FIX = "flow-patches"
 R = "src/sync/remote.py"
@@ -44,15 +43,7 @@ SILENT = [
     Silent("setattr-line", "tests/test_push.py", 'monkeypatch.setattr(remote, "push"', "restored by monkeypatch"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
 
 
 @pytest.mark.parametrize("path, snippet, code, node, form", CONTROLLED, ids=[c[4] for c in CONTROLLED])
@@ -60,10 +51,3 @@ def test_patched_test_not_listed(findings, path, snippet, code, node, form):
     assert node not in listed_at(FIX, findings, code, path, snippet)
 
 
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -1,7 +1,6 @@
 """HT101: database connections and clients (fixture ht101-connection)."""
-import pytest
 
-from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+from helpers import fixture_suite, Expect, Silent
 
 FIX = "ht101-connection"
 DB = "src/ledger/db.py"
@@ -27,21 +26,6 @@ SILENT = [
     Silent("settings-literal", "src/ledger/settings.py", "DB_PATH =", "a literal path constant is not HT201"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
 
 
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

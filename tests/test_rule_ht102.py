@@ -1,7 +1,6 @@
 """HT102: file-system access (fixture ht102-file)."""
-import pytest
 
-from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+from helpers import fixture_suite, Expect, Silent
 
 FIX = "ht102-file"
 R = "src/exporter/report.py"
@@ -48,20 +47,7 @@ SILENT = [
     Silent("test-call-site", "tests/test_report.py", "report.write_audit([", "anchored at the open, not the call"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
 
 
 def test_open_anchor_spans_only_the_call(findings):
@@ -71,5 +57,3 @@ def test_open_anchor_spans_only_the_call(findings):
     assert found.end_line == line + 2  # the open(...) call, not the with body
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -1,7 +1,7 @@
 """HT103: environment reads at call time (fixture ht103-env)."""
 import pytest
 
-from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+from helpers import fixture_suite, Expect, Silent
 
 FIX = "ht103-env"
 C = "src/notifier/config.py"
@@ -29,6 +29,8 @@ SILENT = [
     Silent("patch-dict-clear", "tests/test_config.py", "mock.patch.dict(os.environ, {}, clear=True)", "restored"),
 ]
 
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
 # Tests that control the variable the function reads: never listed at that read.
 CONTROLLED = [
     ("environ-get", 'os.environ.get("NOTIFIER_SMTP_HOST"', "test_host_from_env"),
@@ -38,26 +40,9 @@ CONTROLLED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
 @pytest.mark.parametrize("snippet, test", [c[1:] for c in CONTROLLED], ids=[c[2] for c in CONTROLLED])
 def test_controlled_test_not_listed(findings, snippet, test):
     from helpers import listed_at
     assert T + test not in listed_at(FIX, findings, "HT103", C, snippet)
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

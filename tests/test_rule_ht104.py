@@ -1,8 +1,7 @@
 """HT104: clock reads at call time (fixture ht104-clock)."""
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params,
-                     listed_at)
+from helpers import (fixture_suite, Expect, Silent, listed_at)
 
 FIX = "ht104-clock"
 C = "src/stamps/clock.py"
@@ -25,23 +24,10 @@ SILENT = [
            "undone on exit: not HT304"),
 ]
 
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
 # Frozen tests reaching stamp(): never listed at its clock read.
 FROZEN = ["test_stamp_frozen_by_decorator", "test_stamp_frozen_by_context_manager", "test_stamp_with_freezer"]
-
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
 
 
 @pytest.mark.parametrize("test", FROZEN)
@@ -49,5 +35,3 @@ def test_frozen_test_not_listed(findings, test):
     assert T + test not in listed_at(FIX, findings, "HT104", C, "return datetime.now(timezone.utc)")
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

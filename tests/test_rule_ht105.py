@@ -1,8 +1,7 @@
 """HT105: network calls (fixture ht105-network)."""
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params,
-                     listed_at)
+from helpers import (fixture_suite, Expect, Silent, listed_at)
 
 FIX = "ht105-network"
 C = "src/weather/client.py"
@@ -35,6 +34,8 @@ SILENT = [
            "anchored at the sink"),
 ]
 
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
 MOCKED = [
     ("resp = requests.get(API_URL, params", "test_current_with_responses"),
     ("resp = requests.get(API_URL, params", "test_current_with_requests_mock"),
@@ -44,25 +45,8 @@ MOCKED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
 @pytest.mark.parametrize("snippet, test", MOCKED, ids=[m[1] for m in MOCKED])
 def test_controlled_test_not_listed(findings, snippet, test):
     assert T + test not in listed_at(FIX, findings, "HT105", C, snippet)
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -1,7 +1,5 @@
 """HT106: subprocesses (fixture ht106-subprocess)."""
-import pytest
-
-from helpers import Expect, Silent, assert_nothing_else, assert_reported, assert_silent, params
+from helpers import Expect, Silent, fixture_suite
 
 FIX = "ht106-subprocess"
 G = "src/deploy/git.py"
@@ -25,21 +23,4 @@ SILENT = [
     Silent("fp-register", "tests/test_git.py", 'fp.register(["git", "rev-parse"', "registers a fake process"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)

@@ -5,10 +5,8 @@ directory / __file__ and written through; from the home folder and only read. Si
 path, a read-only data folder built from __file__, a path derived from a literal constant that is
 only read (its read is HT102, the binding is no HT201).
 """
-import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, line_of,
-                     params)
+from helpers import (fixture_suite, Expect, Silent, line_of)
 
 FIX = "ht201-path-constants"
 L = "src/vault/locations.py"
@@ -65,21 +63,7 @@ SILENT = [
            "V2 read of shipped data; str.replace is no file operation"),
 ]
 
-
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
 
 
 def test_redirecting_test_not_listed_at_the_write(findings):
@@ -97,5 +81,3 @@ def test_one_ht201_per_binding(findings):
     assert {f.line for f in ht201} >= {line_of(FIX, L, "USER_DIR ="), line_of(FIX, L, "CACHE_DIR =")}
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -12,8 +12,7 @@ import re
 
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     copy_fixture, describe, line_of, params)
+from helpers import (fixture_suite, Expect, Silent, at, copy_fixture, describe, line_of)
 from hermetic.check import run_check
 
 FIX = "ht202-patch-escape"
@@ -65,20 +64,7 @@ SILENT = [
     Silent("call-site", TF, 'spool.enqueue("hello", "hi")', "HT102 is anchored at the write"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
 
 
 def test_sent_log_write_not_listed_for_the_fixture_that_moves_everything(findings):
@@ -92,10 +78,6 @@ def test_message_names_the_missed_binding(findings, esc):
     [found] = at(findings, TF, line, "HT202")
     for dotted in esc[3]:
         assert dotted.rsplit(".", 1)[1] in found.message, found.message
-
-
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)
 
 
 # --- the fix lines, pasted -------------------------------------------------------------------

@@ -8,8 +8,7 @@ HT103, never HT203.
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     line_of, listed_at, params)
+from helpers import (fixture_suite, Expect, Silent, at, line_of, listed_at)
 
 FIX = "ht203-import-env"
 C = "src/inventory/config.py"
@@ -45,6 +44,8 @@ SILENT = [
     Silent("conftest-import", "tests/conftest.py", "from inventory import audit", "HT203 is anchored at the read"),
 ]
 
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
 # section 8: HT203 lists "the tests that reach a consumer" of the value read at import
 CONSUMERS = [
     ("module-level", C, 'WAREHOUSE = os.getenv("INVENTORY_WAREHOUSE"',
@@ -53,21 +54,6 @@ CONSUMERS = [
     ("class-body", C, "max_items = int(", ["test_limits_allow_small_orders"]),
     ("conftest-sets-after-import", A, "LEVEL = os.environ.get(", ["test_audit_level"]),
 ]
-
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
 
 
 @pytest.mark.parametrize("path, snippet", [(C, 'os.getenv("INVENTORY_WAREHOUSE"'),
@@ -88,5 +74,3 @@ def test_lists_the_tests_that_reach_a_consumer(findings, form, path, snippet, te
     assert listed_at(FIX, findings, "HT203", path, snippet) == {T + t for t in tests}
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -7,8 +7,7 @@ and a freeze around a call-time datetime.now() (no HT205). The call-time read is
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     line_of, listed_at, params)
+from helpers import (fixture_suite, Expect, Silent, at, line_of, listed_at)
 
 FIX = "ht204-import-clock"
 M = "src/batch/timing.py"
@@ -38,6 +37,8 @@ SILENT = [
     Silent("use-of-class-attribute", M, 'return f"job@{int(self.created)}"', "the read was at import"),
 ]
 
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
 # section 8: HT204 lists "the tests that reach a consumer" of the value bound at import
 CONSUMERS = [
     ("module-level-read", "STARTED = datetime.now()", ["test_uptime_under_freeze", "test_uptime_unfrozen"]),
@@ -45,21 +46,6 @@ CONSUMERS = [
     ("default-argument", "def stamp(at=time.time()):", ["test_stamp_default"]),
     ("class-body", "created = time.time()", ["test_job_label"]),
 ]
-
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
 
 
 def test_frozen_test_not_listed_at_the_call_time_read(findings):
@@ -76,5 +62,3 @@ def test_lists_the_tests_that_reach_a_consumer(findings, form, snippet, tests):
     assert listed_at(FIX, findings, "HT204", M, snippet) == {T + t for t in tests}
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

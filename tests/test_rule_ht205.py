@@ -11,10 +11,8 @@ is never reached by the test; `patch("time.sleep")` reaching `import time; time.
 freeze_time reaching a call-time datetime.now(); and (contract S1) the sink behind a missed binding,
 which is covered by the HT205 and "not reported again".
 """
-import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, at,
-                     line_of, listed_at, params)
+from helpers import (fixture_suite, Expect, Silent, at, line_of, listed_at)
 
 FIX = "ht205-patch-misses"
 TF = "tests/test_shop.py"
@@ -64,21 +62,7 @@ SILENT = [
            "reached only through send_receipt's default argument bound before the patch"),
 ]
 
-
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
 
 
 def test_one_finding_names_every_missed_binding(findings):
@@ -103,5 +87,3 @@ def test_ht204_lists_the_tests_that_reach_the_default(findings):
         T + "test_stamp_under_freeze"}
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -8,8 +8,8 @@ monkeypatch, and a reload in project code that no test reaches.
 """
 import pytest
 
-from helpers import (Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
-                     assert_silent, at, describe, line_of, params)
+from helpers import (fixture_suite, Expect, Silent, assert_lists, listed_params, at, describe,
+                     line_of)
 
 FIX = "ht301-reload"
 TR = "tests/test_reload.py"
@@ -52,25 +52,12 @@ SILENT = [
     Silent("registry-definition", "src/plugins/registry.py", "EXPORTERS = {}", "the registry's definition"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
 
 
 @pytest.mark.parametrize("path,snippet,tests", listed_params(LISTED))
 def test_lists_the_affected_tests(findings, path, snippet, tests):
     assert_lists(FIX, findings, "HT301", path, snippet, [T + t for t in tests])
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
 
 
 def test_message_names_the_registry_the_reload_empties(findings):
@@ -85,5 +72,3 @@ def test_origin_is_null(findings):
     assert ht301 and all(not f.origin for f in ht301), describe(ht301)
 
 
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED)

@@ -9,10 +9,8 @@ that put back the saved value, ``tearDown``, a copy of the environment, conftest
 (session configuration), and a module-scoped autouse fixture that snapshots and restores the
 environment (issue 4). The save read before a direct write is controlled by that write (S2).
 """
-import pytest
 
-from helpers import (Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
-                     assert_silent, params)
+from helpers import (fixture_suite, listed_suite, Expect, Silent)
 
 FIX = "ht302-environ"
 TL = "tests/test_leaks.py"
@@ -79,27 +77,7 @@ SILENT = [
            "S2: every test reaching it sets DEPLOY_REGION (direct write, setenv, delenv, patch.dict)"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT, OPTIONAL)
+test_lists_the_affected_tests = listed_suite(FIX, "HT302", LISTED)
 
 
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("path,snippet,tests", listed_params(LISTED))
-def test_lists_the_affected_tests(findings, path, snippet, tests):
-    assert_lists(FIX, findings, "HT302", path, snippet, tests)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
-def test_nothing_else(findings):
-    """Labels are exhaustive."""
-    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL)

@@ -11,10 +11,8 @@ sets a new value instead of the saved one. Silent: monkeypatch ``setattr`` / ``s
 the saved value, ``tearDown``, a local copy, an instance's own attribute, a read, conftest module
 level (session configuration), the project's own import-time registration.
 """
-import pytest
 
-from helpers import (FIXTURES, Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
-                     assert_silent, at, line_of, params)
+from helpers import (fixture_suite, listed_suite, FIXTURES, Expect, Silent, at, line_of)
 
 FIX = "ht303-module-state"
 TL = "tests/test_leaks.py"
@@ -97,35 +95,13 @@ SILENT = [
     Silent("restore-of-other-variable", TL, "settings.RETRIES = saved", "puts back a value it never changed"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("path,snippet,tests", listed_params(LISTED))
-def test_lists_the_affected_tests(findings, path, snippet, tests):
-    assert_lists(FIX, findings, "HT303", path, snippet, tests)
-
-
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT, OPTIONAL)
+test_lists_the_affected_tests = listed_suite(FIX, "HT303", LISTED)
 
 
 def test_project_function_message_names_the_container(findings):
     [found] = at(findings, TL, line_of(FIX, TL, 'registry.register("shout", shout)'), "HT303")
     assert "RUNNERS" in found.message, found.message
-
-
-def test_nothing_else(findings):
-    """Labels are exhaustive (the silent forms the tool reports are xfailed above, one by one)."""
-    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL)
 
 
 def test_statement_anchors_span_the_statement_text(findings):

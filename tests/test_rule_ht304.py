@@ -12,10 +12,8 @@ back after ``yield``, ``cache_clear()`` in a fixture or a ``finally``, an ``lru_
 function, ``patch.stopall()`` after ``yield`` or in ``tearDown``, ``start()`` + ``addCleanup(stop)``,
 ``tearDown`` removing the entry, ``catch_warnings``, a copy of ``sys.path``, conftest module level.
 """
-import pytest
 
-from helpers import (Expect, Silent, assert_lists, listed_params, assert_nothing_else, assert_reported,
-                     assert_silent, at, line_of, params)
+from helpers import (fixture_suite, listed_suite, Expect, Silent, at, line_of)
 
 FIX = "ht304-process-state"
 TL = "tests/test_leaks.py"
@@ -87,20 +85,8 @@ SILENT = [
     Silent("restore-of-other-thing", TL, "sys.path[:] = saved_path", "puts back what it never changed"),
 ]
 
-
-@pytest.fixture(scope="module")
-def findings(checked):
-    return checked(FIX)
-
-
-@pytest.mark.parametrize("exp", params(EXPECTED))
-def test_reported(findings, exp):
-    assert_reported(FIX, findings, exp)
-
-
-@pytest.mark.parametrize("path,snippet,tests", listed_params(LISTED))
-def test_lists_the_affected_tests(findings, path, snippet, tests):
-    assert_lists(FIX, findings, "HT304", path, snippet, tests)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT, OPTIONAL)
+test_lists_the_affected_tests = listed_suite(FIX, "HT304", LISTED)
 
 
 def test_module_level_insert_lists_the_module_tests(findings):
@@ -110,10 +96,3 @@ def test_module_level_insert_lists_the_module_tests(findings):
     assert TL + "::test_umask_tightened" in found.tests, found.tests
 
 
-@pytest.mark.parametrize("near", params(SILENT))
-def test_silent(findings, near):
-    assert_silent(FIX, findings, near)
-
-
-def test_nothing_else(findings):
-    assert_nothing_else(FIX, findings, EXPECTED + OPTIONAL)

@@ -2,7 +2,6 @@
 import json
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 import hermetic
