@@ -177,3 +177,10 @@ def test_corrupt_and_foreign_cache_entries_are_ignored_and_rebuilt(tmp_path):
     assert again.statistics["parsed"] == 2 and again.statistics["result_cache"] == "miss"
     assert to_json(again) == to_json(cold)
     assert run_check([], project)[0].statistics["parsed"] == 0   # rebuilt
+
+
+def test_clean_leaves_a_folder_with_a_v_named_entry_alone(tmp_path):
+    project = tmp_path / "project"
+    (project / "venv").mkdir(parents=True)   # not a cache, whatever its entries are called
+    r = CliRunner().invoke(cli, ["clean", "--cache-dir", str(project)])
+    assert r.exit_code == 2 and (project / "venv").is_dir()

@@ -336,7 +336,11 @@ def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
     if not folder.is_dir():
         click.echo(f"hermetic: no cache at {folder}", err=True)
         return
-    if not (folder / ".gitignore").is_file() and not (folder / "v1").exists() and not any(folder.glob("v*")):
+    try:   # only a folder hermetic made (it writes this .gitignore first) is removed
+        ours = (folder / ".gitignore").read_text(encoding="utf-8").startswith("# created by hermetic")
+    except (OSError, ValueError):
+        ours = False
+    if not ours:
         click.echo(f"hermetic: {folder} does not look like a hermetic cache; left alone", err=True)
         sys.exit(2)
     shutil.rmtree(folder, ignore_errors=True)
