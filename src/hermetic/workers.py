@@ -102,8 +102,7 @@ def _serve(conn, fn: Callable[..., str]) -> None:
                 return
             if msg is None:
                 return
-            index, job = msg
-            conn.send((index, _one(fn, job)))
+            conn.send(_one(fn, msg))
 
     run_deep(loop)
 
@@ -206,6 +205,8 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
     except OSError:
         yield from _in_process(jobs, fn)
         return
+    from multiprocessing.connection import wait
+
     pending: Deque[int] = deque(range(len(jobs)))
     try:
         while True:
@@ -214,29 +215,24 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
                     w.index = pending.popleft()
                     j = jobs[w.index]
                     w.started = clock()
-                    w.conn.send((w.index, (j.data, j.module, j.path, j.is_package)))
+                    w.conn.send((j.data, j.module, j.path, j.is_package))
             busy = [w for w in workers if w.index is not None]
             if not busy:
                 return
             now = clock()
             wait_for = max(0.0, min(w.started + timeout for w in busy) - now)
-            from multiprocessing.connection import wait
-
             ready = wait([w.conn for w in busy], timeout=wait_for)
             for w in list(busy):
                 if w.conn in ready:
                     try:
-                        index, (status, payload) = w.conn.recv()
+                        status, payload = w.conn.recv()
                     except (EOFError, OSError):
                         w.process.join(timeout=5)
                         yield ParseResult(jobs[w.index], None, _death(w.process.exitcode), True)
                         _replace(workers, w, ctx, fn)
                         continue
-                    w.index = None
-                    if status == "ok":
-                        yield ParseResult(jobs[index], payload, None)
-                    else:
-                        yield ParseResult(jobs[index], None, payload)
+                    job, w.index = jobs[w.index], None   # one file in flight: the reply is for it
+                    yield _result(job, status, payload)
                 elif clock() - w.started >= timeout:
                     yield ParseResult(jobs[w.index], None,
                                       f"not analysed: parsing took longer than {timeout:g} s (file-timeout)", True)
@@ -255,4 +251,9 @@ def _replace(workers: List[_Worker], w: _Worker, ctx, fn, kill: bool = False) ->
 def _in_process(jobs: List[ParseJob], fn: Callable[..., str]) -> Iterator[ParseResult]:
     results = run_deep(lambda: [_one(fn, (j.data, j.module, j.path, j.is_package)) for j in jobs])
     for j, (status, payload) in zip(jobs, results):
-        yield ParseResult(j, payload if status == "ok" else None, payload if status != "ok" else None)
+        yield _result(j, status, payload)
+
+
+def _result(job: ParseJob, status: str, payload: str) -> ParseResult:
+    """A worker's ``("ok", json_text)`` or ``("error", one_line)`` for ``job``."""
+    return ParseResult(job, payload, None) if status == "ok" else ParseResult(job, None, payload)
