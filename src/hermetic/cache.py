@@ -98,26 +98,31 @@ class SummaryCache:
         self.hits += 1
         return compact(data)
 
-    def put(self, key: str, summary: dict) -> dict:
-        """Store ``summary``; return its JSON-normalised form (what a later hit returns)."""
-        return self.put_text(key, json.dumps(summary, separators=(",", ":")))
-
     def put_text(self, key: str, text: str) -> dict:
         """Store a summary given as JSON text; return it decoded (what a later hit returns)."""
-        if self.enabled:
-            try:
-                top = self.dir.parent
-                if not (top / ".gitignore").exists():
-                    top.mkdir(parents=True, exist_ok=True)
-                    (top / ".gitignore").write_text("# created by hermetic\n*\n", encoding="utf-8")
-                d = self.dir / key[:2]
-                d.mkdir(parents=True, exist_ok=True)
-                tmp = d / f"{key}.{os.getpid()}.tmp"
-                tmp.write_text(text, encoding="utf-8")
-                os.replace(tmp, d / f"{key}.json")
-            except OSError:
-                self.enabled = False   # a read-only tree: go on without a cache
+        self._write(self.dir / key[:2] / f"{key}.json", text)
         return compact(json.loads(text))
+
+    def _write(self, path: Path, text: str, replace_siblings: bool = False) -> None:
+        """Write atomically (a temporary file renamed into place: safe under concurrent runs);
+        ``replace_siblings`` first removes the other entries of that folder. A tree that cannot
+        be written turns the cache off for the run."""
+        if not self.enabled:
+            return
+        try:
+            top = self.dir.parent
+            if not (top / ".gitignore").exists():   # `hermetic clean` recognises the folder by it
+                top.mkdir(parents=True, exist_ok=True)
+                (top / ".gitignore").write_text("# created by hermetic\n*\n", encoding="utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if replace_siblings:
+                for old in path.parent.glob("*.json"):
+                    old.unlink()
+            tmp = path.parent / f"{path.stem}.{os.getpid()}.tmp"
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            self.enabled = False
 
     def get_result(self, key: str) -> Optional[dict]:
         """A whole run's result stored under ``key`` (every input hashed into it)."""
@@ -130,15 +135,6 @@ class SummaryCache:
         return data if isinstance(data, dict) and _RESULT_KEYS <= set(data) else None
 
     def put_result(self, key: str, result: dict) -> None:
-        if not self.enabled:
-            return
-        try:
-            d = self.dir / "runs"
-            d.mkdir(parents=True, exist_ok=True)
-            for old in d.glob("*.json"):   # keep the latest run only: the cache does not grow per edit
-                old.unlink()
-            tmp = d / f"{key}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(result, separators=(",", ":")), encoding="utf-8")
-            os.replace(tmp, d / f"{key}.json")
-        except OSError:
-            pass
+        # the latest run only: the cache does not grow with every edit
+        self._write(self.dir / "runs" / f"{key}.json", json.dumps(result, separators=(",", ":")),
+                    replace_siblings=True)
