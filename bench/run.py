@@ -221,8 +221,15 @@ def bench(project: Path, change: Optional[str], args: argparse.Namespace, scratc
     return row, lines, cold
 
 
-def _about() -> str:
-    """Date, machine and the hermetic that ran (version, and the git commit of its source)."""
+def _version(tool: Optional[str]) -> str:
+    if not tool:
+        return "n/a"
+    done = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False)
+    return done.stdout.strip().split()[-1] if done.stdout.strip() else "?"
+
+
+def _about(args: argparse.Namespace) -> str:
+    """Date, machine, the hermetic that ran (version, git commit of its source), Fixit and ruff versions."""
     where = subprocess.run([sys.executable, "-c", "import hermetic, importlib.metadata as m;"
                             "print(m.version('hermetic')); print(hermetic.__file__)"],
                            capture_output=True, text=True, check=False).stdout.split()
@@ -233,7 +240,8 @@ def _about() -> str:
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%a %b %d %H:%M:%S UTC %Y")
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (f"{date}; {cpus} CPUs, {platform.platform()}, Python {platform.python_version()}; "
-            f"hermetic {version} at {commit or 'unknown commit'}{' (modified)' if dirty else ''}")
+            f"hermetic {version} at {commit or 'unknown commit'}{' (modified)' if dirty else ''}; "
+            f"Fixit {_version(args.fixit)}, ruff {_version(args.ruff)}")
 
 
 def main(argv: List[str]) -> int:
@@ -287,7 +295,7 @@ def main(argv: List[str]) -> int:
         say()
         say(f"cold time ~ lines^{slope:.2f} (log-log least squares over {len(points)} projects)")
     say()
-    say(_about())
+    say(_about(args))
     if args.output:
         command = " ".join(shlex.quote(a) for a in ["python", "bench/run.py", *argv])
         args.output.write_text("# Performance\n\nProduced by one run of `" + command + "` from the repository root "
