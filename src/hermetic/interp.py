@@ -547,7 +547,7 @@ class Interp:
             return val
         self.record_clock(_canonical(name), frame, tuple(pos) if pos else (frame.line, 1, frame.line, 1),
                           capture=True)
-        atoms = [a for a in val.atoms if not (isinstance(a, tuple) and a[0] == "ext" and a[1] == name)]
+        atoms = [a for a in val.ordered() if not (isinstance(a, tuple) and a[0] == "ext" and a[1] == name)]
         atoms.append(("partial", of(("ext", name)), (), (), (frame.path, frame.line)))
         return V(frozenset(atoms), val.is_path)
 
@@ -889,7 +889,7 @@ class Interp:
         base = self.eval(e[1], frame)
         key = self.eval(e[2], frame)
         out = EMPTY
-        for a in base.atoms:
+        for a in base.ordered():
             if a == ("ext", "os.environ") or a == ("ext", "os.environb"):
                 out = out | self.env_read(_literal_str(key), tuple(e[3]), frame, "os.environ")
             elif isinstance(a, Origin):
@@ -912,7 +912,7 @@ class Interp:
 
     def _element(self, v: V) -> V:
         out = EMPTY
-        for a in v.atoms:
+        for a in v.ordered():
             if isinstance(a, Origin):
                 out = out | of(a)
             elif a[0] == "seq":
@@ -928,7 +928,7 @@ class Interp:
     # ------------------------------------------------------------------ attributes
     def eval_attr(self, base: V, name: str, frame: Frame, node=None) -> V:  # noqa: C901
         out = EMPTY
-        for a in base.atoms:
+        for a in base.ordered():
             if isinstance(a, Origin):
                 if name in _PATH_ATTRS:
                     if name in ("parent", "parents"):
@@ -1049,7 +1049,7 @@ class Interp:
               star=False) -> V:
         out = EMPTY
         resolved = False
-        for a in callee.atoms:
+        for a in callee.ordered():
             if isinstance(a, Origin):
                 if a.kind == "unknown":
                     continue
@@ -1290,7 +1290,7 @@ class Interp:
                 continue
             out.append((iid, h["cls"], tuple(sorted((k, hash(x)) for k, x in h["attrs"].items()))))
             for x in h["attrs"].values():
-                for a in x.atoms:
+                for a in x.ordered():
                     if isinstance(a, tuple) and a[0] == "inst":
                         todo.append(a[1])
         return tuple(sorted(out))
@@ -1865,7 +1865,7 @@ class Interp:
         if self.import_time:
             return v
         out = []
-        for a in v.atoms:
+        for a in v.ordered():
             out.append(a)
             if not isinstance(a, tuple):
                 continue
@@ -1985,7 +1985,7 @@ class Interp:
         """The program a subprocess call starts (argv[0] of a list); ``sys.executable`` is a
         known program (this interpreter), written where the call is (rows T1 / X)."""
         out = EMPTY
-        for a in target.atoms:
+        for a in target.ordered():
             if not isinstance(a, Origin) and a[0] == "seq":
                 out = out | (a[2][0] if a[2] else UNKNOWN_V)
             else:
@@ -2221,7 +2221,7 @@ def _origin_text(o: Optional[Origin]) -> str:
 def _head(v: V) -> V:
     """The origins a derived value keeps: data origins (and the path flag) of its head."""
     out = []
-    for a in v.atoms:
+    for a in v.ordered():
         if isinstance(a, Origin):
             out.append(a)
         elif a[0] == "seq":
@@ -2240,7 +2240,7 @@ def _is_absolute(v: V) -> bool:
     """Every origin of ``v`` is a known absolute path (joining onto it drops what came before)."""
     if not v.atoms:
         return False
-    for a in v.atoms:
+    for a in v.ordered():
         if not isinstance(a, Origin):
             return False
         if a.kind in ("test-value", "project-file", "home"):
@@ -2293,7 +2293,7 @@ def _literal_strs(v: Optional[V]) -> List[str]:
     if v is None or not v.atoms:
         return []
     out = []
-    for a in v.atoms:
+    for a in v.ordered():
         s = _literal_str(V(frozenset([a])))
         if s is None:
             return []
@@ -2327,7 +2327,7 @@ def truthiness(v: V) -> Optional[bool]:
     if not v.atoms:
         return None
     states = set()
-    for a in v.atoms:
+    for a in v.ordered():
         if isinstance(a, Origin):
             if a.kind == "literal":
                 states.add(a.expr not in ("None", "''", '""', "0", "False", "0.0"))
@@ -2353,7 +2353,7 @@ def is_none(v: V) -> Optional[bool]:
     if not v.atoms:
         return None
     states = set()
-    for a in v.atoms:
+    for a in v.ordered():
         if isinstance(a, Origin):
             if a.kind == "literal":
                 states.add(a.expr == "None")

@@ -492,7 +492,7 @@ class _FixtureScope:
             if v is None:
                 continue
             names = []
-            for a in v.atoms:
+            for a in v.ordered():
                 if isinstance(a, Origin):
                     s = I._literal_str(of(a))
                     if s:
@@ -658,7 +658,7 @@ def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
                 names = [I._literal_str(x) or "" for x in a[2]]
     out: Dict[str, V] = {}
     rows: List[V] = []
-    for a in values_v.atoms:
+    for a in values_v.ordered():
         if isinstance(a, tuple) and a[0] == "seq":
             rows.extend(a[2])
         else:

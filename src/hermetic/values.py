@@ -11,7 +11,7 @@ section 2): ``classify`` decides that for one origin and one sink.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 from urllib.parse import urlsplit
 
@@ -45,6 +45,9 @@ class Origin:
     #                                project root (negative: it has left); None: not known
 
 
+_ORIGIN_FIELDS = tuple(f.name for f in fields(Origin))
+
+
 class V:
     """An abstract value: a set of atoms; ``is_path`` when it is known to be a path object.
 
@@ -53,12 +56,14 @@ class V:
     uncached ``__hash__`` were a tenth of the analysis time).
     """
 
-    __slots__ = ("atoms", "is_path", "_hash")
+    __slots__ = ("atoms", "is_path", "_hash", "_order", "_skey")
 
     def __init__(self, atoms: FrozenSet = frozenset(), is_path: bool = False) -> None:
         self.atoms = atoms
         self.is_path = is_path
         self._hash: Optional[int] = None
+        self._order: Optional[tuple] = None
+        self._skey: Optional[tuple] = None
 
     def __eq__(self, other) -> bool:
         return isinstance(other, V) and self.is_path == other.is_path and self.atoms == other.atoms
@@ -79,17 +84,64 @@ class V:
             return other if (other.is_path or not self.is_path) else V(other.atoms, True)
         return V(self.atoms | other.atoms, self.is_path or other.is_path)
 
+    def ordered(self) -> tuple:
+        """The atoms in one order that every process agrees on (``stable_key``).
+
+        The interpreter evaluates alternatives in this order: a frozenset's own order follows
+        string hashing, which varies per process, and where a test reaches its step budget the
+        order decides what was evaluated before the cut.
+        """
+        o = self._order
+        if o is None:
+            atoms = self.atoms
+            o = self._order = tuple(atoms) if len(atoms) < 2 else tuple(sorted(atoms, key=stable_key))
+        return o
+
     def origins(self) -> Iterable[Origin]:
-        return (a for a in self.atoms if isinstance(a, Origin))
+        return (a for a in self.ordered() if isinstance(a, Origin))
 
     def refs(self) -> Iterable[tuple]:
-        return (a for a in self.atoms if isinstance(a, tuple))
+        return (a for a in self.ordered() if isinstance(a, tuple))
 
     def with_path(self, flag: bool = True) -> "V":
         return V(self.atoms, flag)
 
 
 EMPTY = V()
+
+
+def stable_key(x) -> tuple:
+    """A sort key for atoms and what they hold, the same in every process: no hash, no id.
+
+    Shape: a tuple whose first item is a type tag, so keys of different types compare by the
+    tag alone. Keys of values and origins are cached on the object.
+    """
+    if isinstance(x, str):
+        return (1, x)
+    if x is None:
+        return (0,)
+    if isinstance(x, V):
+        k = x._skey
+        if k is None:
+            k = x._skey = (5, x.is_path, tuple(stable_key(a) for a in x.ordered()))
+        return k
+    if isinstance(x, tuple):
+        return (4, tuple(stable_key(i) for i in x))
+    if isinstance(x, Origin):
+        k = x.__dict__.get("_skey")
+        if k is None:
+            k = (6,) + tuple(stable_key(getattr(x, f)) for f in _ORIGIN_FIELDS)
+            object.__setattr__(x, "_skey", k)   # not a field: equality and hash ignore it
+        return k
+    if isinstance(x, bool):
+        return (2, x)
+    if isinstance(x, (int, float)):
+        return (3, x)
+    if isinstance(x, (frozenset, set)):
+        return (7, tuple(sorted(stable_key(i) for i in x)))
+    if isinstance(x, dict):
+        return (8, tuple(sorted((stable_key(k), stable_key(v)) for k, v in x.items())))
+    return (9, type(x).__name__, repr(x))
 
 
 def of(*atoms, is_path: bool = False) -> V:
