@@ -221,12 +221,7 @@ class Runner:
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         ip.steps = 0
-        # instances made by a test live for that test only; numbering them the same way in
-        # every test lets calls on equal state be reused across tests (memo)
-        for iid in [i for i in ip.heap if i >= I.TEST_HEAP_BASE]:
-            del ip.heap[iid]
-        ip.next_id = I.TEST_HEAP_BASE
-        ip.wlog = []
+        _fresh_heap(ip)
         chain = self.conftest_chain(self.files[item.module].rel)
         for c in chain:
             ip.import_module(c)
@@ -413,6 +408,7 @@ class Runner:
         ip.import_time = False
         ip.sweep = True
         relevant = self._sweep_modules()
+        events: List[I.SinkEvent] = []
         for qn in sorted(self.p.functions):
             f, mod = self.p.functions[qn]
             if ".<locals>." in qn or mod not in relevant:
@@ -420,6 +416,7 @@ class Runner:
             ip.steps = 0
             ip.ctx = I.Ctx()
             ip.stack = []
+            _fresh_heap(ip)
             self_atom = None
             cls = f.get("class")
             if cls:
@@ -429,11 +426,13 @@ class Runner:
                 ip.call_function(qn, [], {}, frame, self_atom=self_atom)
             except RecursionError:
                 pass
+            # only file operations matter here (HT201): the rest is dropped root by root
+            events.extend(e for e in ip.events if not e.import_time and e.category == "file")
+            ip.import_events.extend(e for e in ip.events if e.import_time)
+            ip.events = []
+            ip.escapes, ip.misses, ip.escape_keys, ip.miss_keys = [], [], [], []
+            ip.consumed, ip.marks = [], []
         ip.sweep = False
-        events = [e for e in ip.events if not e.import_time and e.category == "file"]
-        ip.import_events.extend(e for e in ip.events if e.import_time)
-        ip.events = []
-        ip.escapes, ip.misses, ip.escape_keys, ip.miss_keys = [], [], [], []
         return events
 
     def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
@@ -682,3 +681,13 @@ def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
                 vals.append(UNKNOWN_V)
         out[n] = union(vals)
     return out
+
+
+def _fresh_heap(ip: I.Interp) -> None:
+    """Forget the instances the previous test (or sweep root) made: they live for one run, and
+    numbering each run's instances from the same base lets calls on equal state be reused
+    across runs (the memo key holds the next instance id). The write log restarts with them."""
+    for iid in [i for i in ip.heap if i >= I.TEST_HEAP_BASE]:
+        del ip.heap[iid]
+    ip.next_id = I.TEST_HEAP_BASE
+    ip.wlog = []
