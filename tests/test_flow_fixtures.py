@@ -6,7 +6,9 @@ and request.param.
 """
 import pytest
 
-from helpers import (fixture_suite, Expect, Silent, listed_at)
+from hermetic.check import run_check
+
+from helpers import (fixture_suite, Expect, Silent, line_of, listed_at)
 
 FIX = "flow-fixtures"
 SP = "src/inbox/spool.py"
@@ -58,3 +60,24 @@ def test_controlled_test_not_listed(findings, snippet, code, node, form):
     assert node not in listed_at(FIX, findings, code, SP, snippet)
 
 
+
+
+def test_a_trace_through_a_fixture_starts_at_the_test(findings):
+    # contract section 7: the trace runs from the test; the autouse / requested fixture follows
+    line = line_of(FIX, SP, DELIVER)
+    [f] = [f for f in findings if f.code == "HT102" and f.path == SP and f.line == line]
+    first, second = f.trace[0], f.trace[1]
+    assert f"{first.path}::{first.function}" in f.tests
+    assert second.path.startswith("tests/") and second.function != first.function
+
+
+def test_a_sink_in_a_fixture_body_gets_the_test_code_fix(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_out.py").write_text(
+        "import pytest\nfrom pathlib import Path\n\n\n@pytest.fixture\ndef report():\n"
+        "    Path('out.txt').write_text('x')\n\n\ndef test_report(report):\n    assert True\n", encoding="utf-8")
+    report, _cfg = run_check([], tmp_path)
+    [f] = report.findings
+    assert [s.function for s in f.trace] == ["test_report", "test_out.report"]
+    assert f.fix.startswith("build the path from tmp_path")

@@ -1053,7 +1053,7 @@ def _describe_origin(o: Optional[Origin]) -> str:
 
 def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:
     kind = o.kind if o else ""
-    in_test_body = len(ev.trace) == 1 and not ev.import_time
+    in_test_body = len(ev.trace) == (2 if ev.via_fixture else 1) and not ev.import_time   # a test or fixture body
     if in_test_body and cat == "file":
         return "build the path from tmp_path (or monkeypatch.chdir(tmp_path) before using relative paths)"
     if in_test_body and cat == "connection":

@@ -114,6 +114,7 @@ class SinkEvent:
     targets: Tuple[Origin, ...] = ()   # file operations: every origin of the target (HT201)
     missed: bool = False       # reached through a binding a patch misses: reported as HT205
     reason: str = ""           # what controls it (for the inventory)
+    via_fixture: bool = False  # reached in a fixture: the trace's first step is the requesting test
 
 
 @dataclass

@@ -6,8 +6,9 @@ dependants, nearest definition of a name wins), decorators' substitutes, then th
 """
 from __future__ import annotations
 
+
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Set
 
@@ -363,7 +364,12 @@ class Runner:
                     ip.call_function(m[1], [UNKNOWN_V] if mname == "teardown_method" else [], {}, mframe,
                                      self_atom=self_atom)
         ip.stack = []
-        events = [e for e in ip.events if not e.import_time]
+        # a trace starts at the test (contract section 7): code a fixture runs is reached from
+        # the test that requests it, so its trace gets the test's step in front
+        test_step = (item.path, item.def_line, item.display)
+        events = [e if not e.trace or (e.trace[0][0], e.trace[0][2]) == (item.path, item.display)
+                  else replace(e, trace=(test_step,) + e.trace, via_fixture=True)
+                  for e in ip.events if not e.import_time]
         if ip.direct_env:
             # S2: a variable the test sets itself (directly; that write is HT302) is controlled,
             # also for the reads that save its old value first
