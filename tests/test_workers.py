@@ -184,3 +184,11 @@ def test_clean_leaves_a_folder_with_a_v_named_entry_alone(tmp_path):
     (project / "venv").mkdir(parents=True)   # not a cache, whatever its entries are called
     r = CliRunner().invoke(cli, ["clean", "--cache-dir", str(project)])
     assert r.exit_code == 2 and (project / "venv").is_dir()
+
+
+def test_compact_shares_short_tuples_but_never_mixes_true_and_one():
+    from hermetic.cache import compact
+    a = compact({"x": [["name", "self"], ["lit", 1], ["lit", True]]})
+    b = compact({"y": [["name", "self"], ["lit", True], ["lit", 1]]})
+    assert a["x"][0] is b["y"][0]
+    assert a["x"][2][1] is True and b["y"][2][1] == 1 and type(b["y"][2][1]) is int

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Dict, Optional
 
 from . import __version__
 from .summary import SUMMARY_VERSION
@@ -52,15 +52,29 @@ def _is_summary(data) -> bool:
                                                  ("functions", dict), ("classes", dict)))
 
 
+_LEAVES: Dict[tuple, tuple] = {}   # short tuples of plain values seen so far: one object each
+_LEAF_TYPES = (str, int, type(None))   # exact types: not bool, since (True,) == (1,) would share
+
+
 def compact(obj):
-    """A decoded summary with its lists as tuples and its strings interned: the same data in
-    under half the memory (Django's 2,627 summaries: 418 MiB as decoded, 186 MiB compacted).
-    Every summary the analysis sees has passed through here, fresh or cached."""
+    """A decoded summary with its lists as tuples, its strings interned and its short tuples of
+    plain values (``("name", "self")``, ...) shared: the same data in under half the memory
+    (Django's 2,627 summaries: 418 MiB as decoded, 186 MiB as tuples, about 17% less again with
+    the shared tuples). Every summary the analysis sees has passed through here."""
     intern = sys.intern
+    leaves = _LEAVES
+    if len(leaves) > 2_000_000:
+        leaves.clear()
 
     def conv(o):
         if type(o) is list:
-            return tuple([conv(x) if type(x) in (list, dict) else (intern(x) if type(x) is str else x) for x in o])
+            t = tuple([conv(x) if type(x) in (list, dict) else (intern(x) if type(x) is str else x) for x in o])
+            if len(t) <= 4:
+                for x in t:
+                    if type(x) not in _LEAF_TYPES:
+                        return t
+                return leaves.setdefault(t, t)
+            return t
         return {intern(k): (conv(v) if type(v) in (list, dict) else (intern(v) if type(v) is str else v))
                 for k, v in o.items()}
 
