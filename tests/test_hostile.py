@@ -139,6 +139,10 @@ def mixed_endings(root):
     return []
 
 
+def nul_byte(root):
+    return [write(root, f"{PKG}/nul.py", b"A = 1\nB = '\x00'\n")]
+
+
 def symlink_loop(root):
     pkg = root / PKG
     (pkg / "loop_a.py").symlink_to("loop_b.py")
@@ -225,7 +229,7 @@ def outside_any_package(root):
     return []
 
 
-CASES = [latin1_undeclared, utf8_bom, crlf, mixed_endings, symlink_loop, symlink_to_parent,
+CASES = [latin1_undeclared, utf8_bom, crlf, mixed_endings, nul_byte, symlink_loop, symlink_to_parent,
          directory_named_py, circular_imports, star_imports, dynamics, module_and_package,
          outside_any_package]
 
