@@ -267,6 +267,25 @@ def test_an_unreadable_file_is_listed_and_the_rest_is_analysed(project, monkeypa
     assert "Permission denied" in run.errors[f"{PKG}/secret.py"]
 
 
+def test_an_unreadable_folder_is_listed_and_the_rest_is_analysed(project, monkeypatch):
+    """The folder's files cannot be named, so the folder is listed (not its files, silently
+    missing). Injected where the walk lists folders, as for an unreadable file."""
+    write(project, f"{PKG}/vault/__init__.py", "")
+    write(project, f"{PKG}/vault/keys.py", "KEY = 1\n")
+    vault = str(project / PKG / "vault")
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == vault:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    run = run_cli("--jobs", "1", "--no-cache")
+    assert_sane(run, [f"{PKG}/vault"])
+    assert "Permission denied" in run.errors[f"{PKG}/vault"]
+
+
 def test_tests_outside_any_package_and_any_configuration(tmp_path, monkeypatch):
     """No pyproject, no ini, no __init__.py: the rootdir is the folder checked, the test's helper
     is imported from beside it, and its environment read is found."""

@@ -100,6 +100,9 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     cache = SummaryCache(root, enabled=use_cache, directory=cache_dir)
     run_keys: List[str] = []
     entries: List[Tuple[SourceFile, str, str, bytes]] = []
+    for exc in project.unreadable:
+        folder = Path(os.fsdecode(exc.filename)) if exc.filename else root
+        report.errors.append(FileError(_display(folder, cwd), f"cannot read folder: {exc.strerror or exc}"))
     for sf in project.files:
         disp = _display(sf.path, cwd)
         try:
