@@ -98,11 +98,13 @@ def assert_sane(run: Run, bad, good=(GOOD,)) -> None:
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    """The quickstart (one HT101 finding), entered, with a file-timeout and no outside cache."""
+    """The quickstart (one HT101 finding), entered, with a file-timeout, no outside cache and a
+    scratch HOME (as the ``checked`` fixture has)."""
     root = copy_fixture("quickstart", tmp_path)
     with (root / "pyproject.toml").open("a", encoding="utf-8") as fh:
         fh.write("\n[tool.hermetic]\nfile-timeout = 20\n")
     monkeypatch.delenv("HERMETIC_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(root)
     return root
 
@@ -295,6 +297,7 @@ def test_tests_outside_any_package_and_any_configuration(tmp_path, monkeypatch):
     write(root, "sub/test_sub.py", "import helper_sub\n\n\ndef test_sub():\n    assert helper_sub.flag()\n")
     write(root, "sub/helper_sub.py", "import os\n\n\ndef flag():\n    return os.environ['SUB_FLAG']\n")
     monkeypatch.delenv("HERMETIC_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(root)
     run = run_cli("--jobs", "1", "--no-cache")
     assert run.errors == {}
