@@ -400,9 +400,9 @@ def libcst_parses(data: bytes) -> bool:
 
 def assert_fuzzed(run: Run, files: dict) -> None:
     """``files`` (relative path -> bytes) were generated: the ones CPython parses are analysed;
-    one it refuses is listed, unless libcst parses it (newer syntax than this interpreter's, or
-    a check CPython makes after parsing: such a file is analysed as libcst reads it); no other
-    file is listed; the good finding stays."""
+    one it refuses is listed, unless libcst parses it (newer syntax than this interpreter's:
+    such a file is analysed as libcst reads it, docs/limits.md); no other file is listed; the
+    good finding stays."""
     for rel, data in files.items():
         if cpython_parses(data):
             assert rel not in run.errors, (rel, run.errors[rel])
