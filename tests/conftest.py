@@ -6,16 +6,27 @@ import pytest
 from helpers import run_fixture
 
 
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-examples", type=int, default=25, metavar="N",
+                     help="examples per property test without a count of its own (default 25, bounded for CI; "
+                          "a longer run raises it, see README)")
+
+
 def pytest_configure(config):
     """Hypothesis caches (constants, unicode tables) in ./.hypothesis by default, from its own
-    collection hook on: give it a scratch home for the session instead of the repository."""
+    collection hook on: give it a scratch home for the session instead of the repository.
+    Property tests without a count of their own run ``--fuzz-examples`` examples (a profile
+    loaded before collection, so module-level settings see it)."""
     try:
+        import hypothesis
         import hypothesis.configuration as hc
     except ImportError:  # pragma: no cover
         return
     home = tempfile.mkdtemp(prefix="hermetic-tests-hypothesis-")
     config.stash[_HYPOTHESIS_HOME] = home
     hc.set_hypothesis_home_dir(home)
+    hypothesis.settings.register_profile("hermetic", max_examples=max(1, config.getoption("fuzz_examples")))
+    hypothesis.settings.load_profile("hermetic")
 
 
 def pytest_unconfigure(config):

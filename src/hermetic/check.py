@@ -6,11 +6,13 @@ folder (``.hermetic_cache``, with its own ``.gitignore``).
 """
 from __future__ import annotations
 
+import errno
 import fnmatch
 import gc
 import hashlib
 import json
 import os
+import stat
 import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -40,6 +42,14 @@ def _display(path: Path, cwd: Path) -> str:
         return path.relative_to(cwd).as_posix()
     except ValueError:
         return Path(os.path.relpath(path, cwd)).as_posix()
+
+
+def _read_source(path: Path) -> bytes:
+    """A source file's bytes. Anything but a regular file is refused before it is opened: a FIFO
+    named ``x.py`` would block the run forever, a device (a link to ``/dev/zero``) never ends."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise OSError(errno.EINVAL, "not a regular file")
+    return path.read_bytes()
 
 
 def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[str], None]] = None,
@@ -90,10 +100,13 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     cache = SummaryCache(root, enabled=use_cache, directory=cache_dir)
     run_keys: List[str] = []
     entries: List[Tuple[SourceFile, str, str, bytes]] = []
+    for exc in project.unreadable:
+        folder = Path(os.fsdecode(exc.filename)) if exc.filename else root
+        report.errors.append(FileError(_display(folder, cwd), f"cannot read folder: {exc.strerror or exc}"))
     for sf in project.files:
         disp = _display(sf.path, cwd)
         try:
-            data = sf.path.read_bytes()
+            data = _read_source(sf.path)
         except OSError as exc:
             report.errors.append(FileError(disp, f"cannot read: {exc.strerror}"))
             continue

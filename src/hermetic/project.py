@@ -34,6 +34,7 @@ class Project:
     files: List[SourceFile] = field(default_factory=list)
     by_module: Dict[str, SourceFile] = field(default_factory=dict)
     by_rel: Dict[str, SourceFile] = field(default_factory=dict)
+    unreadable: List[OSError] = field(default_factory=list)   # folders that could not be listed
 
 
 def _excluded(rel_parts: List[str], spec, prefix: List[str] = ()) -> bool:
@@ -77,7 +78,8 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         import_roots.append(root / "src")
     test_dirs = [root / t for t in pytest_cfg.testpaths]
     paths: List[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    # a folder that cannot be listed is an error for the report, not files silently missing
+    for dirpath, dirnames, filenames in os.walk(root, onerror=proj.unreadable.append):
         d = Path(dirpath)
         rel_parts = [] if d == root else list(d.relative_to(root).parts)
         keep = []

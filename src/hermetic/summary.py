@@ -164,7 +164,8 @@ def _precheck(data: bytes) -> None:
     brackets or a ~10,000-term operator chain. CPython's own parser is the judge: at the default
     recursion limit it refuses more than 200 nested brackets, 100 indentation levels and
     expression trees too deep to build, so a file refused here could not be imported by the
-    tests either. Other syntax errors are left to libcst, which knows newer syntax than an
+    tests either. So is a NUL byte, which no Python version accepts and libcst reads inside a
+    string or a comment. Other syntax errors are left to libcst, which knows newer syntax than an
     older interpreter's ``ast``. Costs about a tenth of the libcst parse.
     """
     import ast
@@ -179,10 +180,15 @@ def _precheck(data: bytes) -> None:
         if exc.msg and exc.msg.startswith("too many"):
             raise SummaryError(f"too deeply nested to analyse (line {exc.lineno}): {exc.msg}; "
                                "CPython cannot compile it either") from None
+        if exc.msg and "null bytes" in exc.msg:
+            raise SummaryError(f"cannot parse: {exc.msg}; CPython cannot compile it either") from None
     except (RecursionError, MemoryError):
         raise SummaryError("too deeply nested or too long an expression to analyse; "
                            "CPython cannot compile it either") from None
-    except (ValueError, TypeError):   # null bytes and the like: libcst reports them
+    except ValueError as exc:   # null bytes, on Pythons older than the SyntaxError for them
+        text = str(exc).splitlines()[0] if str(exc) else "ValueError"
+        raise SummaryError(f"cannot parse: {text}; CPython cannot compile it either") from None
+    except TypeError:
         pass
     finally:
         if limit != _DEFAULT_RECURSION_LIMIT:
