@@ -161,6 +161,7 @@ DOUBLE_V = of(DOUBLE)
 
 
 _LITERALS: Dict[tuple, V] = {}
+LITERALS_LIMIT = 20_000   # each entry costs about 700 bytes; Django's run made 155,000 (100 MiB)
 
 
 def lit(value, path: Optional[str], line: Optional[int], in_test: bool) -> V:
@@ -171,7 +172,7 @@ def lit(value, path: Optional[str], line: Optional[int], in_test: bool) -> V:
     except TypeError:   # an unhashable constant: not interned
         key, v = None, None
     if v is None:
-        if len(_LITERALS) > 200_000:
+        if len(_LITERALS) > LITERALS_LIMIT:
             _LITERALS.clear()
         text = value if isinstance(value, str) else repr(value)
         v = of(Origin("literal", expr=_short(repr(value)), path=path, line=line, value=text, in_test=in_test))
