@@ -49,10 +49,15 @@ def params(items: Sequence) -> list:
     return out
 
 
+def copy_tree(src: Path, dest: Path, **kwargs) -> Path:
+    """shutil.copytree without what a run left in the fixture (the README's quick start runs
+    hermetic inside fixtures/quickstart, leaving a cache there that would make a copy warm)."""
+    return Path(shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".hermetic_cache", "__pycache__",
+                                                                          ".pytest_cache"), **kwargs))
+
+
 def copy_fixture(name: str, dest: Path) -> Path:
-    target = dest / name
-    shutil.copytree(FIXTURES / name, target)
-    return target
+    return copy_tree(FIXTURES / name, dest / name)
 
 
 def run_fixture(name: str, dest: Path):

@@ -1,12 +1,13 @@
 """The command line: exit codes, formats, bad input, determinism (contract sections 7 and 8)."""
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from hermetic.cli import cli
+
+from helpers import copy_tree
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SCHEMA = Path(__file__).resolve().parent.parent / "src" / "hermetic" / "data" / "report.schema.json"
@@ -15,7 +16,7 @@ SCHEMA = Path(__file__).resolve().parent.parent / "src" / "hermetic" / "data" / 
 @pytest.fixture
 def quickstart(tmp_path, monkeypatch):
     dest = tmp_path / "quickstart"
-    shutil.copytree(FIXTURES / "quickstart", dest)
+    copy_tree(FIXTURES / "quickstart", dest)
     monkeypatch.chdir(dest)
     return dest
 

@@ -1,6 +1,5 @@
 """Configuration discovery and provenance, config errors, --config, baselines."""
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -8,13 +7,15 @@ from click.testing import CliRunner
 
 from hermetic.cli import cli
 
+from helpers import copy_tree
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 @pytest.fixture
 def quickstart(tmp_path, monkeypatch):
     dest = tmp_path / "quickstart"
-    shutil.copytree(FIXTURES / "quickstart", dest)
+    copy_tree(FIXTURES / "quickstart", dest)
     (dest / ".git").mkdir()   # the repository root: discovery stops here
     monkeypatch.chdir(dest)
     return dest

@@ -1,12 +1,11 @@
 """--diff REV (findings absent at a git revision) and --touching (pre-commit's changed files)."""
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import have_git
+from helpers import copy_tree, have_git
 from click.testing import CliRunner
 
 from hermetic.cli import cli
@@ -34,7 +33,7 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     dest = tmp_path / "repo"
-    shutil.copytree(ROOT / "fixtures" / "quickstart", dest)
+    copy_tree(ROOT / "fixtures" / "quickstart", dest)
     conftest = dest / "tests" / "conftest.py"
     conftest.write_text(conftest.read_text(encoding="utf-8") + FIXED, encoding="utf-8")
     git(dest, "init", "-q")
@@ -66,7 +65,7 @@ def test_diff_errors(repo, tmp_path, monkeypatch):
     res = run("--diff", "no-such-rev")
     assert res.exit_code == 2 and "unknown revision" in res.output
     outside = tmp_path / "outside"
-    shutil.copytree(ROOT / "fixtures" / "quickstart", outside)
+    copy_tree(ROOT / "fixtures" / "quickstart", outside)
     monkeypatch.chdir(outside)
     res = run("--diff", "HEAD")
     assert res.exit_code == 2 and "git repository" in res.output
@@ -74,7 +73,7 @@ def test_diff_errors(repo, tmp_path, monkeypatch):
 
 def test_touching_reports_findings_whose_trace_touches_the_changed_files(tmp_path, monkeypatch):
     dest = tmp_path / "qs"
-    shutil.copytree(ROOT / "fixtures" / "quickstart", dest)
+    copy_tree(ROOT / "fixtures" / "quickstart", dest)
     monkeypatch.chdir(dest)
     # the sink lives in src/, the changed file is only the test: whole-program analysis finds it
     res = run("--touching", "tests/test_publish.py", "--format", "json")

@@ -1,6 +1,5 @@
 """Review formats: SARIF (validated against the OASIS schema), GitHub annotations, Markdown, JUnit."""
 import json
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -10,6 +9,8 @@ from click.testing import CliRunner
 from hermetic.cli import cli
 from hermetic.formats import _gh_data, _gh_prop, to_markdown
 from hermetic.model import Finding, Report
+
+from helpers import copy_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
@@ -28,7 +29,7 @@ def sarif_schema():
 @pytest.fixture
 def quickstart(tmp_path, monkeypatch):
     dest = tmp_path / "quickstart"
-    shutil.copytree(ROOT / "fixtures" / "quickstart", dest)
+    copy_tree(ROOT / "fixtures" / "quickstart", dest)
     monkeypatch.chdir(dest)
     return dest
 

@@ -1,14 +1,13 @@
 """The pytest plugin, end to end: pytest runs in a subprocess (pytester) on a copy of
 fixtures/runtime, with HOME moved to a scratch folder so nothing can reach the real one."""
 import json
-import shutil
 import sys
 from importlib import metadata
 from pathlib import Path
 
 import pytest
 
-from helpers import line_of
+from helpers import copy_tree, line_of
 from hermetic.check import run_check
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -20,7 +19,7 @@ T = "tests/test_store.py::"
 @pytest.fixture
 def ledgerbox(pytester, monkeypatch):
     """pytester holding a copy of fixtures/runtime, HOME a scratch folder inside it."""
-    shutil.copytree(FIXTURES / FIX, pytester.path, dirs_exist_ok=True)
+    copy_tree(FIXTURES / FIX, pytester.path, dirs_exist_ok=True)
     home = pytester.path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))

@@ -1,12 +1,11 @@
 """hermetic verify: the static report and the runtime record, joined per sink anchor."""
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from helpers import line_of
+from helpers import copy_tree, line_of
 from hermetic import runtime, verify
 from hermetic.check import run_check
 from hermetic.cli import cli
@@ -25,7 +24,7 @@ def cli_run(*args):
 @pytest.fixture
 def recorded(pytester, monkeypatch):
     """fixtures/runtime copied into pytester, run with --hermetic=record (HOME a scratch folder)."""
-    shutil.copytree(FIXTURES / FIX, pytester.path, dirs_exist_ok=True)
+    copy_tree(FIXTURES / FIX, pytester.path, dirs_exist_ok=True)
     (pytester.path / "home").mkdir()
     monkeypatch.setenv("HOME", str(pytester.path / "home"))
     pytester.runpytest_subprocess("-p", "no:randomly", "--hermetic=record").assert_outcomes(passed=14, skipped=1)
@@ -320,7 +319,7 @@ def test_check_runtime_marks_findings_in_json_and_sarif(recorded, monkeypatch):
 
 
 def test_check_runtime_with_a_bad_record_exits_2(tmp_path, monkeypatch):
-    shutil.copytree(FIXTURES / FIX, tmp_path / "p")
+    copy_tree(FIXTURES / FIX, tmp_path / "p")
     bad = tmp_path / "record.json"
     bad.write_text("{not json", encoding="utf-8")
     monkeypatch.chdir(tmp_path / "p")
