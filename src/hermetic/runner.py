@@ -6,7 +6,6 @@ dependants, nearest definition of a name wins), decorators' substitutes, then th
 """
 from __future__ import annotations
 
-
 import fnmatch
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -212,17 +211,10 @@ class Runner:
     # ------------------------------------------------------------------ running a test
     def run(self, item: TestItem) -> TestRun:
         ip = self.ip
-        ip.import_events.extend(e for e in ip.events if e.import_time)
-        ip.events = []
-        ip.escapes, ip.escape_keys = [], []
-        ip.misses, ip.miss_keys = [], []
-        ip.consumed = []
-        ip.marks = []
+        _start_run(ip)
         ip.direct_env = set()
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
-        ip.steps = 0
-        _fresh_heap(ip)
         chain = self.conftest_chain(self.files[item.module].rel)
         for c in chain:
             ip.import_module(c)
@@ -378,9 +370,7 @@ class Runner:
                     e.verdict = I.CONTROLLED
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
-        run = TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks))
-        ip.escapes, ip.misses, ip.escape_keys, ip.miss_keys = [], [], [], []
-        return run
+        return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks))
 
     def _sweep_modules(self) -> Set[str]:
         """Modules that bind a path-like constant computed at import (an HT201 candidate),
@@ -408,8 +398,6 @@ class Runner:
         """Every function once, with unknown arguments and nothing patched: the file
         operations each module constant flows into, whatever the tests redirect (HT201)."""
         ip = self.ip
-        ip.import_events.extend(e for e in ip.events if e.import_time)
-        ip.events = []
         ip.ctx = I.Ctx()
         ip.import_time = False
         ip.sweep = True
@@ -419,10 +407,9 @@ class Runner:
             f, mod = self.p.functions[qn]
             if ".<locals>." in qn or mod not in relevant:
                 continue
-            ip.steps = 0
+            _start_run(ip)
             ip.ctx = I.Ctx()
             ip.stack = []
-            _fresh_heap(ip)
             self_atom = None
             cls = f.get("class")
             if cls:
@@ -434,10 +421,7 @@ class Runner:
                 pass
             # only file operations matter here (HT201): the rest is dropped root by root
             events.extend(e for e in ip.events if not e.import_time and e.category == "file")
-            ip.import_events.extend(e for e in ip.events if e.import_time)
-            ip.events = []
-            ip.escapes, ip.misses, ip.escape_keys, ip.miss_keys = [], [], [], []
-            ip.consumed, ip.marks = [], []
+        _start_run(ip)   # the last root's state goes too
         ip.sweep = False
         return events
 
@@ -464,7 +448,7 @@ def _names_bound(targets) -> List[str]:
     for t in targets:
         if t[0] == "name":
             out.append(t[1])
-        elif t[0] in ("tuple", "list"):
+        elif t[0] == "tuple":   # the summary writes list targets as tuples too
             out.extend(_names_bound(t[1]))
     return out
 
@@ -689,10 +673,17 @@ def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
     return out
 
 
-def _fresh_heap(ip: I.Interp) -> None:
-    """Forget the instances the previous test (or sweep root) made: they live for one run, and
-    numbering each run's instances from the same base lets calls on equal state be reused
-    across runs (the memo key holds the next instance id). The write log restarts with them."""
+def _start_run(ip: I.Interp) -> None:
+    """Clear what the previous test (or sweep root) left: its events (import-time ones move to
+    ``ip.import_events``), HT202/HT205 candidates, consumed reads, guard marks, step count and
+    instances. Instances live for one run; numbering each run's from the same base lets calls on
+    equal state be reused across runs (the memo key holds the next instance id). The write log
+    restarts with them."""
+    ip.import_events.extend(e for e in ip.events if e.import_time)
+    ip.events = []
+    ip.escapes, ip.escape_keys, ip.misses, ip.miss_keys = [], [], [], []
+    ip.consumed, ip.marks = [], []
+    ip.steps = 0
     for iid in [i for i in ip.heap if i >= I.TEST_HEAP_BASE]:
         del ip.heap[iid]
     ip.next_id = I.TEST_HEAP_BASE
