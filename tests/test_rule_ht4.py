@@ -1,4 +1,4 @@
-"""HT401-HT403 and HT900 for HT4xx: the production-guard wiring check (contract section 5).
+"""HT401, HT402 and HT900 for HT4xx: the production-guard wiring check (contract section 5).
 
 ht4-guard: guard ``tests.support.refuse_production``, bootstrap entries ``ledger.bootstrap`` (a
 module) and ``ledger.db.connect`` (a function), an exemption table. Silent: the guard first in
@@ -10,18 +10,13 @@ guard's own reads and the arguments evaluated for its call. HT401 at the ``def``
 decorated); HT402 at the first side effect (one per test): in the body, in a fixture, a
 session-scoped fixture that runs before a function-scoped guard, a module-level bootstrap import
 before a fixture guard. An inline suppression of HT4xx is HT900 and does not suppress.
-
-ht4-production-name: production names matched after normalising case and surrounding whitespace,
-against the whole database part of a URL (also with a query string), ``dbname=``, or the file
-stem; near misses ``shipping_prod_archive``, a production name as the host, ``carrier_lively``,
-``warehouse_backup``, a folder named warehouse, an unreached connection, a label no connection uses.
+HT403 (production names): tests/test_rule_ht403.py.
 """
 import re
 
 import pytest
 
-from helpers import (Expect, Silent, assert_nothing_else, assert_reported, assert_silent, copy_fixture,
-                     describe, listed_at, params)
+from helpers import Expect, Silent, copy_fixture, describe, fixture_suite, listed_at
 from hermetic.check import run_check
 
 G = "ht4-guard"
@@ -97,98 +92,35 @@ GUARD_SILENT = [
            "ledger_dev is not the production name ledger_live"),
 ]
 
-P = "ht4-production-name"
-PS = "src/shipping/settings.py"
-ST = "tests/test_stores.py::"
-
-NAME_EXPECTED = [
-    Expect("url-database-part-case-and-space", "HT403", PS, 'ORDERS_DSN = "postgresql://app@db.internal:5432/SHIPPING_PROD "',
-           tests=["tests/test_orders.py::test_orders_database_opens"]),
-    Expect("url-database-part-with-query", "HT403", PS, "CARRIER_URL =", tests=[ST + "test_carriers_tls"]),
-    Expect("dbname-keyword", "HT403", PS, "CARRIER_DSN =", tests=[ST + "test_carriers"]),
-    Expect("file-stem", "HT403", PS, 'STOCK_FILE = "/srv/data/Warehouse.sqlite3"', tests=[ST + "test_stock"]),
-] + [
-    Expect("HT101-" + fn, "HT101", path, snippet, tests=[test], origin="module-constant")
-    for fn, path, snippet, test in [
-        ("orders", "src/shipping/bootstrap.py", "psycopg.connect(settings.ORDERS_DSN)",
-         "tests/test_orders.py::test_orders_database_opens"),
-        ("archive", "src/shipping/stores.py", "settings.ARCHIVE_DSN", ST + "test_archive"),
-        ("reports", "src/shipping/stores.py", "settings.REPORTS_DSN", ST + "test_reports"),
-        ("carriers", "src/shipping/stores.py", "settings.CARRIER_DSN", ST + "test_carriers"),
-        ("carriers-tls", "src/shipping/stores.py", "settings.CARRIER_URL", ST + "test_carriers_tls"),
-        ("replica", "src/shipping/stores.py", "settings.REPLICA_DSN", ST + "test_replica"),
-        ("stock", "src/shipping/stores.py", "settings.STOCK_FILE)", ST + "test_stock"),
-        ("stock-backup", "src/shipping/stores.py", "settings.STOCK_BACKUP_FILE", ST + "test_stock_backup"),
-        ("picking", "src/shipping/stores.py", "settings.PICKING_FILE", ST + "test_picking"),
-    ]
-]
-
-NAME_SILENT = [
-    Silent("longer-database-part", PS, "ARCHIVE_DSN =", "shipping_prod_archive is not shipping_prod: whole part only"),
-    Silent("name-as-host", PS, "REPORTS_DSN =", "the database part is reports; the host does not count"),
-    Silent("longer-dbname", PS, "REPLICA_DSN =", "dbname=carrier_lively is not carrier_live"),
-    Silent("longer-file-stem", PS, "STOCK_BACKUP_FILE =", "stem warehouse_backup is not warehouse"),
-    Silent("folder-not-stem", PS, "PICKING_FILE =", "a folder named warehouse is not the file stem"),
-    Silent("unreached-connection", PS, "LEGACY_DSN =", "no test reaches connect_legacy()"),
-    Silent("unreached-connect", "src/shipping/legacy.py", "psycopg.connect(settings.LEGACY_DSN)", "no test reaches it"),
-    Silent("label-not-a-target", PS, "ENVIRONMENT_LABEL =", "no connection uses it"),
-    Silent("guard-own-read", "tests/support.py", 'settings.ORDERS_DSN.rsplit("/", 1)', "the guard's own read"),
-    Silent("guard-names", "tests/support.py", "PRODUCTION = {", "a set of names, no connection"),
-    Silent("autouse-guard-import", "tests/test_orders.py", "from shipping import bootstrap",
-           "imported after the autouse guard fixture"),
-]
-
-
-@pytest.fixture(scope="module")
-def guard_findings(checked):
-    return checked(G)
-
-
-@pytest.fixture(scope="module")
-def name_findings(checked):
-    return checked(P)
-
-
-@pytest.mark.parametrize("exp", params(GUARD_EXPECTED))
-def test_guard_reported(guard_findings, exp):
-    assert_reported(G, guard_findings, exp)
-
-
-@pytest.mark.parametrize("near", params(GUARD_SILENT))
-def test_guard_silent(guard_findings, near):
-    assert_silent(G, guard_findings, near)
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(G, GUARD_EXPECTED, GUARD_SILENT)
 
 
 @pytest.mark.parametrize("test", [TG + "::test_scratch_database_only", TG + "::test_own_tmp_database",
                                   TG + "::test_in_memory_database",
                                   TG + "::test_imports_the_module_holding_the_bootstrap_function"])
-def test_scratch_and_memory_tests_not_listed_by_the_app_db_connection(guard_findings, test):
-    listed = listed_at(G, guard_findings, "HT101", DB, "return sqlite3.connect(path or settings.DB_FILE)")
+def test_scratch_and_memory_tests_not_listed_by_the_app_db_connection(findings, test):
+    listed = listed_at(G, findings, "HT101", DB, "return sqlite3.connect(path or settings.DB_FILE)")
     assert listed and test not in listed, sorted(listed)
 
 
-def test_exempt_test_still_listed_by_HT101(guard_findings):
+def test_exempt_test_still_listed_by_HT101(findings):
     """Exemptions excuse a test from HT4xx only."""
-    listed = listed_at(G, guard_findings, "HT101", DB, "return sqlite3.connect(path or settings.DB_FILE)")
+    listed = listed_at(G, findings, "HT101", DB, "return sqlite3.connect(path or settings.DB_FILE)")
     assert "tests/test_exempt.py::test_scratch_copy" in listed, sorted(listed)
 
 
-def test_one_HT402_per_test(guard_findings):
+def test_one_HT402_per_test(findings):
     per_test = {}
-    for f in guard_findings:
+    for f in findings:
         if f.code == "HT402":
             for t in f.tests:
                 per_test[t] = per_test.get(t, 0) + 1
     assert per_test and all(n == 1 for n in per_test.values()), per_test
 
 
-def test_HT4xx_have_no_origin(guard_findings):
-    ht4 = [f for f in guard_findings if f.code.startswith("HT4")]
+def test_HT4xx_have_no_origin(findings):
+    ht4 = [f for f in findings if f.code.startswith("HT4")]
     assert ht4 and all(not f.origin for f in ht4), describe(ht4)
-
-
-def test_guard_nothing_else(guard_findings):
-    assert_nothing_else(G, guard_findings, GUARD_EXPECTED)
 
 
 def test_guard_inactive_without_configuration(tmp_path, monkeypatch):
@@ -203,17 +135,3 @@ def test_guard_inactive_without_configuration(tmp_path, monkeypatch):
     assert not report.errors
     codes = {f.code for f in report.findings}
     assert "HT101" in codes and not {c for c in codes if c.startswith("HT4")}, sorted(codes)
-
-
-@pytest.mark.parametrize("exp", params(NAME_EXPECTED))
-def test_name_reported(name_findings, exp):
-    assert_reported(P, name_findings, exp)
-
-
-@pytest.mark.parametrize("near", params(NAME_SILENT))
-def test_name_silent(name_findings, near):
-    assert_silent(P, name_findings, near)
-
-
-def test_name_nothing_else(name_findings):
-    assert_nothing_else(P, name_findings, NAME_EXPECTED)
