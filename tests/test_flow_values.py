@@ -37,6 +37,18 @@ EXPECTED = [Expect(form, "HT102", V, snippet, tests=[T + f"test_{stem}_server"] 
                    origin="module-constant")
             for form, snippet, stem in FORMS]
 
+# conditions over strings (docs/limits.md): a string built from parts decides no equality; whole
+# literals decide ==, in, startswith and endswith, and the branch not taken is not followed
+B = "src/flows/branches.py"
+EXPECTED += [
+    Expect("built-name-equality", "HT102", B, '"built-name.txt").write_text', tests=[T + "test_built_name"],
+           origin="module-constant"),
+    Expect("fstring-name-inequality", "HT102", B, '"fstring-name.txt").write_text',
+           tests=[T + "test_fstring_name"], origin="module-constant"),
+    Expect("endswith-not-taken", "HT102", B, 'with open(target, "w")', tests=[T + "test_unpack_tar"],
+           origin="module-constant"),
+]
+
 SILENT = [
     Silent("resolve-with_suffix-on-tmp", V, 'path.resolve().with_suffix(".bak")', "only reached with tmp_path"),
     Silent("default-argument-line", V, "def save_default(text, folder=settings.OUT_DIR)",
@@ -44,6 +56,9 @@ SILENT = [
     Silent("returned-path-line", V, 'return Path(folder) / "returned.txt"', "building a path is value flow"),
     Silent("partial-binding", V, "save = functools.partial(_write_into, folder)", "binding a partial is value flow"),
     Silent("settings-literal", "src/flows/settings.py", "OUT_DIR = Path(", "literal path constant: not HT201"),
+    Silent("in-tuple-decided", B, 'open(settings.OUT_DIR / "other.log"', "'daily' is in the tuple: not reached"),
+    Silent("startswith-known-prefix", B, 'open(settings.OUT_DIR / "insecure.log"',
+           "a URL built on 'https://' does not start with 'http://'"),
 ]
 
 

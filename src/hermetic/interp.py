@@ -512,7 +512,7 @@ class Interp:
             key = self.eval(t[2], frame)
             for a in base.refs():
                 if a == ("ext", "os.environ"):
-                    kname = _literal_str(key)
+                    kname = _literal_str(key, prefix=True)
                     if kname is not None:
                         # the test's own os.environ[K] = v controls its reads of K (S2)
                         self.ctx.env[kname] = val
@@ -728,17 +728,18 @@ class Interp:
             first = parts[0]
             if first[0] == "lit" and isinstance(first[1], str) and first[1] != "":
                 text = first[1]
-                return lit(text, frame.path, frame.line, frame.in_test)
+                whole = lit(text, frame.path, frame.line, frame.in_test)
+                return whole if len(parts) == 1 else _head(whole)
             return _head(vals[0])
         if k == "bin":
             left = self.eval(e[2], frame)
             right = self.eval(e[3], frame)
             op = e[1]
-            if op == "Modulo" and _literal_str(left) is not None:
-                tmpl = _literal_str(left)
+            if op == "Modulo" and _literal_str(left, prefix=True) is not None:
+                tmpl = _literal_str(left, prefix=True)
                 if tmpl.startswith("%"):
                     return _head(_first_item(right))
-                return left
+                return _head(left)
             if op in ("Add", "Divide", "Modulo"):
                 res = _head(_join_head([left, right]) if op == "Divide" else left)
                 if op == "Divide":
@@ -847,6 +848,18 @@ class Interp:
             if sa is not None and sb is not None and len(a.atoms) == 1 and len(b.atoms) == 1:
                 return (sa == sb) == (e[1][0] == "Equal")
             return None
+        if k == "cmp" and len(e[1]) == 1 and e[1][0] in ("In", "NotIn"):
+            a, b = (self.eval(x, frame) for x in e[2])
+            if any(r == ("ext", "os.environ") for r in b.refs()):
+                self.env_read(_literal_str(a, prefix=True), tuple(e[3]), frame, "os.environ")
+                return None
+            r = _str_contains(a, b)
+            return None if r is None else r == (e[1][0] == "In")
+        if (k == "call" and e[1][0] == "attr" and e[1][2] in ("startswith", "endswith") and len(e[2]) == 1
+                and not e[3] and e[1][1][0] in ("name", "attr", "lit") and e[2][0][0] in ("name", "attr", "lit", "seq")):
+            base = self.eval(e[1][1], frame)
+            if base.atoms and all(isinstance(x, Origin) for x in base.atoms):   # str data: no method of ours
+                return _str_affix(e[1][2], base, self.eval(e[2][0], frame))
         if k == "unary" and e[1] == "Not":
             r = self.eval_cond(e[2], frame)
             return None if r is None else (not r)
@@ -882,7 +895,7 @@ class Interp:
         vals = [self.eval(x, frame) for x in items]
         for i, op in enumerate(ops):
             if op in ("In", "NotIn") and any(a == ("ext", "os.environ") for a in vals[i + 1].refs()):
-                key = _literal_str(vals[i])
+                key = _literal_str(vals[i], prefix=True)
                 self.env_read(key, tuple(e[3]), frame, "os.environ")
         return EMPTY
 
@@ -892,7 +905,7 @@ class Interp:
         out = EMPTY
         for a in base.ordered():
             if a == ("ext", "os.environ") or a == ("ext", "os.environb"):
-                out = out | self.env_read(_literal_str(key), tuple(e[3]), frame, "os.environ")
+                out = out | self.env_read(_literal_str(key, prefix=True), tuple(e[3]), frame, "os.environ")
             elif isinstance(a, Origin):
                 out = out | of(a, is_path=base.is_path)
             elif a[0] == "seq":
@@ -1365,7 +1378,7 @@ class Interp:
             return _head(args[0]).with_path(False)
         if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
             if d == "os.path.expanduser" and args:
-                s = _literal_str(args[0])
+                s = _literal_str(args[0], prefix=True)
                 if s is not None and not s.startswith("~"):
                     return args[0]
                 if s is None:
@@ -1416,7 +1429,7 @@ class Interp:
                  "builtins.bool", "builtins.int", "builtins.float", "builtins.id", "builtins.hash"):
             return EMPTY
         if d == "os.environ.setdefault" or d == "os.putenv":
-            key = _literal_str(args[0]) if args else None
+            key = _literal_str(args[0], prefix=True) if args else None
             if key is not None:
                 self.direct_env.add(key)
             if key is not None and len(args) > 1:
@@ -1433,7 +1446,7 @@ class Interp:
                 self.ctx.env[k2] = v2
             return EMPTY
         if d in ("os.environ.pop", "os.unsetenv", "os.environ.__delitem__"):
-            key = _literal_str(args[0]) if args else None
+            key = _literal_str(args[0], prefix=True) if args else None
             if key is not None:
                 self.ctx.env[key] = DELETED
             return EMPTY
@@ -1725,7 +1738,7 @@ class Interp:
             return EMPTY
         if name in ("setitem", "delitem"):
             if args and any(a == ("ext", "os.environ") for a in args[0].refs()) and len(args) > 1:
-                key = _literal_str(args[1])
+                key = _literal_str(args[1], prefix=True)
                 if key is not None:
                     self.ctx.env[key] = (args[2] if len(args) > 2 else UNKNOWN_V) if name == "setitem" else DELETED
             return EMPTY
@@ -1748,18 +1761,18 @@ class Interp:
             write = spec.write
             if spec.mode:
                 m = _pick(spec.mode, args, kwargs)
-                ms = _literal_str(m) if m is not None else None
+                ms = _literal_str(m, prefix=True) if m is not None else None
                 write = bool(ms and any(c in ms for c in "wax+"))
             return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True)
         if name in _PATH_VALUE_METHODS:
             return _head(base).with_path(True)
         if name == "expanduser":
             return base.with_path(True)
-        if name in ("format", "format_map") and _literal_str(base) is not None:
-            tmpl = _literal_str(base)
+        if name in ("format", "format_map") and _literal_str(base, prefix=True) is not None:
+            tmpl = _literal_str(base, prefix=True)
             if tmpl.startswith("{") and args:
                 return _head(args[0])
-            return base
+            return _head(base)
         if name in ("upper", "lower", "strip") and _literal_str(base) is not None:
             text = _literal_str(base)
             return lit(getattr(text, name)(), frame.path, frame.line, frame.in_test)
@@ -1790,7 +1803,7 @@ class Interp:
                 return self.expandvars(args[0] if args else None, pos, frame)
             key = _pick(spec.target, args, kwargs)
             default = args[1] if len(args) > 1 else kwargs.get("default")
-            return self.env_read(_literal_str(key) if key is not None else None, pos, frame, d, default)
+            return self.env_read(_literal_str(key, prefix=True) if key is not None else None, pos, frame, d, default)
         target = _pick(spec.target, args, kwargs)
         if target is None and spec.only_with_target:
             if spec.methods:
@@ -1799,7 +1812,7 @@ class Interp:
         write = spec.write
         if spec.mode:
             m = _pick(spec.mode, args, kwargs)
-            ms = _literal_str(m) if m is not None else None
+            ms = _literal_str(m, prefix=True) if m is not None else None
             write = bool(ms and any(c in ms for c in "wax+"))
         if spec.methods and target is None:
             return of(("client", d, spec))
@@ -2066,7 +2079,7 @@ class Interp:
 
         if arg is None:
             return EMPTY
-        text = _literal_str(arg)
+        text = _literal_str(arg, prefix=True)
         if text is None:
             if any(o.kind == "unknown" for o in arg.origins()) or not any(True for _ in arg.origins()):
                 self.env_read(None, pos, frame, "os.path.expandvars")
@@ -2219,12 +2232,31 @@ def _origin_text(o: Optional[Origin]) -> str:
     return o.expr
 
 
+_PARTIAL: Dict[Origin, Origin] = {}
+
+
+def _partial(o: Origin) -> Origin:
+    """``o`` as the first part of a built string (one object per origin)."""
+    if o.partial or o.kind not in ("literal", "module-constant"):
+        return o
+    p = _PARTIAL.get(o)
+    if p is None:
+        if len(_PARTIAL) > 20_000:
+            _PARTIAL.clear()
+        p = _PARTIAL[o] = dataclasses.replace(o, partial=True)
+    return p
+
+
 def _head(v: V) -> V:
-    """The origins a derived value keeps: data origins (and the path flag) of its head."""
+    """The origins a derived value keeps: data origins (and the path flag) of its head.
+
+    A literal or constant among them becomes ``partial``: the derived value is built from it
+    (``"report" + kind``, ``f"/srv/{name}"``, ``str.replace``), so its text is a prefix at best.
+    """
     out = []
     for a in v.ordered():
         if isinstance(a, Origin):
-            out.append(a)
+            out.append(_partial(a))
         elif a[0] == "seq":
             for x in a[2][:1]:
                 out.extend(x.atoms)
@@ -2274,16 +2306,29 @@ def _has_path_origin(v: V) -> bool:
     return any(o.kind in ("test-value", "project-file", "home", "cwd") for o in v.origins())
 
 
-def _literal_str(v: Optional[V]) -> Optional[str]:
+def _literal_str(v: Optional[V], prefix: bool = False) -> Optional[str]:
+    """The string ``v`` is when it is one string literal (or a constant bound to one); else None.
+
+    A string built from a literal and other parts (``Origin.partial``) is its leading part only:
+    accepted where a prefix decides (``prefix=True``: an environment variable's name in a
+    message, a file mode, ``~`` or ``$`` in front), never for an equality, a key or a name.
+    """
     if v is None:
         return None
-    vals = {o.value for o in v.origins() if o.kind == "literal" and o.expr[:1] in ("'", '"')}
+    vals = set()
+    for o in v.origins():
+        if o.kind == "literal" and o.expr[:1] in ("'", '"'):
+            if o.partial and not prefix:
+                return None
+            vals.add(o.value)
     if len(vals) == 1 and len(v.atoms) == 1:
         return vals.pop()
     if len(vals) == 1 and all(isinstance(a, Origin) and a.kind == "literal" for a in v.atoms):
         return vals.pop()
     for o in v.origins():
         if o.kind == "module-constant" and len(v.atoms) == 1 and len(o.inner) == 1 and o.inner[0].kind == "literal":
+            if (o.partial or o.inner[0].partial) and not prefix:
+                return None
             return o.inner[0].value if o.inner[0].expr[:1] in ("'", '"') else None
     return None
 
@@ -2302,9 +2347,94 @@ def _literal_strs(v: Optional[V]) -> List[str]:
     return sorted(set(out))
 
 
+def _str_texts(v: V) -> Optional[List[Tuple[str, bool]]]:
+    """(text, partial) for every alternative of ``v`` when each is a string literal or a constant
+    bound to one (``partial``: the text is a built string's leading part); else None."""
+    if not v.atoms:
+        return None
+    out = []
+    for a in v.ordered():
+        if not isinstance(a, Origin):
+            return None
+        o, partial = a, a.partial
+        if a.kind == "module-constant" and len(a.inner) == 1:
+            o, partial = a.inner[0], partial or a.inner[0].partial
+        if o.kind != "literal" or o.expr[:1] not in ("'", '"') or o.value is None:
+            return None
+        out.append((o.value, partial))
+    return out
+
+
+def _str_options(v: V) -> Optional[List[Tuple[str, bool]]]:
+    """The strings a predicate's argument offers: one string, or the items of a tuple/list of them."""
+    seqs = [a for a in v.atoms if isinstance(a, tuple) and a[0] == "seq"]
+    if not seqs:
+        return _str_texts(v)
+    if len(v.atoms) != 1:
+        return None
+    out = []
+    for item in seqs[0][2]:
+        t = _str_texts(item)
+        if t is None:
+            return None
+        out.extend(t)
+    return out
+
+
+def _decided(results: List[Optional[bool]]) -> Optional[bool]:
+    return results[0] if results and all(r is not None and r == results[0] for r in results) else None
+
+
+def _str_affix(method: str, base: V, arg: V) -> Optional[bool]:
+    """``base.startswith(arg)`` / ``base.endswith(arg)`` when literals decide it for every
+    alternative; a built string's known prefix decides ``startswith`` only."""
+    texts, options = _str_texts(base), _str_options(arg)
+    if texts is None or options is None or any(p for _t, p in options):
+        return None
+    results: List[Optional[bool]] = []
+    for text, partial in texts:
+        if not partial:
+            hit = text.startswith(tuple(t for t, _p in options)) if method == "startswith" else \
+                text.endswith(tuple(t for t, _p in options))
+            results.append(hit)
+        elif method == "startswith":
+            if any(text.startswith(t) for t, _p in options):
+                results.append(True)
+            elif all(len(text) >= len(t) for t, _p in options):
+                results.append(False)   # the known prefix already differs from every option
+            else:
+                results.append(None)
+        else:
+            results.append(None)
+    return _decided(results)
+
+
+def _str_contains(item: V, container: V) -> Optional[bool]:
+    """``item in container`` when literals decide it: a string among a tuple/list of strings,
+    or a substring of a string; None otherwise."""
+    options = _str_texts(item)
+    if options is None or any(p for _t, p in options):
+        return None
+    seqs = [a for a in container.atoms if isinstance(a, tuple) and a[0] == "seq"]
+    if seqs:
+        pool = _str_options(container)
+        if pool is None or any(p for _t, p in pool):
+            return None
+        names = {t for t, _p in pool}
+        return _decided([t in names for t, _p in options])
+    texts = _str_texts(container)
+    if texts is None:
+        return None
+    results: List[Optional[bool]] = []
+    for text, partial in texts:
+        for t, _p in options:
+            results.append(True if t in text else (None if partial else False))
+    return _decided(results)
+
+
 def _literal_int(v: V) -> Optional[int]:
     for o in v.origins():
-        if o.kind == "literal" and o.expr.lstrip("-").isdigit():
+        if o.kind == "literal" and not o.partial and o.expr.lstrip("-").isdigit():
             return int(o.expr)
     return None
 
@@ -2331,12 +2461,18 @@ def truthiness(v: V) -> Optional[bool]:
     for a in v.ordered():
         if isinstance(a, Origin):
             if a.kind == "literal":
-                states.add(a.expr not in ("None", "''", '""', "0", "False", "0.0"))
+                t = _literal_truth(a, a.partial)
+                if t is None:
+                    return None
+                states.add(t)
             elif a.kind in ("test-value", "project-file", "home", "cwd"):
                 states.add(True)
             elif a.kind == "module-constant" and a.inner and all(i.kind == "literal" for i in a.inner):
                 for i in a.inner:
-                    states.add(i.expr not in ("None", "''", '""', "0", "False", "0.0"))
+                    t = _literal_truth(i, a.partial or i.partial)
+                    if t is None:
+                        return None
+                    states.add(t)
             else:
                 return None
         elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "handle", "modobj"):
@@ -2350,6 +2486,13 @@ def truthiness(v: V) -> Optional[bool]:
     return None
 
 
+def _literal_truth(o: Origin, partial: bool) -> Optional[bool]:
+    """Truth of a literal; of a string built from it, True when its known prefix is not empty."""
+    if partial:
+        return True if o.expr[:1] in ("'", '"') and o.value else None
+    return o.expr not in ("None", "''", '""', "0", "False", "0.0")
+
+
 def is_none(v: V) -> Optional[bool]:
     if not v.atoms:
         return None
@@ -2357,10 +2500,10 @@ def is_none(v: V) -> Optional[bool]:
     for a in v.ordered():
         if isinstance(a, Origin):
             if a.kind == "literal":
-                states.add(a.expr == "None")
+                states.add(a.expr == "None" and not a.partial)   # a built value is not None
             elif a.kind == "module-constant" and a.inner and all(i.kind == "literal" for i in a.inner):
                 for i in a.inner:
-                    states.add(i.expr == "None")
+                    states.add(i.expr == "None" and not (a.partial or i.partial))
             elif a.kind in ("test-value", "project-file", "home", "cwd", "default-argument"):
                 states.add(False)
             else:

@@ -29,6 +29,8 @@ class Origin:
     expr: short source text of the binding (a constant's name, a variable, a literal).
     value: a literal's text (for literals; the leading part of an f-string or join).
     in_test: the literal was written in test code (contract rows T1/V1).
+    partial: the value is a string built from this origin and other parts (``"report" + kind``,
+    ``f"/srv/{name}"``): ``value`` is its leading part only.
     inner: for ``module-constant`` / ``default-argument``, the origins the binding was
     computed from.
     """
@@ -43,6 +45,8 @@ class Origin:
     module: Optional[str] = None   # module-constant: the module that binds it
     room: Optional[int] = None     # project-file: `.parent` steps left before the path leaves the
     #                                project root (negative: it has left); None: not known
+    partial: bool = False          # literal / module-constant: a string built from it and other parts,
+    #                                so ``value`` is only its leading part (decides no equality)
 
 
 _ORIGIN_FIELDS = tuple(f.name for f in fields(Origin))
