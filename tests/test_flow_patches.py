@@ -27,6 +27,7 @@ CONTROLLED = [
     (R, PUSH, "HT105", TP + "test_push_setattr_object", "setattr-object"),
     (R, PUSH, "HT105", TP + "test_push_setattr_dotted", "setattr-dotted-string"),
     (R, PUSH, "HT105", TP + "test_push_patch_decorator", "patch-decorator"),
+    (R, PUSH, "HT105", TP + "test_push_patch_built_target", "patch-decorator-target-built-with-plus"),
     (R, PUSH, "HT105", TP + "test_push_patch_context_manager", "patch-object-context-manager"),
     (R, PUSH, "HT105", TP + "test_push_mocker", "mocker-patch"),
     (R, PUSH, "HT105", TP + "test_push_patch_plain_context_manager", "patch-context-manager"),

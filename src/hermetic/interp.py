@@ -19,10 +19,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .catalogue import Catalogue, SinkSpec
 from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin,
-                     SinkContext, V, classify, lit, of, union)
+                     SinkContext, V, _short, classify, lit, of, union)
 
 DELETED = ("deleted",)
 MAX_DEPTH = 40
+NO_CUT = 1 << 30   # Interp.cut_at when nothing was cut
 TEST_HEAP_BASE = 1_000_000_000
 STEP_BUDGET = 50_000      # interpretation steps per test (per function in the sweep: SWEEP_BUDGET)
 MEMO_LIMIT = 20_000        # memo entries kept before a reset: same reports on celery and SQLAlchemy as 100k, 45%/25% less memory
@@ -740,6 +741,10 @@ class Interp:
                 if tmpl.startswith("%"):
                     return _head(_first_item(right))
                 return _head(left)
+            if op == "Add":
+                whole = _literal_str(left), _literal_str(right)
+                if whole[0] is not None and whole[1] is not None:   # MODULE + ".name": a whole string
+                    return _with_text(left, whole[0] + whole[1])
             if op in ("Add", "Divide", "Modulo"):
                 res = _head(_join_head([left, right]) if op == "Divide" else left)
                 if op == "Divide":
@@ -2230,6 +2235,22 @@ def _origin_text(o: Optional[Origin]) -> str:
     if o.kind == "literal":
         return repr(o.value) if o.value is not None else o.expr
     return o.expr
+
+
+def _with_text(v: V, text: str) -> V:
+    """``v`` (one whole string) extended to the whole string ``text``: its origins keep where
+    the first part was bound (a literal's line, a constant's name) and carry the new text."""
+    expr = _short(repr(text))
+    out = []
+    for a in v.ordered():
+        if isinstance(a, Origin) and a.kind == "literal":
+            out.append(dataclasses.replace(a, value=text, expr=expr))
+        elif isinstance(a, Origin) and a.kind == "module-constant" and len(a.inner) == 1:
+            inner = dataclasses.replace(a.inner[0], value=text, expr=expr)
+            out.append(dataclasses.replace(a, value=text, inner=(inner,)))
+        else:
+            return _head(v)
+    return V(frozenset(out), v.is_path)
 
 
 _PARTIAL: Dict[Origin, Origin] = {}
