@@ -40,6 +40,7 @@ EXPECTED = [
     Expect("setUp-without-teardown", "HT303", TL, 'settings.QUEUES.append("priority")'),
     # a project function that sets a global and does not put it back
     Expect("project-function-sets-flag", "HT303", TL, "dispatch.mark_busy()"),
+    Expect("new-module-attribute", "HT303", TL, "settings.DEBUG_HOOK = print"),
 ]
 OPTIONAL = [
     # the writes that put a new literal back (not the import-time value) leave a state of their own
@@ -92,6 +93,9 @@ SILENT = [
            "anchored at the test's call, not inside the project function"),
     Silent("project-hook-body", "src/jobs/registry.py", "HOOKS.append(hook)", "anchored at the fixture's call"),
     Silent("save-before-other-variable", TL, "saved = settings.RETRIES", "a read"),
+    Silent("new-attribute-deleted-after-yield", CF, "settings.TRACE_HOOK = print", "del after yield removes it"),
+    Silent("del-after-yield", CF, "del settings.TRACE_HOOK", "the restore itself"),
+    Silent("local-shadows-module", TR, "settings.RETRIES = 3", "a local named like the module, not the module"),
     Silent("restore-of-other-variable", TL, "settings.RETRIES = saved", "puts back a value it never changed"),
 ]
 

@@ -47,7 +47,7 @@ class Scan:
 def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
                   effects: Dict[str, Set[tuple]]) -> List[Mutation]:
     """The unrestored mutations of one function of test code."""
-    frame = _frame(ip, mod)
+    frame = _function_frame(ip, f, mod)
     sc = Scan()
     saved: Set[str] = set()
     for dexpr, _line in f["decorators"]:
@@ -97,7 +97,7 @@ def teardown_restores(ip: I.Interp, funcs: List[Tuple[dict, str]]) -> Set[tuple]
     """Keys put back by tearDown-like methods (everything they mutate counts as restore)."""
     out: Set[tuple] = set()
     for f, mod in funcs:
-        frame = _frame(ip, mod)
+        frame = _function_frame(ip, f, mod)
         sc = Scan()
         _walk(ip, f["body"], frame, sc, set(), in_restore=True, is_fixture=False, effects={}, after_yield=[False])
         out |= sc.restores
@@ -159,13 +159,29 @@ def _is_container(v: V) -> bool:
 
 
 def _locals(f: dict) -> Set[str]:
+    """Names a function binds (its parameters and assigned names), less those it declares global."""
     names = {p[0] for p in f["params"]}
+    declared: Set[str] = set()
     for st in _flat(f["body"]):
         if st[0] == "assign":
-            for t in st[1]:
+            todo = list(st[1])
+            while todo:
+                t = todo.pop()
                 if t[0] == "name":
                     names.add(t[1])
-    return names
+                elif t[0] == "tuple":
+                    todo.extend(t[1])
+        elif st[0] == "global":
+            declared |= set(st[1])
+    return names - declared
+
+
+def _function_frame(ip: I.Interp, f: dict, mod: str) -> I.Frame:
+    """A scan frame where the function's own variables shadow module names (``consumer =
+    Consumer()`` in a test is not the imported ``consumer`` module)."""
+    fr = _frame(ip, mod)
+    fr.locals = {name: I.EMPTY for name in _locals(f)}
+    return fr
 
 
 def _flat(stmts):
@@ -224,13 +240,15 @@ def _ext(v: V) -> Set[str]:
 
 
 def _project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> Optional[Tuple[str, str]]:
-    """``mod.NAME`` of a project module -> (module, NAME); with ``container``, only when the
+    """``mod.NAME`` of a project module -> (module, NAME), also for a NAME the module does not
+    bind (a test adding an attribute changes the module too); with ``container``, only when the
     global holds a list, dict or set."""
     if e[0] == "attr":
         base = _resolve(ip, e[1], frame)
         for a in base.refs():
-            if a[0] == "mod" and not ip.p.in_test.get(a[1], False) and e[2] in ip.globals.get(a[1], {}):
-                if container and not _is_container(ip.globals[a[1]][e[2]]):
+            if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
+                g = ip.globals.get(a[1], {})
+                if container and not (e[2] in g and _is_container(g[e[2]])):
                     return None
                 return a[1], e[2]
     return None
@@ -371,6 +389,14 @@ def _delete(ip, t, st, frame, sc, restoring) -> None:
             g = _project_global(ip, t[1], frame, container=True)
             if g is not None:
                 _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}[...]", True), restoring)
+    elif t[0] == "attr":
+        g = _project_global(ip, t, frame)
+        if g is None:
+            return
+        if g[1] in ip.globals.get(g[0], {}):   # a name the module binds: deleting it changes the module
+            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}", True), restoring)
+        elif restoring:   # undoes the test's own mod.NAME = ... (after yield, in a finalizer)
+            sc.restores.add(("glob",) + g)
 
 
 def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None:
@@ -511,7 +537,7 @@ def _reset_names(ip: I.Interp, mod: str) -> str:
 
 def restores_of(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
     """What a function puts back (in ``finally`` blocks and after a fixture's ``yield``)."""
-    frame = _frame(ip, mod)
+    frame = _function_frame(ip, f, mod)
     sc = Scan()
     _walk(ip, f["body"], frame, sc, set(), in_restore=False, is_fixture=True, effects={}, after_yield=[False])
     return sc.restores

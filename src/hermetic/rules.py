@@ -138,8 +138,9 @@ os.environ["BRIDGE_MODE"] = "solo"   # HT302
 """,
        "monkeypatch.setenv / delenv or mock.patch.dict(os.environ, ...), which restore."),
     _r("HT303", "module-state-mutation", "error",
-       "A module-level global or container of a project module is changed in a test or fixture (directly or "
-       "through a project function the test calls) and not restored.",
+       "A module-level global or container of a project module is changed (or a new attribute is added to the "
+       "module) in a test or fixture, directly or through a project function the test calls, and not restored "
+       "(a del after yield removes an added attribute).",
        "Every later test sees the changed registry or setting.",
        """
 runners.RUNNERS["upper"] = UpperRunner()   # HT303
