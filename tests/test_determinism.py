@@ -37,3 +37,40 @@ def test_where_the_step_budget_cuts_does_not_depend_on_the_process(tmp_path, mon
         outputs.add(done.stdout)
     assert len(outputs) == 1
     assert len(json.loads(outputs.pop())["findings"]) == 2   # the third writer is past the budget
+
+
+def _check_json(project, script="from hermetic.cli import main; main()"):
+    done = subprocess.run([sys.executable, "-c", script, "check", "--no-cache", "--format", "json"],
+                          cwd=project, capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)["findings"]
+
+
+def _tests_at(findings, code, snippet, project):
+    lines = (project / "src/app/jobs.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if snippet in text)
+    return sorted(t for f in findings if f["code"] == code and f["line"] == line for t in f["tests"])
+
+
+def test_a_reused_call_gives_what_a_first_run_would(tmp_path):
+    # fixtures/determinism-memo: each pair of tests reaches one call in two contexts; the second
+    # test reuses the first's result (the memo). Before the memo took these inputs into account,
+    # the scratch writer reused the server writer's closure (listed), and the second test's own
+    # os.environ write did not control its earlier read (listed: HT103).
+    project = copy_fixture("determinism-memo", tmp_path)
+    findings = _check_json(project)
+    t = "tests/test_jobs.py::"
+    assert _tests_at(findings, "HT102", 'open(os.path.join(folder, "out.txt")', project) == [t + "test_server_writer"]
+    assert _tests_at(findings, "HT103", 'os.environ.get("APP_REGION")', project) == []
+    # test_configure's write to a module global stays in pytest's process, but the analysis of
+    # the next test starts from the state import left: test_write_default alone writes to /srv
+    assert _tests_at(findings, "HT102", 'open(os.path.join(default_folder()', project) == [t + "test_write_default"]
+
+
+def test_a_call_cut_by_its_callers_is_not_reused(tmp_path):
+    # with 3 frames allowed, test_deep reaches record() at the third frame and its write_log() call
+    # is cut; test_record then calls record() from the test. A result cut because of the frames
+    # around it was reused there, and test_record's write was missed.
+    project = copy_fixture("determinism-memo", tmp_path)
+    findings = _check_json(project, "import hermetic.interp as I; I.MAX_DEPTH = 3\nfrom hermetic.cli import main; main()")
+    assert _tests_at(findings, "HT102", 'open("/srv/app/jobs.log"', project) == ["tests/test_jobs.py::test_record"]

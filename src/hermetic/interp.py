@@ -189,6 +189,7 @@ class Interp:
         self.events: List[SinkEvent] = []
         self.heap: Dict[int, Dict[str, Any]] = {}
         self.next_id = 1
+        self.import_next_id = 1   # instances made at import are numbered apart from a test's
         self.wlog: List[tuple] = []   # every write to the heap, class or module state (memo replay)
         self.memo: Dict[tuple, Tuple[V, List[SinkEvent], int]] = {}
         self.unresolved: Dict[Tuple[str, int, int], str] = {}
@@ -199,6 +200,10 @@ class Interp:
         self.import_time = True
         self.steps = 0
         self.budget_hit = False
+        # where a call was cut (depth, recursion, budget): the lowest stack index the cut depends on.
+        # A call whose own run cut below its frame depends on its callers, so it is not memoized.
+        self.cut_at = NO_CUT
+        self.stack_base = 0   # index of the frame that the running import (or test) started from
         self.class_attrs: Dict[str, Dict[str, V]] = {}
         self.import_events: List[SinkEvent] = []
         self._mro_cache: Dict[str, List[str]] = {}
@@ -211,11 +216,15 @@ class Interp:
         self.sweep = False
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.cm_ctx: List[Optional[Ctx]] = []
-        self.direct_env: set = set()   # variables the running test sets itself (os.environ[K] = v)
+        self.direct_env: List[str] = []   # variables test code sets itself (os.environ[K] = v), S2
         self.call_sites: set = set()   # every call site evaluated for a test (the unresolved ratio's base)
         self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)
-        self.gver = 0   # bumped by every write to module or class state outside import
+        # the version of module and class state (and of instances made at import): a chain over the
+        # writes since import, so equal write sequences give equal versions (memo keys hold it)
+        self.gver = 0
+        self.gver_base = 0   # the version with no test-time write in place
+        self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
         self._ext_bases: Dict[str, List[str]] = {}
 
     # ------------------------------------------------------------------ modules
@@ -239,7 +248,10 @@ class Interp:
                            "__file__": of(Origin("project-file", expr="__file__", path=s["path"], line=0, room=room),
                                           is_path=False)}
         self.globals[name] = g
-        saved = (self.ctx, self.import_time, self.stack)
+        saved = (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.next_id)
+        in_test = self.next_id >= TEST_HEAP_BASE
+        if in_test:   # instances made at import live as long as the module: numbered apart from the test's
+            self.next_id = self.import_next_id
         env = dict(self.p.session_env)
         if self.import_time:
             env.update(self.ctx.env)  # a conftest that sets a variable, then imports
@@ -247,7 +259,11 @@ class Interp:
         self.import_time = True
         frame = Frame(module=name, path=s["path"], name="<module>", in_test=self.p.in_test.get(name, False),
                       is_module=True)
+        # the importer's frames stay for traces; depth, recursion and steps count from the module
+        # frame, so the module's state does not depend on which test imported it first
+        self.stack_base = len(self.stack)
         self.stack = list(self.stack) + [frame]
+        self.steps = 0
         try:
             self.exec_block(s["body"], frame)
         except RecursionError:
@@ -257,7 +273,11 @@ class Interp:
                 # conftest module level is session configuration (S2)
                 for k, v in self.ctx.env.items():
                     self.p.session_env.setdefault(k, v)
-            self.ctx, self.import_time, self.stack = saved
+            if in_test:
+                self.import_next_id = self.next_id
+            else:   # collection: one counter for everything made before the tests
+                saved = saved[:-1] + (self.next_id,)
+            self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.next_id = saved
         return g
 
     def module_attr(self, mod: str, name: str) -> V:
@@ -482,13 +502,11 @@ class Interp:
 
     # ------------------------------------------------------------------ binding
     def _bind(self, frame: Frame, name: str, val: V) -> None:
-        if frame.is_module or name in frame.globals_decl:
-            g = self.globals.setdefault(frame.module, {})
-            g[name] = val
-            if not frame.is_module:
-                self.gver += 1
-            if name in frame.globals_decl and not frame.is_module:
-                return
+        if frame.is_module:
+            self.globals.setdefault(frame.module, {})[name] = val
+        elif name in frame.globals_decl:
+            self.write_state("gattr", frame.module, name, val)
+            return
         frame.locals[name] = val
 
     def assign(self, t, val: V, frame: Frame) -> None:
@@ -501,13 +519,9 @@ class Interp:
                 if a[0] == "inst":
                     self.set_attr(a[1], t[2], val)
                 elif a[0] == "cls":
-                    self.class_attrs.setdefault(a[1], {})[t[2]] = val
-                    self.wlog.append(("cattr", a[1], t[2], val))
-                    self.gver += 1
+                    self.write_state("cattr", a[1], t[2], val)
                 elif a[0] == "mod" and a[1] in self.globals:
-                    self.globals[a[1]][t[2]] = val
-                    self.wlog.append(("gattr", a[1], t[2], val))
-                    self.gver += 1
+                    self.write_state("gattr", a[1], t[2], val)
         elif k == "sub":
             base = self.eval(t[1], frame)
             key = self.eval(t[2], frame)
@@ -515,9 +529,11 @@ class Interp:
                 if a == ("ext", "os.environ"):
                     kname = _literal_str(key, prefix=True)
                     if kname is not None:
-                        # the test's own os.environ[K] = v controls its reads of K (S2)
+                        # the test's own os.environ[K] = v controls its reads of K (S2); project
+                        # code's write controls only the reads after it (through ctx.env)
                         self.ctx.env[kname] = val
-                        self.direct_env.add(kname)
+                        if frame.in_test:
+                            self.direct_env.append(kname)
         elif k == "tuple":
             seqs = [a[2] for a in val.refs() if a[0] == "seq"]
             for i, sub in enumerate(t[1]):
@@ -1198,34 +1214,50 @@ class Interp:
                 True for v in given for _ in v.origins())
             if not scratch:
                 self._mark("side")
-        if self.sweep and len(self.stack) > SWEEP_DEPTH:
-            return UNKNOWN_V
-        if len(self.stack) > MAX_DEPTH or self.steps > (SWEEP_BUDGET if self.sweep else STEP_BUDGET):
+        depth = len(self.stack) - self.stack_base
+        budget = SWEEP_BUDGET if self.sweep else STEP_BUDGET
+        if self.sweep and depth > SWEEP_DEPTH:
+            return UNKNOWN_V   # the sweep's memo key holds the depth: this cut is the same on reuse
+        if depth > MAX_DEPTH or self.steps > budget:
+            self.cut_at = self.stack_base
             self.budget_hit = True
             fr = self.stack[-1] if self.stack else frame
             if not self.sweep:
                 self.unresolved.setdefault((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
             return UNKNOWN_V
-        if sum(1 for fr in self.stack if fr.name == qn) >= 2:
+        same = [i for i in range(self.stack_base, len(self.stack)) if self.stack[i].name == qn]
+        if len(same) >= 2:
+            self.cut_at = min(self.cut_at, same[0])
             return UNKNOWN_V
         # a decorator that wraps and replaces the function is not followed (contextmanager is)
         loc = self.bind_params(qn, f, args, kwargs, self_atom)
         key = (qn, tuple(sorted((k, hash(v)) for k, v in loc.items())), self._heap_key(loc), self.ctx.key(),
                self.import_time, self.next_id, self.gver, self.missed_depth > 0)
+        closure = self.closures.get(qn)
+        if closure:   # a nested function reads its enclosing call's variables: they are inputs too
+            key += (tuple(sorted((k, hash(v)) for k, v in closure.items())), self._heap_key(closure))
+        if self.sweep:
+            key += (depth,)
         hit = self.memo.get(key) if self.use_memo else None
+        here = len(self.stack)   # this call's frame index
+        if hit is not None and self.steps + hit[2][9] > budget:
+            hit = None   # run it again: the budget stops it where a first run would stop
         prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if hit is not None:
-            ret, rel_events, (writes, next_id, ctx_after, escapes, misses, consumed, marks) = hit
+            ret, rel_events, (writes, next_id, ctx_after, escapes, misses, consumed, marks, direct_env, rel_cut,
+                              steps) = hit
+            self.steps += steps   # a reused call costs what it cost: the budget does not depend on order
+            if rel_cut != NO_CUT:
+                self.cut_at = min(self.cut_at, here + rel_cut)
             for key, rest in escapes:
                 self._add_escape(key, rest)
             for key, rest in misses:
                 self._add_miss(key, rest)
             self.consumed.extend(consumed)
+            self.direct_env.extend(direct_env)
             for kind, _anchor in marks:
                 self._mark(kind)
             self._replay(writes)
-            if any(w[0] in ("gattr", "cattr") for w in writes):
-                self.gver += 1
             self.next_id = next_id
             if ctx_after is not None:
                 self.ctx = ctx_after.copy()
@@ -1234,6 +1266,9 @@ class Interp:
             return ret
         wstart = len(self.wlog)
         estart, mstart, cstart, kstart = len(self.escape_keys), len(self.miss_keys), len(self.consumed), len(self.marks)
+        dstart = len(self.direct_env)
+        outer_cut, self.cut_at = self.cut_at, NO_CUT
+        steps_before = self.steps
         ctx_before = self.ctx.key()
         cls = f.get("class")
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
@@ -1245,11 +1280,12 @@ class Interp:
         try:
             self.exec_block(f["body"], fr)
         except RecursionError:
-            pass
+            self.cut_at = 0   # how deep Python's own stack was: depends on everything below
         finally:
             self.stack.pop()
             rel = self.events
             self.events = saved_events
+            inner_cut, self.cut_at = self.cut_at, min(outer_cut, self.cut_at)
         rel_events = [_strip_prefix(ev, len(prefix)) for ev in rel]
         ret = fr.returns
         if _is_generator(f):
@@ -1263,9 +1299,13 @@ class Interp:
         ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
         if len(self.memo) > MEMO_LIMIT:
             self.memo.clear()   # bounded memory on large projects: recompute rather than grow
-        self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after,
-                                            tuple(self.escape_keys[estart:]), tuple(self.miss_keys[mstart:]),
-                                            tuple(self.consumed[cstart:]), tuple(self.marks[kstart:])))
+        if inner_cut >= here:   # cut, if at all, by its own frames only: the same result anywhere
+            self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after,
+                                                tuple(self.escape_keys[estart:]), tuple(self.miss_keys[mstart:]),
+                                                tuple(self.consumed[cstart:]), tuple(self.marks[kstart:]),
+                                                tuple(self.direct_env[dstart:]),
+                                                inner_cut - here if inner_cut != NO_CUT else NO_CUT,
+                                                self.steps - steps_before))
         for ev in rel_events:
             self._emit(ev, prefix)
         return ret
@@ -1278,27 +1318,73 @@ class Interp:
         return iid
 
     def set_attr(self, iid: int, name: str, val: V) -> None:
-        self.heap.setdefault(iid, {"cls": None, "attrs": {}})["attrs"][name] = val
+        if iid < TEST_HEAP_BASE:   # an instance made at import: shared by every test
+            self.write_state("attr", iid, name, val)
+            return
+        h = self.heap.setdefault(iid, {"cls": None, "attrs": {}})
+        h["attrs"][name] = val
+        h.pop("key", None)
         self.wlog.append(("attr", iid, name, val))
+
+    def _state_store(self, kind: str, owner) -> Dict[str, V]:
+        if kind == "gattr":
+            return self.globals.setdefault(owner, {})
+        if kind == "cattr":
+            return self.class_attrs.setdefault(owner, {})
+        h = self.heap.setdefault(owner, {"cls": None, "attrs": {}})
+        h.pop("key", None)
+        return h["attrs"]
+
+    def write_state(self, kind: str, owner, name: str, val: V) -> None:
+        """A write to state every test shares: a module global ("gattr"), a class attribute
+        ("cattr") or an attribute of an instance made at import ("attr"). Outside import it is
+        logged for undo, so each test starts from the state import left (``undo_test_writes``)."""
+        store = self._state_store(kind, owner)
+        if self.import_time:
+            self.gver_base = hash((self.gver_base, kind, owner, name, hash(val)))
+        elif not self.undo:
+            self.gver_base = self.gver
+        if not self.import_time:
+            self.undo.append((kind, owner, name, name in store, store.get(name)))
+        store[name] = val
+        self.wlog.append((kind, owner, name, val))
+        self.gver = hash((self.gver, kind, owner, name, hash(val)))
+        if self.import_time and not self.undo:
+            self.gver = self.gver_base
+
+    def undo_test_writes(self) -> None:
+        """Put back what the last test (or sweep root) wrote to shared state."""
+        for kind, owner, name, had, old in reversed(self.undo):
+            store = self._state_store(kind, owner)
+            if had:
+                store[name] = old
+            else:
+                store.pop(name, None)
+        if self.undo:
+            self.gver = self.gver_base
+        self.undo = []
 
     def _replay(self, writes) -> None:
         for w in writes:
             if w[0] == "new":
                 self.heap[w[1]] = {"cls": w[2], "attrs": {}}
-            elif w[0] == "attr":
-                self.heap.setdefault(w[1], {"cls": None, "attrs": {}})["attrs"][w[2]] = w[3]
-            elif w[0] == "cattr":
-                self.class_attrs.setdefault(w[1], {})[w[2]] = w[3]
-            elif w[0] == "gattr":
-                self.globals.setdefault(w[1], {})[w[2]] = w[3]
-            self.wlog.append(w)
+                self.wlog.append(w)
+            elif w[0] == "attr" and w[1] >= TEST_HEAP_BASE:
+                h = self.heap.setdefault(w[1], {"cls": None, "attrs": {}})
+                h["attrs"][w[2]] = w[3]
+                h.pop("key", None)
+                self.wlog.append(w)
+            else:   # shared state: logged for undo, and the version moves as the first run's did
+                self.write_state(w[0], w[1], w[2], w[3])
 
     def _heap_key(self, loc: Dict[str, V]) -> tuple:
         """The state of every instance reachable from the arguments: a call is reused only
         on the same state (memo soundness)."""
         out = []
         seen = set()
-        todo = [a[1] for v in loc.values() for a in v.atoms if isinstance(a, tuple) and a[0] == "inst"]
+        todo: List[int] = []
+        for v in loc.values():
+            todo.extend(v.instances())
         while todo:
             iid = todo.pop()
             if iid in seen:
@@ -1307,11 +1393,12 @@ class Interp:
             h = self.heap.get(iid)
             if h is None:
                 continue
-            out.append((iid, h["cls"], tuple(sorted((k, hash(x)) for k, x in h["attrs"].items()))))
+            hk = h.get("key")
+            if hk is None:   # cached until the instance's next write
+                hk = h["key"] = (iid, h["cls"], tuple(sorted((k, hash(x)) for k, x in h["attrs"].items())))
+            out.append(hk)
             for x in h["attrs"].values():
-                for a in x.ordered():
-                    if isinstance(a, tuple) and a[0] == "inst":
-                        todo.append(a[1])
+                todo.extend(x.instances())
         return tuple(sorted(out))
 
     def instantiate(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame) -> V:
@@ -1338,12 +1425,11 @@ class Interp:
                     t = st[1][0] if st[0] == "assign" else st[1]
                     if t[0] == "name" and t[1] not in fields:
                         fields.append(t[1])
-        attrs = self.heap[atom[1]]["attrs"]
         for i, name in enumerate(fields):
             if i < len(args):
-                attrs[name] = args[i]
+                self.set_attr(atom[1], name, args[i])
             elif name in kwargs:
-                attrs[name] = kwargs[name]
+                self.set_attr(atom[1], name, kwargs[name])
 
     def is_testcase(self, qn: str) -> bool:
         return any(b.endswith("TestCase") for b in self.external_bases(qn))
@@ -1435,8 +1521,8 @@ class Interp:
             return EMPTY
         if d == "os.environ.setdefault" or d == "os.putenv":
             key = _literal_str(args[0], prefix=True) if args else None
-            if key is not None:
-                self.direct_env.add(key)
+            if key is not None and frame.in_test:
+                self.direct_env.append(key)
             if key is not None and len(args) > 1:
                 if d == "os.putenv" or key not in self.ctx.env:
                     self.ctx.env[key] = args[1]

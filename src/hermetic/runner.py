@@ -212,7 +212,7 @@ class Runner:
     def run(self, item: TestItem) -> TestRun:
         ip = self.ip
         _start_run(ip)
-        ip.direct_env = set()
+        ip.direct_env = []
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         chain = self.conftest_chain(self.files[item.module].rel)
@@ -370,6 +370,7 @@ class Runner:
                     e.verdict = I.CONTROLLED
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
+        ip.undo_test_writes()
         return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks))
 
     def _sweep_modules(self) -> Set[str]:
@@ -675,16 +676,20 @@ def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
 
 def _start_run(ip: I.Interp) -> None:
     """Clear what the previous test (or sweep root) left: its events (import-time ones move to
-    ``ip.import_events``), HT202/HT205 candidates, consumed reads, guard marks, step count and
+    ``ip.import_events``), its writes to module, class and import-time instance state, HT202/HT205 candidates, consumed reads, guard marks, step count and
     instances. Instances live for one run; numbering each run's from the same base lets calls on
     equal state be reused across runs (the memo key holds the next instance id). The write log
     restarts with them."""
     ip.import_events.extend(e for e in ip.events if e.import_time)
     ip.events = []
+    ip.undo_test_writes()   # each test starts from the state import left, whatever ran before it
     ip.escapes, ip.escape_keys, ip.misses, ip.miss_keys = [], [], [], []
     ip.consumed, ip.marks = [], []
     ip.steps = 0
+    ip.cut_at = I.NO_CUT
     for iid in [i for i in ip.heap if i >= I.TEST_HEAP_BASE]:
         del ip.heap[iid]
+    if ip.next_id < I.TEST_HEAP_BASE:   # collection's instances: imports during tests continue after them
+        ip.import_next_id = max(ip.import_next_id, ip.next_id)
     ip.next_id = I.TEST_HEAP_BASE
     ip.wlog = []

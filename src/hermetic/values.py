@@ -60,7 +60,7 @@ class V:
     uncached ``__hash__`` were a tenth of the analysis time).
     """
 
-    __slots__ = ("atoms", "is_path", "_hash", "_order", "_skey")
+    __slots__ = ("atoms", "is_path", "_hash", "_order", "_skey", "_insts")
 
     def __init__(self, atoms: FrozenSet = frozenset(), is_path: bool = False) -> None:
         self.atoms = atoms
@@ -68,6 +68,7 @@ class V:
         self._hash: Optional[int] = None
         self._order: Optional[tuple] = None
         self._skey: Optional[tuple] = None
+        self._insts: Optional[tuple] = None
 
     def __eq__(self, other) -> bool:
         return isinstance(other, V) and self.is_path == other.is_path and self.atoms == other.atoms
@@ -106,6 +107,24 @@ class V:
 
     def refs(self) -> Iterable[tuple]:
         return (a for a in self.ordered() if isinstance(a, tuple))
+
+    def instances(self) -> tuple:
+        """Ids of the instances this value holds, also inside its lists, tuples and dicts (cached)."""
+        out = self._insts
+        if out is None:
+            found = []
+            for a in self.atoms:
+                if type(a) is tuple:
+                    if a[0] == "inst":
+                        found.append(a[1])
+                    elif a[0] == "seq":
+                        for x in a[2]:
+                            found.extend(x.instances())
+                    elif a[0] == "dict":
+                        for _k, x in a[1]:
+                            found.extend(x.instances())
+            out = self._insts = tuple(found)
+        return out
 
     def with_path(self, flag: bool = True) -> "V":
         return V(self.atoms, flag)
