@@ -1,0 +1,59 @@
+"""The memo (interp.Interp.memo) reuses a call's result only where running the call again
+would give the same result: every fixture project is checked with each reuse recomputed and
+compared (events with their verdicts, and the returned value)."""
+import pytest
+
+import hermetic.interp as I
+from hermetic.values import V, stable_key
+
+from helpers import FIXTURES, copy_fixture
+
+
+class RecomputingMemo(dict):
+    """A memo that never answers: each call it would have answered runs again, and the new
+    entry is compared with the one it would have reused."""
+
+    def __init__(self):
+        super().__init__()
+        self.pending = {}
+        self.differing = []
+
+    def get(self, key, default=None):
+        if key in self:
+            self.pending[key] = self[key]
+        return default
+
+    def __setitem__(self, key, value):
+        old = self.pending.pop(key, None)
+        if old is not None and _outcome(old) != _outcome(value):
+            self.differing.append(key[0])
+        super().__setitem__(key, value)
+
+
+def _outcome(entry) -> tuple:
+    ret, events, _rest = entry
+    # a context manager's factory numbers its control state per run: the number is not the result
+    atoms = frozenset(a[:2] if isinstance(a, tuple) and a[0] == "ctxfactory" else a for a in ret.atoms)
+    return (sorted({(e.category, e.path, tuple(e.pos), str(e.verdict), e.target) for e in events}),
+            stable_key(V(atoms, ret.is_path)))
+
+
+PROJECTS = sorted(p.name for p in FIXTURES.iterdir() if (p / "pyproject.toml").is_file())
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+def test_a_reused_call_is_what_running_it_again_gives(name, tmp_path, monkeypatch):
+    from hermetic.check import run_check
+
+    memos = []
+    init = I.Interp.__init__
+
+    def recording_init(self, program):
+        init(self, program)
+        self.memo = RecomputingMemo()
+        memos.append(self.memo)
+
+    monkeypatch.setattr(I.Interp, "__init__", recording_init)
+    run_check(["."], copy_fixture(name, tmp_path), use_cache=False)
+    assert memos and sum(len(m) for m in memos) > 0
+    assert [k for m in memos for k in m.differing] == []
