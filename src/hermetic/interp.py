@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .catalogue import Catalogue, SinkSpec
 from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin,
@@ -147,6 +147,21 @@ class Ctx:
                 hash(self.cwd) if self.cwd is not None else None)
 
 
+class _Effects(NamedTuple):
+    """What a memoized call did besides returning and emitting events: replayed on reuse."""
+
+    writes: tuple          # heap, class and module writes (the write log's slice)
+    next_id: int           # the next instance id after it
+    ctx_after: Optional["Ctx"]   # the control state it left, when it changed it
+    escapes: tuple         # HT202 candidates, by patched key
+    misses: tuple          # HT205 candidates, by patched key
+    consumed: tuple        # import-time reads it used
+    marks: tuple           # HT4xx guard calls and side effects
+    direct_env: tuple      # variables test code set (contract S2)
+    rel_cut: int           # lowest frame a cut inside depended on, relative to the call's frame
+    steps: int             # steps its run took (a reuse costs them)
+
+
 class _Return(Exception):
     pass
 
@@ -191,7 +206,7 @@ class Interp:
         self.next_id = 1
         self.import_next_id = 1   # instances made at import are numbered apart from a test's
         self.wlog: List[tuple] = []   # every write to the heap, class or module state (memo replay)
-        self.memo: Dict[tuple, Tuple[V, List[SinkEvent], int]] = {}
+        self.memo: Dict[tuple, Tuple[V, List[SinkEvent], _Effects]] = {}
         self.unresolved: Dict[Tuple[str, int, int], str] = {}
         self.defaults: Dict[str, Dict[str, V]] = {}
         self.closures: Dict[str, Dict[str, V]] = {}
@@ -1240,27 +1255,26 @@ class Interp:
             key += (depth,)
         hit = self.memo.get(key) if self.use_memo else None
         here = len(self.stack)   # this call's frame index
-        if hit is not None and self.steps + hit[2][9] > budget:
+        if hit is not None and self.steps + hit[2].steps > budget:
             hit = None   # run it again: the budget stops it where a first run would stop
         prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if hit is not None:
-            ret, rel_events, (writes, next_id, ctx_after, escapes, misses, consumed, marks, direct_env, rel_cut,
-                              steps) = hit
-            self.steps += steps   # a reused call costs what it cost: the budget does not depend on order
-            if rel_cut != NO_CUT:
-                self.cut_at = min(self.cut_at, here + rel_cut)
-            for key, rest in escapes:
+            ret, rel_events, done = hit
+            self.steps += done.steps   # a reused call costs what it cost: the budget does not depend on order
+            if done.rel_cut != NO_CUT:
+                self.cut_at = min(self.cut_at, here + done.rel_cut)
+            for key, rest in done.escapes:
                 self._add_escape(key, rest)
-            for key, rest in misses:
+            for key, rest in done.misses:
                 self._add_miss(key, rest)
-            self.consumed.extend(consumed)
-            self.direct_env.extend(direct_env)
-            for kind, _anchor in marks:
+            self.consumed.extend(done.consumed)
+            self.direct_env.extend(done.direct_env)
+            for kind, _anchor in done.marks:
                 self._mark(kind)
-            self._replay(writes)
-            self.next_id = next_id
-            if ctx_after is not None:
-                self.ctx = ctx_after.copy()
+            self._replay(done.writes)
+            self.next_id = done.next_id
+            if done.ctx_after is not None:
+                self.ctx = done.ctx_after.copy()
             for ev in rel_events:
                 self._emit(ev, prefix)
             return ret
@@ -1300,12 +1314,11 @@ class Interp:
         if len(self.memo) > MEMO_LIMIT:
             self.memo.clear()   # bounded memory on large projects: recompute rather than grow
         if inner_cut >= here:   # cut, if at all, by its own frames only: the same result anywhere
-            self.memo[key] = (ret, rel_events, (tuple(self.wlog[wstart:]), self.next_id, ctx_after,
-                                                tuple(self.escape_keys[estart:]), tuple(self.miss_keys[mstart:]),
-                                                tuple(self.consumed[cstart:]), tuple(self.marks[kstart:]),
-                                                tuple(self.direct_env[dstart:]),
-                                                inner_cut - here if inner_cut != NO_CUT else NO_CUT,
-                                                self.steps - steps_before))
+            self.memo[key] = (ret, rel_events, _Effects(
+                tuple(self.wlog[wstart:]), self.next_id, ctx_after, tuple(self.escape_keys[estart:]),
+                tuple(self.miss_keys[mstart:]), tuple(self.consumed[cstart:]), tuple(self.marks[kstart:]),
+                tuple(self.direct_env[dstart:]), inner_cut - here if inner_cut != NO_CUT else NO_CUT,
+                self.steps - steps_before))
         for ev in rel_events:
             self._emit(ev, prefix)
         return ret
