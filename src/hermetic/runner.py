@@ -399,6 +399,7 @@ class Runner:
         """Every function once, with unknown arguments and nothing patched: the file
         operations each module constant flows into, whatever the tests redirect (HT201)."""
         ip = self.ip
+        ip.memo.clear()   # the sweep's keys hold the depth: no test's entry can be reused (memory)
         ip.ctx = I.Ctx()
         ip.import_time = False
         ip.sweep = True
@@ -423,6 +424,7 @@ class Runner:
             # only file operations matter here (HT201): the rest is dropped root by root
             events.extend(e for e in ip.events if not e.import_time and e.category == "file")
         _start_run(ip)   # the last root's state goes too
+        ip.memo.clear()
         ip.sweep = False
         return events
 
