@@ -886,8 +886,7 @@ class Interp:
             return None
         if k == "cmp" and len(e[1]) == 1 and e[1][0] in ("In", "NotIn"):
             a, b = (self.eval(x, frame) for x in e[2])
-            if any(r == ("ext", "os.environ") for r in b.refs()):
-                self.env_read(_literal_str(a, prefix=True), tuple(e[3]), frame, "os.environ")
+            if self._environ_membership(a, b, e[3], frame):
                 return None
             r = _str_contains(a, b)
             return None if r is None else r == (e[1][0] == "In")
@@ -930,10 +929,16 @@ class Interp:
         ops, items = e[1], e[2]
         vals = [self.eval(x, frame) for x in items]
         for i, op in enumerate(ops):
-            if op in ("In", "NotIn") and any(a == ("ext", "os.environ") for a in vals[i + 1].refs()):
-                key = _literal_str(vals[i], prefix=True)
-                self.env_read(key, tuple(e[3]), frame, "os.environ")
+            if op in ("In", "NotIn"):
+                self._environ_membership(vals[i], vals[i + 1], e[3], frame)
         return EMPTY
+
+    def _environ_membership(self, key: V, container: V, pos, frame: Frame) -> bool:
+        """``key in os.environ`` reads the variable: recorded; True when ``container`` is it."""
+        if not any(a == ("ext", "os.environ") for a in container.refs()):
+            return False
+        self.env_read(_literal_str(key, prefix=True), tuple(pos), frame, "os.environ")
+        return True
 
     def eval_sub(self, e, frame: Frame) -> V:
         base = self.eval(e[1], frame)
@@ -1353,17 +1358,13 @@ class Interp:
         ("cattr") or an attribute of an instance made at import ("attr"). Outside import it is
         logged for undo, so each test starts from the state import left (``undo_test_writes``)."""
         store = self._state_store(kind, owner)
-        if self.import_time:
+        if self.import_time:   # permanent: the version with no test write in place moves too
             self.gver_base = hash((self.gver_base, kind, owner, name, hash(val)))
-        elif not self.undo:
-            self.gver_base = self.gver
-        if not self.import_time:
+        else:
             self.undo.append((kind, owner, name, name in store, store.get(name)))
         store[name] = val
         self.wlog.append((kind, owner, name, val))
-        self.gver = hash((self.gver, kind, owner, name, hash(val)))
-        if self.import_time and not self.undo:
-            self.gver = self.gver_base
+        self.gver = hash((self.gver, kind, owner, name, hash(val)))   # == gver_base while nothing is undone
 
     def undo_test_writes(self) -> None:
         """Put back what the last test (or sweep root) wrote to shared state."""
@@ -2454,17 +2455,12 @@ def _literal_str(v: Optional[V], prefix: bool = False) -> Optional[str]:
 
 
 def _literal_strs(v: Optional[V]) -> List[str]:
-    """Every string a value can be, when all of its atoms are string literals (a loop over
+    """Every string a value can be, when all of its atoms are whole string literals (a loop over
     names); otherwise nothing."""
-    if v is None or not v.atoms:
+    texts = _str_texts(v) if v is not None else None
+    if texts is None or any(partial for _t, partial in texts):
         return []
-    out = []
-    for a in v.ordered():
-        s = _literal_str(V(frozenset([a])))
-        if s is None:
-            return []
-        out.append(s)
-    return sorted(set(out))
+    return sorted({t for t, _p in texts})
 
 
 def _str_texts(v: V) -> Optional[List[Tuple[str, bool]]]:

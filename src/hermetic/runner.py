@@ -212,7 +212,6 @@ class Runner:
     def run(self, item: TestItem) -> TestRun:
         ip = self.ip
         _start_run(ip)
-        ip.direct_env = []
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         chain = self.conftest_chain(self.files[item.module].rel)
@@ -678,15 +677,16 @@ def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
 
 def _start_run(ip: I.Interp) -> None:
     """Clear what the previous test (or sweep root) left: its events (import-time ones move to
-    ``ip.import_events``), its writes to module, class and import-time instance state, HT202/HT205 candidates, consumed reads, guard marks, step count and
-    instances. Instances live for one run; numbering each run's from the same base lets calls on
-    equal state be reused across runs (the memo key holds the next instance id). The write log
+    ``ip.import_events``), its writes to module, class and import-time instance state,
+    HT202/HT205 candidates, consumed reads, S2 writes, guard marks, step count and instances.
+    Instances live for one run; numbering each run's from the same base lets calls on equal
+    state be reused across runs (the memo key holds the next instance id). The write log
     restarts with them."""
     ip.import_events.extend(e for e in ip.events if e.import_time)
     ip.events = []
     ip.undo_test_writes()   # each test starts from the state import left, whatever ran before it
     ip.escapes, ip.escape_keys, ip.misses, ip.miss_keys = [], [], [], []
-    ip.consumed, ip.marks = [], []
+    ip.consumed, ip.marks, ip.direct_env = [], [], []
     ip.steps = 0
     ip.cut_at = I.NO_CUT
     for iid in [i for i in ip.heap if i >= I.TEST_HEAP_BASE]:
