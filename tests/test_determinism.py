@@ -60,8 +60,14 @@ def test_a_reused_call_gives_what_a_first_run_would(tmp_path):
     project = copy_fixture("determinism-memo", tmp_path)
     findings = _check_json(project)
     t = "tests/test_jobs.py::"
-    assert _tests_at(findings, "HT102", 'open(os.path.join(folder, "out.txt")', project) == [t + "test_server_writer"]
     assert _tests_at(findings, "HT103", 'os.environ.get("APP_REGION")', project) == []
+    # a reused call defines the nested function it returns again, with its own variables: before,
+    # write() kept the folder of its last definition (test_scratch_writer_between's tmp_path)
+    assert _tests_at(findings, "HT102", 'open(os.path.join(folder, "out.txt")', project) == [
+        t + "test_server_writer", t + "test_shared_server_writer", t + "test_shared_server_writer_again"]
+    # calls on an object another test made under another number are reused, renumbered
+    assert _tests_at(findings, "HT102", 'open(os.path.join(self.folder, "box.txt")', project) == [
+        t + "test_box_on_the_server", t + "test_second_box_on_the_server"]
     # test_configure's write to a module global stays in pytest's process, but the analysis of
     # the next test starts from the state import left: test_write_default alone writes to /srv
     assert _tests_at(findings, "HT102", 'open(os.path.join(default_folder()', project) == [t + "test_write_default"]

@@ -25,7 +25,8 @@ DELETED = ("deleted",)
 MAX_DEPTH = 40
 NO_CUT = 1 << 30   # Interp.cut_at when nothing was cut
 TEST_HEAP_BASE = 1_000_000_000
-STEP_BUDGET = 50_000      # interpretation steps per test (per function in the sweep: SWEEP_BUDGET)
+STEP_BUDGET = 50_000      # interpretation steps per call, its callees' included (in the sweep: SWEEP_BUDGET)
+STEP_CAP_FACTOR = 8       # a run (a test, a module's import, a sweep root) stops at this many budgets
 MEMO_LIMIT = 20_000        # memo entries kept before a reset: same reports on celery and SQLAlchemy as 100k, 45%/25% less memory
 SWEEP_BUDGET = 3_000
 SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep
@@ -95,6 +96,7 @@ class Frame:
     is_module: bool = False
     globals_decl: Tuple[str, ...] = ()
     yield_ctx: Optional["Ctx"] = None   # fixtures: the control state at the yield
+    step0: int = 0                      # the run's step count when the frame was entered (its budget)
 
 
 @dataclass
@@ -141,8 +143,9 @@ class Ctx:
     def key(self) -> tuple:
         # sites (where a substitute was installed) are not part of the key: replayed HT202/HT205
         # candidates are re-anchored at the current test's sites
-        return (tuple(sorted(((repr(k), hash(v)) for k, v in self.patches.items()))),
-                tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in self.env.items())),
+        p, e = self.patches, self.env
+        return (tuple(sorted(((repr(k), hash(v)) for k, v in p.items()))) if p else (),
+                tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
                 hash(self.cwd) if self.cwd is not None else None)
 
@@ -150,8 +153,7 @@ class Ctx:
 class _Effects(NamedTuple):
     """What a memoized call did besides returning and emitting events: replayed on reuse."""
 
-    writes: tuple          # heap, class and module writes (the write log's slice)
-    next_id: int           # the next instance id after it
+    writes: tuple          # heap, class and module writes, definitions (the write log's slice)
     ctx_after: Optional["Ctx"]   # the control state it left, when it changed it
     escapes: tuple         # HT202 candidates, by patched key
     misses: tuple          # HT205 candidates, by patched key
@@ -160,6 +162,115 @@ class _Effects(NamedTuple):
     direct_env: tuple      # variables test code set (contract S2)
     rel_cut: int           # lowest frame a cut inside depended on, relative to the call's frame
     steps: int             # steps its run took (a reuse costs them)
+    cms: tuple             # control states of the context managers it made (``Interp.cm_ctx``)
+    cm_start: int          # the index the first of them had
+    budget_hit: bool       # a call inside it was not followed for the budget
+
+
+class _MemoEntry:
+    """A call's stored result. Ids are those of its first run: ``ids`` the instances found in
+    its inputs (in ``_canon_inputs`` order), ``first_id`` .. ``first_id + fresh`` the ones it made."""
+
+    __slots__ = ("ret", "events", "n_prefix", "effects", "ids", "first_id", "fresh", "at_depth", "movable")
+
+    def __init__(self, ret: V, events: tuple, n_prefix: int, effects: _Effects, ids: tuple, first_id: int,
+                 fresh: int, at_depth: Optional[int]) -> None:
+        self.ret = ret
+        self.events = events          # as recorded: the first ``n_prefix`` steps of their traces are the caller's
+        self.n_prefix = n_prefix
+        self.effects = effects
+        self.ids = ids
+        self.first_id = first_id
+        self.fresh = fresh
+        self.at_depth = at_depth      # reusable at this depth only (a depth cut inside), or at any
+        self.movable: Optional[bool] = None   # holds only ids it can move (found when first moved)
+
+
+_import_reads: Dict[V, tuple] = {}   # value -> the import-time reads it carries (Interp._consume)
+_CM = -(1 << 62)   # key of a relocation map: how far context-manager state numbers move
+
+
+def _remap(x, m: Dict[int, int]):
+    """``x`` (a value, an atom or a tuple of them) with instance ids replaced by ``m``; context
+    manager numbers (``ctxfactory`` atoms) move by ``m[_CM]``. Unchanged parts are shared."""
+    t = type(x)
+    if t is V:
+        if not x.instances() and not x.cms():
+            return x
+        return V(frozenset(_remap(a, m) for a in x.atoms), x.is_path)
+    if t is tuple and x:
+        head = x[0]
+        if (head == "inst" or head == "testcase") and len(x) == 2 and type(x[1]) is int:
+            return (head, m.get(x[1], x[1]))
+        if head == "ctxfactory" and len(x) == 3:
+            return (head, _remap(x[1], m), x[2] + m.get(_CM, 0))
+        return tuple(_remap(i, m) for i in x)
+    return x
+
+
+def _remap_ctx(c: "Ctx", m: Dict[int, int]) -> "Ctx":
+    out = c.copy()
+    if not m:
+        return out
+    out.patches = {_remap(k, m): _remap(v, m) for k, v in c.patches.items()}
+    out.sites = {_remap(k, m): v for k, v in c.sites.items()}
+    out.env = {k: (v if v is DELETED else _remap(v, m)) for k, v in c.env.items()}
+    if c.cwd is not None:
+        out.cwd = _remap(c.cwd, m)
+    return out
+
+
+def _remap_locals(loc: Optional[Dict[str, V]], m: Dict[int, int]) -> Optional[Dict[str, V]]:
+    return None if loc is None else {k: _remap(v, m) for k, v in loc.items()}
+
+
+def _remap_write(w: tuple, m: Dict[int, int]) -> tuple:
+    """A write-log entry (see ``Interp.wlog``) under the relocation ``m``."""
+    kind = w[0]
+    if kind == "new":
+        return (kind, m.get(w[1], w[1]), w[2])
+    if kind == "attr":
+        return (kind, m.get(w[1], w[1]), w[2], _remap(w[3], m))
+    if kind in ("def", "lambda"):
+        return (kind, w[1], _remap_locals(w[2], m), _remap_locals(w[3], m))
+    return (kind, w[1], w[2], _remap(w[3], m))   # module and class attributes: owners are names
+
+
+def _ids_in(x, out: set) -> None:
+    """Every test instance id in ``x`` (values, atoms, tuples, contexts), into ``out``."""
+    t = type(x)
+    if t is V:
+        out.update(i for i in x.instances() if i >= TEST_HEAP_BASE)
+    elif t is tuple and x:
+        if (x[0] == "inst" or x[0] == "testcase") and len(x) == 2 and type(x[1]) is int:
+            if x[1] >= TEST_HEAP_BASE:
+                out.add(x[1])
+            return
+        for i in x:
+            _ids_in(i, out)
+    elif t is dict:
+        for k, v in x.items():
+            _ids_in(k, out)
+            _ids_in(v, out)
+    elif t is Ctx:
+        _ids_in(x.patches, out)
+        _ids_in(x.env, out)
+        _ids_in(x.cwd, out)
+
+
+def _relocatable(e: _MemoEntry) -> bool:
+    """Every test instance the entry holds is one of its inputs' or one it made."""
+    held: set = set()
+    d = e.effects
+    for x in (e.ret, d.ctx_after, d.escapes, d.misses, d.cms):
+        _ids_in(x, held)
+    for w in d.writes:
+        if w[0] in ("new", "attr") and w[1] >= TEST_HEAP_BASE:
+            held.add(w[1])
+        for x in w[2:]:
+            _ids_in(x, held)
+    known = set(e.ids)
+    return all(i in known or e.first_id <= i < e.first_id + e.fresh for i in held)
 
 
 class _Return(Exception):
@@ -240,6 +351,9 @@ class Interp:
         self.gver = 0
         self.gver_base = 0   # the version with no test-time write in place
         self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
+        self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
+        self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
+        self.depth_cut = False   # a call inside the running one was cut for depth
         self._ext_bases: Dict[str, List[str]] = {}
 
     # ------------------------------------------------------------------ modules
@@ -263,7 +377,8 @@ class Interp:
                            "__file__": of(Origin("project-file", expr="__file__", path=s["path"], line=0, room=room),
                                           is_path=False)}
         self.globals[name] = g
-        saved = (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.next_id)
+        saved = (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.depth_cut,
+                 self.next_id)
         in_test = self.next_id >= TEST_HEAP_BASE
         if in_test:   # instances made at import live as long as the module: numbered apart from the test's
             self.next_id = self.import_next_id
@@ -292,7 +407,8 @@ class Interp:
                 self.import_next_id = self.next_id
             else:   # collection: one counter for everything made before the tests
                 saved = saved[:-1] + (self.next_id,)
-            self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.next_id = saved
+            (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.depth_cut,
+             self.next_id) = saved
         return g
 
     def module_attr(self, mod: str, name: str) -> V:
@@ -606,6 +722,7 @@ class Interp:
         self.defaults[qn] = defaults
         if not frame.is_module:
             self.closures[qn] = frame.locals
+            self.wlog.append(("def", qn, defaults, frame.locals))   # a memo replay defines it again
         for dexpr, _line in f["decorators"]:
             if frame.is_module and not self.p.in_test.get(mod, False):
                 self.eval(dexpr, frame)
@@ -615,7 +732,7 @@ class Interp:
         if entry is None:
             return
         c, mod = entry
-        cframe = Frame(module=frame.module, path=frame.path, name=qn, in_test=frame.in_test, cls=qn)
+        cframe = Frame(module=frame.module, path=frame.path, name=qn, in_test=frame.in_test, cls=qn, step0=self.steps)
         cframe.locals = {}
         saved_stack = self.stack
         self.stack = self.stack + [cframe]
@@ -811,7 +928,9 @@ class Interp:
             # numbered in evaluation order, not by address: memo keys hash it, and a run's result
             # must not depend on where the allocator put the summary
             lid = self._lambda_ids.setdefault(id(e), len(self._lambda_ids))
-            self.lambdas[lid] = (e, frame.module, frame.path, dict(frame.locals), frame.in_test)
+            captured = dict(frame.locals)
+            self.lambdas[lid] = (e, frame.module, frame.path, captured, frame.in_test)
+            self.wlog.append(("lambda", lid, None, captured))
             if frame.in_test:
                 return of(DOUBLE)
             return of(("lambda", lid))
@@ -1236,76 +1355,72 @@ class Interp:
                 self._mark("side")
         depth = len(self.stack) - self.stack_base
         budget = SWEEP_BUDGET if self.sweep else STEP_BUDGET
-        if self.sweep and depth > SWEEP_DEPTH:
-            return UNKNOWN_V   # the sweep's memo key holds the depth: this cut is the same on reuse
-        if depth > MAX_DEPTH or self.steps > budget:
-            self.cut_at = self.stack_base
-            self.budget_hit = True
-            fr = self.stack[-1] if self.stack else frame
+        caller = self.stack[-1] if self.stack else frame
+        if depth > (SWEEP_DEPTH if self.sweep else MAX_DEPTH):
+            self.depth_cut = True   # the result depends on how deep the call is: memoized with its depth
             if not self.sweep:
+                self.budget_hit = True
+                fr = self.stack[-1] if self.stack else frame
                 self.unresolved.setdefault((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
             return UNKNOWN_V
-        same = [i for i in range(self.stack_base, len(self.stack)) if self.stack[i].name == qn]
-        if len(same) >= 2:
-            self.cut_at = min(self.cut_at, same[0])
+        if self.steps - caller.step0 > budget or self.steps > budget * STEP_CAP_FACTOR:
+            # the calling function has used its budget (its own statements and its callees'): a cut
+            # that depends on that call alone, so the call stays reusable; past the cap for the whole
+            # run everything on the stack depends on where the run is
+            if self.steps > budget * STEP_CAP_FACTOR:
+                self.cut_at = self.stack_base
+            self.budget_hit = True
+            if not self.sweep:
+                fr = self.stack[-1] if self.stack else frame
+                self.unresolved.setdefault((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
             return UNKNOWN_V
+        on_stack = self._on_stack.get(qn)
+        if on_stack is not None and len(on_stack) >= 2:
+            same = [i for i in on_stack if i >= self.stack_base]   # an import's frames count from its module
+            if len(same) >= 2:
+                self.cut_at = min(self.cut_at, same[0])
+                return UNKNOWN_V
         # a decorator that wraps and replaces the function is not followed (contextmanager is)
         loc = self.bind_params(qn, f, args, kwargs, self_atom)
-        key = (qn, tuple(sorted((k, hash(v)) for k, v in loc.items())), self._heap_key(loc), self.ctx.key(),
-               self.import_time, self.next_id, self.gver, self.missed_depth > 0)
         closure = self.closures.get(qn)
-        if closure:   # a nested function reads its enclosing call's variables: they are inputs too
-            key += (tuple(sorted((k, hash(v)) for k, v in closure.items())), self._heap_key(closure))
-        if self.sweep:
-            key += (depth,)
+        shape, ids = self._canon_inputs(loc, closure)
+        key = (qn, shape, self.ctx.key(), self.import_time, self.gver, self.missed_depth > 0, self.sweep)
         hit = self.memo.get(key) if self.use_memo else None
         here = len(self.stack)   # this call's frame index
-        if hit is not None and self.steps + hit[2].steps > budget:
-            hit = None   # run it again: the budget stops it where a first run would stop
-        prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
+        if hit is not None and hit.at_depth is not None and hit.at_depth != depth:
+            hit = None
         if hit is not None:
-            ret, rel_events, done = hit
-            self.steps += done.steps   # a reused call costs what it cost: the budget does not depend on order
-            if done.rel_cut != NO_CUT:
-                self.cut_at = min(self.cut_at, here + done.rel_cut)
-            for key, rest in done.escapes:
-                self._add_escape(key, rest)
-            for key, rest in done.misses:
-                self._add_miss(key, rest)
-            self.consumed.extend(done.consumed)
-            self.direct_env.extend(done.direct_env)
-            for kind, _anchor in done.marks:
-                self._mark(kind)
-            self._replay(done.writes)
-            self.next_id = done.next_id
-            if done.ctx_after is not None:
-                self.ctx = done.ctx_after.copy()
-            for ev in rel_events:
-                self._emit(ev, prefix)
-            return ret
+            m = self._relocation(hit, ids)
+            if m is not None:
+                return self._reuse(hit, m, here)
         wstart = len(self.wlog)
         estart, mstart, cstart, kstart = len(self.escape_keys), len(self.miss_keys), len(self.consumed), len(self.marks)
-        dstart = len(self.direct_env)
+        dstart, evstart, cmstart = len(self.direct_env), len(self.events), len(self.cm_ctx)
         outer_cut, self.cut_at = self.cut_at, NO_CUT
+        outer_depth_cut, self.depth_cut = self.depth_cut, False
+        outer_budget, self.budget_hit = self.budget_hit, False
         steps_before = self.steps
-        ctx_before = self.ctx.key()
+        first_id = self.next_id
+        ctx_before = key[2]
         cls = f.get("class")
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
-                   in_test=self.p.in_test.get(mod, False), cls=cls)
+                   in_test=self.p.in_test.get(mod, False), cls=cls, step0=self.steps)
         fr.locals = loc
-        saved_events = self.events
-        self.events = []
         self.stack.append(fr)
+        self._on_stack.setdefault(qn, []).append(here)
         try:
             self.exec_block(f["body"], fr)
         except RecursionError:
             self.cut_at = 0   # how deep Python's own stack was: depends on everything below
         finally:
             self.stack.pop()
-            rel = self.events
-            self.events = saved_events
+            idx = self._on_stack[qn]
+            idx.pop()
+            if not idx:
+                del self._on_stack[qn]
             inner_cut, self.cut_at = self.cut_at, min(outer_cut, self.cut_at)
-        rel_events = [_strip_prefix(ev, len(prefix)) for ev in rel]
+            inner_depth_cut, self.depth_cut = self.depth_cut, outer_depth_cut or self.depth_cut
+            inner_budget, self.budget_hit = self.budget_hit, outer_budget or self.budget_hit
         ret = fr.returns
         if _is_generator(f):
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
@@ -1315,18 +1430,135 @@ class Interp:
                 ret = of(("ctxfactory", fr.yields, cm_id))
         if f["is_async"] and not ret.atoms:
             ret = UNKNOWN_V
-        ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
         if len(self.memo) > MEMO_LIMIT:
             self.memo.clear()   # bounded memory on large projects: recompute rather than grow
         if inner_cut >= here:   # cut, if at all, by its own frames only: the same result anywhere
-            self.memo[key] = (ret, rel_events, _Effects(
-                tuple(self.wlog[wstart:]), self.next_id, ctx_after, tuple(self.escape_keys[estart:]),
+            ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
+            effects = _Effects(
+                tuple(self.wlog[wstart:]), ctx_after, tuple(self.escape_keys[estart:]),
                 tuple(self.miss_keys[mstart:]), tuple(self.consumed[cstart:]), tuple(self.marks[kstart:]),
                 tuple(self.direct_env[dstart:]), inner_cut - here if inner_cut != NO_CUT else NO_CUT,
-                self.steps - steps_before))
-        for ev in rel_events:
-            self._emit(ev, prefix)
+                self.steps - steps_before, tuple(self.cm_ctx[cmstart:]), cmstart, inner_budget)
+            fresh = self.next_id - first_id
+            self.memo[key] = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
+                                        depth if inner_depth_cut else None)
         return ret
+
+    # ------------------------------------------------------------------ the memo
+    def _canon_inputs(self, loc: Dict[str, V], closure: Optional[Dict[str, V]]) -> Tuple[tuple, tuple]:
+        """A call's inputs with the instances a test made renamed by the order they are found in:
+        ``(shape, ids)``, where ``shape`` is hashable and equal for calls on equal state (the
+        arguments, a nested function's enclosing variables, the variables the lambdas among them
+        captured, and every instance reachable from these, from the patches in force and from
+        what the test wrote into module state), and ``ids`` the instance ids in that order.
+        Instances made at import are shared by every test and keep their ids: the state
+        version (``gver``) covers their state."""
+        roots: List[V] = list(loc.values())
+        if closure:
+            roots.extend(closure[k] for k in sorted(closure))
+        if self.ctx.patches:
+            roots.extend(self.ctx.patches.values())
+        roots.extend(self.shared_roots)
+        lams: List[int] = []
+        for v in roots:
+            lams.extend(v.lambdas())
+        lam = ()
+        if lams:
+            lams = sorted(set(lams))
+            lam_vals = [(lid, self.lambdas[lid][3]) for lid in lams if lid in self.lambdas]
+            for _lid, captured in lam_vals:
+                roots.extend(captured[k] for k in sorted(captured))
+        found: Dict[int, int] = {}
+        order: List[int] = []
+        for v in roots:
+            for iid in v.instances():
+                if iid >= TEST_HEAP_BASE and iid not in found:
+                    found[iid] = -1 - len(order)
+                    order.append(iid)
+        if not order and not lams:
+            args = tuple((k, hash(v)) for k, v in loc.items())
+            cl = tuple((k, hash(closure[k])) for k in sorted(closure)) if closure else ()
+            return (args, cl), ()
+        heap = self.heap
+        states = []
+        i = 0
+        while i < len(order):   # breadth first, in the order found: the numbering is deterministic
+            h = heap.get(order[i])
+            i += 1
+            if h is None:
+                states.append(None)
+                continue
+            sig = h.get("sig")
+            if sig is None:   # cached until the instance's next write
+                attrs = h["attrs"]
+                names = sorted(attrs)
+                sig = h["sig"] = (hash((h["cls"], tuple((k, attrs[k].shape()) for k in names))),
+                                  tuple(iid for k in names for iid in attrs[k].instances()))
+            for iid in sig[1]:
+                if iid >= TEST_HEAP_BASE and iid not in found:
+                    found[iid] = -1 - len(order)
+                    order.append(iid)
+            states.append((sig[0], tuple(found.get(iid, iid) for iid in sig[1])))
+
+        def canon(v: V) -> tuple:
+            return (v.shape(), tuple(found.get(iid, iid) for iid in v._insts)) if v._insts else hash(v)
+
+        args = tuple((k, canon(v)) for k, v in loc.items())
+        cl = tuple((k, canon(closure[k])) for k in sorted(closure)) if closure else ()
+        if lams:
+            lam = tuple((lid, tuple((k, canon(captured[k])) for k in sorted(captured))) for lid, captured in lam_vals)
+        return (args, cl, tuple(states), lam), tuple(order)
+
+    def _relocation(self, hit: "_MemoEntry", ids: tuple) -> Optional[Dict[int, int]]:
+        """How the ids of a stored call map onto this one's: instances found in its inputs by
+        position, instances it made onto the next free ids. None when the entry cannot be moved."""
+        m: Dict[int, int] = {}
+        for old, new in zip(hit.ids, ids):
+            if old != new:
+                m[old] = new
+        if hit.fresh and hit.first_id != self.next_id:
+            d = self.next_id - hit.first_id
+            for old in range(hit.first_id, hit.first_id + hit.fresh):
+                m[old] = old + d
+        if hit.effects.cms and len(self.cm_ctx) != hit.effects.cm_start:
+            m[_CM] = len(self.cm_ctx) - hit.effects.cm_start   # context-manager states move too
+        if m:
+            if hit.movable is None:
+                hit.movable = _relocatable(hit)
+            if not hit.movable:
+                return None
+        return m
+
+    def _reuse(self, hit: "_MemoEntry", m: Dict[int, int], here: int) -> V:
+        """Replay a stored call under ``m`` (ids of the stored run -> ids here): what it wrote,
+        the control state it left, its candidates and marks, its events under this call's trace."""
+        done = hit.effects
+        self.steps += done.steps   # a reused call costs what it cost: the budget does not depend on order
+        if done.budget_hit:
+            self.budget_hit = True
+        if done.rel_cut != NO_CUT:
+            self.cut_at = min(self.cut_at, here + done.rel_cut)
+        if hit.at_depth is not None:
+            self.depth_cut = True
+        for c in done.cms:
+            self.cm_ctx.append(_remap_ctx(c, m) if m and c is not None else c)
+        for key, rest in done.escapes:
+            self._add_escape(_remap(key, m), _remap(rest, m)) if m else self._add_escape(key, rest)
+        for key, rest in done.misses:
+            self._add_miss(_remap(key, m), _remap(rest, m)) if m else self._add_miss(key, rest)
+        self.consumed.extend(done.consumed)
+        self.direct_env.extend(done.direct_env)
+        for kind, _anchor in done.marks:
+            self._mark(kind)
+        self._replay(done.writes, m)
+        self.next_id += hit.fresh
+        if done.ctx_after is not None:
+            self.ctx = _remap_ctx(done.ctx_after, m) if m else done.ctx_after.copy()
+        if hit.events:
+            prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
+            n = hit.n_prefix
+            self.events.extend(dataclasses.replace(ev, trace=prefix + ev.trace[n:]) for ev in hit.events)
+        return _remap(hit.ret, m) if m else hit.ret
 
     def new_instance(self, cls: Optional[str]) -> int:
         iid = self.next_id
@@ -1341,7 +1573,7 @@ class Interp:
             return
         h = self.heap.setdefault(iid, {"cls": None, "attrs": {}})
         h["attrs"][name] = val
-        h.pop("key", None)
+        h.pop("sig", None)
         self.wlog.append(("attr", iid, name, val))
 
     def _state_store(self, kind: str, owner) -> Dict[str, V]:
@@ -1350,7 +1582,7 @@ class Interp:
         if kind == "cattr":
             return self.class_attrs.setdefault(owner, {})
         h = self.heap.setdefault(owner, {"cls": None, "attrs": {}})
-        h.pop("key", None)
+        h.pop("sig", None)
         return h["attrs"]
 
     def write_state(self, kind: str, owner, name: str, val: V) -> None:
@@ -1362,6 +1594,8 @@ class Interp:
             self.gver_base = hash((self.gver_base, kind, owner, name, hash(val)))
         else:
             self.undo.append((kind, owner, name, name in store, store.get(name)))
+            if val.instances():   # test instances now reachable from shared state: memo inputs
+                self.shared_roots.append(val)
         store[name] = val
         self.wlog.append((kind, owner, name, val))
         self.gver = hash((self.gver, kind, owner, name, hash(val)))   # == gver_base while nothing is undone
@@ -1378,42 +1612,31 @@ class Interp:
             self.gver = self.gver_base
         self.undo = []
 
-    def _replay(self, writes) -> None:
+    def _replay(self, writes, m: Dict[int, int]) -> None:
         for w in writes:
-            if w[0] == "new":
+            if m:
+                w = _remap_write(w, m)
+            kind = w[0]
+            if kind == "new":
                 self.heap[w[1]] = {"cls": w[2], "attrs": {}}
                 self.wlog.append(w)
-            elif w[0] == "attr" and w[1] >= TEST_HEAP_BASE:
+            elif kind == "attr" and w[1] >= TEST_HEAP_BASE:
                 h = self.heap.setdefault(w[1], {"cls": None, "attrs": {}})
                 h["attrs"][w[2]] = w[3]
-                h.pop("key", None)
+                h.pop("sig", None)
+                self.wlog.append(w)
+            elif kind == "def":   # a nested function defined again: its defaults and enclosing variables
+                self.defaults[w[1]] = w[2]
+                if w[3] is not None:
+                    self.closures[w[1]] = w[3]
+                self.wlog.append(w)
+            elif kind == "lambda":
+                entry = self.lambdas.get(w[1])
+                if entry is not None:
+                    self.lambdas[w[1]] = entry[:3] + (w[3],) + entry[4:]
                 self.wlog.append(w)
             else:   # shared state: logged for undo, and the version moves as the first run's did
                 self.write_state(w[0], w[1], w[2], w[3])
-
-    def _heap_key(self, loc: Dict[str, V]) -> tuple:
-        """The state of every instance reachable from the arguments: a call is reused only
-        on the same state (memo soundness)."""
-        out = []
-        seen = set()
-        todo: List[int] = []
-        for v in loc.values():
-            todo.extend(v.instances())
-        while todo:
-            iid = todo.pop()
-            if iid in seen:
-                continue
-            seen.add(iid)
-            h = self.heap.get(iid)
-            if h is None:
-                continue
-            hk = h.get("key")
-            if hk is None:   # cached until the instance's next write
-                hk = h["key"] = (iid, h["cls"], tuple(sorted((k, hash(x)) for k, x in h["attrs"].items())))
-            out.append(hk)
-            for x in h["attrs"].values():
-                todo.extend(x.instances())
-        return tuple(sorted(out))
 
     def instantiate(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame) -> V:
         if qn not in self.p.classes:
@@ -1946,18 +2169,27 @@ class Interp:
     def _consume(self, v: V) -> None:
         """A test uses a value computed at import from the environment or the clock: it
         reaches a consumer of that import-time read (HT203/HT204 ``tests``)."""
-        todo = list(v.origins())
-        for a in v.refs():
-            if a[0] == "partial" and len(a) > 4 and isinstance(a[4], tuple):
-                self.consumed.append(a[4])
-        seen = 0
-        while todo and seen < 50:
-            o = todo.pop()
-            seen += 1
-            if o.kind in ("environment", "clock") and o.value == "import" and o.path:
-                self.consumed.append((o.path, o.line))
-            elif o.inner:
-                todo.extend(o.inner)
+        reads = _import_reads.get(v)
+        if reads is None:
+            found = []
+            todo = list(v.origins())
+            for a in v.refs():
+                if a[0] == "partial" and len(a) > 4 and isinstance(a[4], tuple):
+                    found.append(a[4])
+            seen = 0
+            while todo and seen < 50:
+                o = todo.pop()
+                seen += 1
+                if o.kind in ("environment", "clock") and o.value == "import" and o.path:
+                    found.append((o.path, o.line))
+                elif o.inner:
+                    todo.extend(o.inner)
+            reads = tuple(found)
+            if len(_import_reads) > 50_000:
+                _import_reads.clear()
+            _import_reads[v] = reads
+        if reads:
+            self.consumed.extend(reads)
 
     def _add_miss(self, key, rest: tuple) -> bool:
         """Record an HT205 candidate at the site that installed ``key`` (resolved now, and again

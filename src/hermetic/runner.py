@@ -364,9 +364,10 @@ class Runner:
         if ip.direct_env:
             # S2: a variable the test sets itself (directly; that write is HT302) is controlled,
             # also for the reads that save its old value first
-            for e in events:
-                if e.category == "env" and e.verdict == I.UNCONTROLLED and e.target in ip.direct_env:
-                    e.verdict = I.CONTROLLED
+            # (a copy: the memo shares event objects between calls)
+            events = [replace(e, verdict=I.CONTROLLED)
+                      if e.category == "env" and e.verdict == I.UNCONTROLLED and e.target in ip.direct_env else e
+                      for e in events]
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
         ip.undo_test_writes()
@@ -689,8 +690,11 @@ def _start_run(ip: I.Interp) -> None:
     ip.consumed, ip.marks, ip.direct_env = [], [], []
     ip.steps = 0
     ip.cut_at = I.NO_CUT
-    for iid in [i for i in ip.heap if i >= I.TEST_HEAP_BASE]:
-        del ip.heap[iid]
+    ip.depth_cut = ip.budget_hit = False
+    ip.shared_roots = []
+    heap = ip.heap
+    for iid in range(I.TEST_HEAP_BASE, max(ip.next_id, I.TEST_HEAP_BASE)):   # a run's ids are consecutive
+        heap.pop(iid, None)
     if ip.next_id < I.TEST_HEAP_BASE:   # collection's instances: imports during tests continue after them
         ip.import_next_id = max(ip.import_next_id, ip.next_id)
     ip.next_id = I.TEST_HEAP_BASE

@@ -60,7 +60,7 @@ class V:
     uncached ``__hash__`` were a tenth of the analysis time).
     """
 
-    __slots__ = ("atoms", "is_path", "_hash", "_order", "_skey", "_insts")
+    __slots__ = ("atoms", "is_path", "_hash", "_order", "_skey", "_insts", "_cm", "_lams", "_shape")
 
     def __init__(self, atoms: FrozenSet = frozenset(), is_path: bool = False) -> None:
         self.atoms = atoms
@@ -69,6 +69,9 @@ class V:
         self._order: Optional[tuple] = None
         self._skey: Optional[tuple] = None
         self._insts: Optional[tuple] = None
+        self._cm = False
+        self._lams: tuple = ()
+        self._shape: Optional[int] = None
 
     def __eq__(self, other) -> bool:
         return isinstance(other, V) and self.is_path == other.is_path and self.atoms == other.atoms
@@ -109,28 +112,85 @@ class V:
         return (a for a in self.ordered() if isinstance(a, tuple))
 
     def instances(self) -> tuple:
-        """Ids of the instances this value holds, also inside its lists, tuples and dicts (cached)."""
+        """Ids of the instances this value holds, anywhere inside its atoms (lists, dicts, bound
+        methods, partials ...), in the order of ``ordered()`` (cached)."""
         out = self._insts
         if out is None:
-            found = []
-            for a in self.atoms:
+            found: list = []
+            more = [False, ()]
+            for a in self.ordered():
                 if type(a) is tuple:
-                    if a[0] == "inst":
-                        found.append(a[1])
-                    elif a[0] == "seq":
-                        for x in a[2]:
-                            found.extend(x.instances())
-                    elif a[0] == "dict":
-                        for _k, x in a[1]:
-                            found.extend(x.instances())
+                    _atom_ids(a, found, more)
             out = self._insts = tuple(found)
+            self._cm, self._lams = more
         return out
+
+    def cms(self) -> bool:
+        """Whether a context manager's state number (a ``ctxfactory`` atom) is inside (cached)."""
+        if self._insts is None:
+            self.instances()
+        return self._cm
+
+    def lambdas(self) -> tuple:
+        """Numbers of the lambdas inside (``lambda`` atoms, also in lists and bound values)."""
+        if self._insts is None:
+            self.instances()
+        return self._lams
+
+    def shape(self) -> int:
+        """A hash of the value with instance ids left out (cached): two values with equal shapes
+        and equal ``instances()`` are equal (hash collisions aside, as for the memo's other keys)."""
+        sh = self._shape
+        if sh is None:
+            if not self.instances():
+                sh = hash(self)
+            else:
+                sh = hash((tuple(_blank(a) for a in self.ordered()), self.is_path))
+            self._shape = sh
+        return sh
 
     def with_path(self, flag: bool = True) -> "V":
         return V(self.atoms, flag)
 
 
 EMPTY = V()
+
+
+def _atom_ids(a: tuple, found: list, more: list) -> None:
+    """Instance ids (``inst`` and ``testcase`` atoms) inside the atom ``a``, into ``found``;
+    ``more[0]`` set when a ``ctxfactory`` atom is inside, lambda numbers added to ``more[1]``."""
+    if not a:
+        return
+    head = a[0]
+    if (head == "inst" or head == "testcase") and len(a) == 2 and type(a[1]) is int:
+        found.append(a[1])
+        return
+    if head == "ctxfactory":
+        more[0] = True
+    elif head == "lambda" and len(a) == 2:
+        more[1] = more[1] + (a[1],)
+    for x in a:
+        t = type(x)
+        if t is V:
+            found.extend(x.instances())
+            if x._cm:
+                more[0] = True
+            if x._lams:
+                more[1] = more[1] + x._lams
+        elif t is tuple:
+            _atom_ids(x, found, more)
+
+
+def _blank(a):
+    """An atom (or a part of one) with instance ids left out, values replaced by their shapes."""
+    t = type(a)
+    if t is tuple:
+        if a and (a[0] == "inst" or a[0] == "testcase") and len(a) == 2 and type(a[1]) is int:
+            return (a[0],)
+        return tuple(_blank(x) for x in a)
+    if t is V:
+        return ("V", a.shape())
+    return a
 
 
 def stable_key(x) -> tuple:
