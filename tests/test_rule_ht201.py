@@ -44,6 +44,9 @@ EXPECTED = [
            tests=[T + "test_export_rows"], origin="module-constant"),
     Expect("lock-write", "HT102", S, "locations.LOCK_FILE.write_text",
            tests=[T + "test_take_lock"], origin="module-constant"),
+    # test code's own write through a computed constant: the test's finding, at the write
+    Expect("test-helper-write", "HT102", "tests/reports.py", '(locations.REPORTS_DIR / "last.txt").write_text',
+           tests=[T + "test_report_written_by_test_code"], origin="module-constant"),
 ]
 
 SILENT = [
@@ -59,6 +62,9 @@ SILENT = [
     Silent("test-call-site", TF, "store.cache_put(", "anchored in the code under test"),
     Silent("read-only-data-file-str-replace", L, 'NOTICE_FILE = Path(__file__).parent / "templates"',
            "read-only data built from __file__ (the .replace is str.replace)"),
+    Silent("written-by-test-code-only", L, 'REPORTS_DIR = ARCHIVE_ROOT / "reports"',
+           "only test code writes through it (tests/reports.py): HT201 is about the code under test's writers; "
+           "the test's own write is its HT102"),
     Silent("str-replace-is-no-file-operation", S, 'read_text(encoding="utf-8").replace("{name}", name)',
            "V2 read of shipped data; str.replace is no file operation"),
 ]

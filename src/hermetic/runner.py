@@ -407,7 +407,7 @@ class Runner:
         events: List[I.SinkEvent] = []
         for qn in sorted(self.p.functions):
             f, mod = self.p.functions[qn]
-            if ".<locals>." in qn or mod not in relevant:
+            if ".<locals>." in qn or mod not in relevant or self.p.in_test.get(mod, False):
                 continue
             _start_run(ip)
             ip.ctx = I.Ctx()
