@@ -80,3 +80,15 @@ def test_a_call_cut_by_its_callers_is_not_reused(tmp_path):
     project = copy_fixture("determinism-memo", tmp_path)
     findings = _check_json(project, "import hermetic.interp as I; I.MAX_DEPTH = 3\nfrom hermetic.cli import main; main()")
     assert _tests_at(findings, "HT102", 'open("/srv/app/jobs.log"', project) == ["tests/test_jobs.py::test_record"]
+
+
+def test_a_module_first_imported_by_a_test_changes_other_modules_for_its_importers_only(tmp_path):
+    # fixtures/determinism-imports: app.devmode sets registry.MODE when imported. Before, the
+    # import stayed in force for every later test (test_in_prod reached no write); a reused
+    # call that had made the import did not make it again.
+    project = copy_fixture("determinism-imports", tmp_path)
+    findings = _check_json(project)
+    lines = (project / "src/app/store.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if 'open("/srv/app/out.txt"' in text)
+    assert sorted(t for f in findings if f["code"] == "HT102" and f["line"] == line for t in f["tests"]) == [
+        "tests/test_store.py::test_in_prod"]

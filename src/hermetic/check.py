@@ -23,7 +23,7 @@ from .config import Config, find_config, find_pytest_config
 from .model import FileError, Finding, Report, TraceStep
 from .project import Project, SourceFile, discover
 from .rules import severity
-from .runner import Runner, TestItem
+from .runner import Runner, TestItem, start_run
 from .hints import calls_in
 from .values import UNCONTROLLED, UNKNOWN, Origin, lit
 
@@ -214,7 +214,8 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
             progress(f"test {n}/{len(items)}: {it.node_id}")
         runs.append(runner.run(it))
     sweep_events = runner.sweep() if _wants(config, ("HT201",)) else []
-    import_events = ip.import_events + [e for e in ip.events if e.import_time]
+    start_run(ip)   # the rules below read the state collection left, as each test started from
+    import_events = list(ip.import_events)
 
     findings = _findings(runs, import_events, ip, runner, project, config, root, cwd, files_by_module, items)
     findings[0].extend(_ht2(runs, sweep_events, import_events, ip, runner, files_by_module))

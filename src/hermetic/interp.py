@@ -24,7 +24,9 @@ from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN,
 DELETED = ("deleted",)
 MAX_DEPTH = 40
 NO_CUT = 1 << 30   # Interp.cut_at when nothing was cut
-TEST_HEAP_BASE = 1_000_000_000
+TEST_HEAP_BASE = 1 << 45   # ids of the instances a run makes; below: instances made at import
+LAZY_HEAP_BASE = 1 << 32   # instances made by modules imported after collection: a block per module
+LAZY_BLOCK_BITS = 20
 STEP_BUDGET = 50_000      # interpretation steps per call, its callees' included (in the sweep: SWEEP_BUDGET)
 STEP_CAP_FACTOR = 8       # a run (a test, a module's import, a sweep root) stops at this many budgets
 MEMO_LIMIT = 20_000        # memo entries kept before a reset: same reports on celery and SQLAlchemy as 100k, 45%/25% less memory
@@ -227,6 +229,8 @@ def _remap_locals(loc: Optional[Dict[str, V]], m: Dict[int, int]) -> Optional[Di
 def _remap_write(w: tuple, m: Dict[int, int]) -> tuple:
     """A write-log entry (see ``Interp.wlog``) under the relocation ``m``."""
     kind = w[0]
+    if kind == "touch":
+        return w
     if kind == "new":
         return (kind, m.get(w[1], w[1]), w[2])
     if kind == "attr":
@@ -315,7 +319,6 @@ class Interp:
         self.events: List[SinkEvent] = []
         self.heap: Dict[int, Dict[str, Any]] = {}
         self.next_id = 1
-        self.import_next_id = 1   # instances made at import are numbered apart from a test's
         self.wlog: List[tuple] = []   # every write to the heap, class or module state (memo replay)
         self.memo: Dict[tuple, Tuple[V, List[SinkEvent], _Effects]] = {}
         self.unresolved: Dict[Tuple[str, int, int], str] = {}
@@ -355,16 +358,30 @@ class Interp:
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
         self.depth_cut = False   # a call inside the running one was cut for depth
         self._ext_bases: Dict[str, List[str]] = {}
+        # after collection, a module imported for the first time is imported as at collection, in
+        # the state collection left; what its import writes into other modules' state is logged
+        # and applied to each run that imports it (touches it), and put back after that run
+        self.collected = False
+        self.lazy: Dict[str, List[tuple]] = {}   # module -> ("w", kind, owner, name, value) / ("touch", module)
+        self.touched: set = set()                # modules the current run has imported
+        self._lazy_frames: List[dict] = []       # lazy imports in progress, innermost last
+        self._module_names = sorted(program.summaries)
+        self._module_index = {m: i for i, m in enumerate(self._module_names)}
 
     # ------------------------------------------------------------------ modules
     def import_module(self, name: str) -> Optional[Dict[str, V]]:
         """Run a project module's top level once (import time); return its globals."""
         name = self.p.canonical.get(name, name)
-        if name in self.globals:
-            return self.globals[name]
+        g = self.globals.get(name)
+        if g is not None:
+            if name not in self.touched and name in self.lazy:
+                self._touch(name)
+            return g
         s = self.p.summaries.get(name)
         if s is None:
             return None
+        if self.collected and not (self._lazy_frames and self._lazy_frames[-1]["mod"] == name):
+            return self._lazy_import(name)
         # importing a.b.c runs a and a.b first
         parts = name.split(".")
         for i in range(1, len(parts)):
@@ -379,9 +396,9 @@ class Interp:
         self.globals[name] = g
         saved = (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.depth_cut,
                  self.next_id)
-        in_test = self.next_id >= TEST_HEAP_BASE
-        if in_test:   # instances made at import live as long as the module: numbered apart from the test's
-            self.next_id = self.import_next_id
+        lazy = bool(self._lazy_frames)
+        if lazy:   # instances made at import live as long as the module: numbered in the module's own block
+            self.next_id = LAZY_HEAP_BASE + (self._module_index[name] << LAZY_BLOCK_BITS)
         env = dict(self.p.session_env)
         if self.import_time:
             env.update(self.ctx.env)  # a conftest that sets a variable, then imports
@@ -403,13 +420,97 @@ class Interp:
                 # conftest module level is session configuration (S2)
                 for k, v in self.ctx.env.items():
                     self.p.session_env.setdefault(k, v)
-            if in_test:
-                self.import_next_id = self.next_id
-            else:   # collection: one counter for everything made before the tests
+            if not lazy:   # collection: one counter for everything made before the tests
                 saved = saved[:-1] + (self.next_id,)
             (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.depth_cut,
              self.next_id) = saved
         return g
+
+    def _lazy_import(self, name: str) -> Optional[Dict[str, V]]:
+        """First import of ``name`` after collection. It runs in the state collection left (the
+        running test's own writes are taken away meanwhile), so its module state is the same
+        whichever test imports it first; its writes into other modules' state are logged and
+        applied to the run through ``_touch``, like every later run that imports it."""
+        outer = not self._lazy_frames
+        if outer:   # take the run's writes away; their current values come back afterwards
+            current = []
+            for kind, owner, attr, had, old in reversed(self.undo):
+                store = self._state_store(kind, owner)
+                current.append((kind, owner, attr, attr in store, store.get(attr)))
+                if had:
+                    store[attr] = old
+                else:
+                    store.pop(attr, None)
+            undo_len, gver_run, wlog = len(self.undo), self.gver, self.wlog
+            self.gver, self.wlog = self.gver_base, []   # what the import writes is no memo replay's
+            events_from, importer = len(self.events), len(self.stack)
+        self._lazy_frames.append({"mod": name, "log": [], "created": {name}})
+        try:
+            g = self.import_module(name)
+        finally:
+            done = self._lazy_frames.pop()
+            self.lazy[name] = done["log"]
+            self.touched.add(name)
+            if not outer:
+                up = self._lazy_frames[-1]
+                up["log"].append(("touch", name))
+                up["created"] |= done["created"]
+        if outer:
+            for kind, owner, attr, had, old in reversed(self.undo[undo_len:]):   # the import's writes go
+                store = self._state_store(kind, owner)
+                if had:
+                    store[attr] = old
+                else:
+                    store.pop(attr, None)
+            del self.undo[undo_len:]
+            for kind, owner, attr, had, val in reversed(current):   # the run's writes come back
+                store = self._state_store(kind, owner)
+                if had:
+                    store[attr] = val
+                else:
+                    store.pop(attr, None)
+            self.gver = hash((gver_run, self.gver_base))
+            self.wlog = wlog
+            for m in done["created"]:
+                self.touched.discard(m)
+            self._touch(name)   # ... and are applied as every later importer's are
+            # the import's own events, traced from its module frame whoever imported it: import-time
+            # events of the run, not part of any call's result the memo keeps
+            self.import_events.extend(dataclasses.replace(e, trace=e.trace[importer:])
+                                      for e in self.events[events_from:])
+            del self.events[events_from:]
+        return g
+
+    def _touch(self, name: str) -> None:
+        """Apply to the current run what importing ``name`` after collection writes into other
+        modules' state (undone with the run's writes); recorded for memo replays."""
+        self.touched.add(name)
+        if self._lazy_frames:
+            self._lazy_frames[-1]["log"].append(("touch", name))
+        wlog, self.wlog = self.wlog, []
+        frames, self._lazy_frames = self._lazy_frames, []
+        import_time, self.import_time = self.import_time, False
+        try:
+            for item in self.lazy[name]:
+                if item[0] == "touch":
+                    if item[1] not in self.touched:
+                        self._touch(item[1])
+                else:
+                    self.write_state(item[1], item[2], item[3], item[4])
+        finally:
+            self.wlog, self._lazy_frames, self.import_time = wlog, frames, import_time
+        self.wlog.append(("touch", name))
+
+    def _owner_module(self, kind: str, owner) -> Optional[str]:
+        if kind == "gattr":
+            return owner
+        if kind == "cattr":
+            entry = self.p.classes.get(owner)
+            return entry[1] if entry is not None else None
+        if LAZY_HEAP_BASE <= owner < TEST_HEAP_BASE:
+            idx = (owner - LAZY_HEAP_BASE) >> LAZY_BLOCK_BITS
+            return self._module_names[idx] if idx < len(self._module_names) else None
+        return None   # made at collection
 
     def module_attr(self, mod: str, name: str) -> V:
         mod = self.p.canonical.get(mod, mod)
@@ -1590,7 +1691,13 @@ class Interp:
         ("cattr") or an attribute of an instance made at import ("attr"). Outside import it is
         logged for undo, so each test starts from the state import left (``undo_test_writes``)."""
         store = self._state_store(kind, owner)
-        if self.import_time:   # permanent: the version with no test write in place moves too
+        external = False
+        if self._lazy_frames and self.import_time:
+            frame = self._lazy_frames[-1]
+            external = self._owner_module(kind, owner) not in frame["created"]
+            if external:
+                frame["log"].append(("w", kind, owner, name, val))
+        if self.import_time and not external:   # permanent: the version with no test write in place moves too
             self.gver_base = hash((self.gver_base, kind, owner, name, hash(val)))
         else:
             self.undo.append((kind, owner, name, name in store, store.get(name)))
@@ -1630,6 +1737,9 @@ class Interp:
                 if w[3] is not None:
                     self.closures[w[1]] = w[3]
                 self.wlog.append(w)
+            elif kind == "touch":
+                if w[1] not in self.touched:
+                    self._touch(w[1])
             elif kind == "lambda":
                 entry = self.lambdas.get(w[1])
                 if entry is not None:

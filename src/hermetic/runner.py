@@ -211,7 +211,7 @@ class Runner:
     # ------------------------------------------------------------------ running a test
     def run(self, item: TestItem) -> TestRun:
         ip = self.ip
-        _start_run(ip)
+        start_run(ip)
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
         ip.import_time = False
         chain = self.conftest_chain(self.files[item.module].rel)
@@ -409,7 +409,7 @@ class Runner:
             f, mod = self.p.functions[qn]
             if ".<locals>." in qn or mod not in relevant or self.p.in_test.get(mod, False):
                 continue
-            _start_run(ip)
+            start_run(ip)
             ip.ctx = I.Ctx()
             ip.stack = []
             self_atom = None
@@ -423,7 +423,7 @@ class Runner:
                 pass
             # only file operations matter here (HT201): the rest is dropped root by root
             events.extend(e for e in ip.events if not e.import_time and e.category == "file")
-        _start_run(ip)   # the last root's state goes too
+        start_run(ip)   # the last root's state goes too
         ip.memo.clear()
         ip.sweep = False
         return events
@@ -676,13 +676,12 @@ def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
     return out
 
 
-def _start_run(ip: I.Interp) -> None:
+def start_run(ip: I.Interp) -> None:
     """Clear what the previous test (or sweep root) left: its events (import-time ones move to
-    ``ip.import_events``), its writes to module, class and import-time instance state,
-    HT202/HT205 candidates, consumed reads, S2 writes, guard marks, step count and instances.
-    Instances live for one run; numbering each run's from the same base lets calls on equal
-    state be reused across runs (the memo key holds the next instance id). The write log
-    restarts with them."""
+    ``ip.import_events``), its writes to module, class and import-time instance state (also
+    those of the modules it imported after collection), HT202/HT205 candidates, consumed reads,
+    S2 writes, guard marks, step count and instances. Instances live for one run, numbered from
+    the same base in every run. The write log restarts with them."""
     ip.import_events.extend(e for e in ip.events if e.import_time)
     ip.events = []
     ip.undo_test_writes()   # each test starts from the state import left, whatever ran before it
@@ -692,10 +691,10 @@ def _start_run(ip: I.Interp) -> None:
     ip.cut_at = I.NO_CUT
     ip.depth_cut = ip.budget_hit = False
     ip.shared_roots = []
+    ip.touched = set()
+    ip.collected = True   # imports from now on are imports after collection
     heap = ip.heap
     for iid in range(I.TEST_HEAP_BASE, max(ip.next_id, I.TEST_HEAP_BASE)):   # a run's ids are consecutive
         heap.pop(iid, None)
-    if ip.next_id < I.TEST_HEAP_BASE:   # collection's instances: imports during tests continue after them
-        ip.import_next_id = max(ip.import_next_id, ip.next_id)
     ip.next_id = I.TEST_HEAP_BASE
     ip.wlog = []
