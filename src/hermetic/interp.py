@@ -173,10 +173,12 @@ class _MemoEntry:
     """A call's stored result. Ids are those of its first run: ``ids`` the instances found in
     its inputs (in ``_canon_inputs`` order), ``first_id`` .. ``first_id + fresh`` the ones it made."""
 
-    __slots__ = ("ret", "events", "n_prefix", "effects", "ids", "first_id", "fresh", "at_depth", "movable")
+    __slots__ = ("ret", "events", "n_prefix", "effects", "ids", "first_id", "fresh", "at_depth", "movable",
+                 "reach", "calls", "above")
 
     def __init__(self, ret: V, events: tuple, n_prefix: int, effects: _Effects, ids: tuple, first_id: int,
-                 fresh: int, at_depth: Optional[int]) -> None:
+                 fresh: int, at_depth: Optional[int], reach: int = 0, calls: int = 0,
+                 above: Optional[Dict[str, int]] = None) -> None:
         self.ret = ret
         self.events = events          # as recorded: the first ``n_prefix`` steps of their traces are the caller's
         self.n_prefix = n_prefix
@@ -186,6 +188,9 @@ class _MemoEntry:
         self.fresh = fresh
         self.at_depth = at_depth      # reusable at this depth only (a depth cut inside), or at any
         self.movable: Optional[bool] = None   # holds only ids it can move (found when first moved)
+        self.reach = reach            # frames below the call its run went (a reuse deeper would be cut)
+        self.calls = calls            # the functions its run called, as bits (``_call_bit``)
+        self.above = above or {}      # of those, the ones on the stack above it then: how many times
 
 
 _import_reads: Dict[V, tuple] = {}   # value -> the import-time reads it carries (Interp._consume)
@@ -220,6 +225,18 @@ def _remap_ctx(c: "Ctx", m: Dict[int, int]) -> "Ctx":
     if c.cwd is not None:
         out.cwd = _remap(c.cwd, m)
     return out
+
+
+_CALL_BITS: Dict[str, int] = {}
+
+
+def _call_bit(qn: str) -> int:
+    """One of 512 bits for a function (a set of called functions as an int; a shared bit only
+    makes the memo more careful)."""
+    b = _CALL_BITS.get(qn)
+    if b is None:
+        b = _CALL_BITS[qn] = 1 << (hash(qn) & 511)
+    return b
 
 
 def _remap_locals(loc: Optional[Dict[str, V]], m: Dict[int, int]) -> Optional[Dict[str, V]]:
@@ -357,6 +374,8 @@ class Interp:
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
         self.depth_cut = False   # a call inside the running one was cut for depth
+        self.reach = 0           # the deepest stack a call was made at, within the running call
+        self.calls = 0           # the functions called within the running call (``_call_bit``)
         self._ext_bases: Dict[str, List[str]] = {}
         # after collection, a module imported for the first time is imported as at collection, in
         # the state collection left; what its import writes into other modules' state is logged
@@ -367,6 +386,13 @@ class Interp:
         self._lazy_frames: List[dict] = []       # lazy imports in progress, innermost last
         self._module_names = sorted(program.summaries)
         self._module_index = {m: i for i, m in enumerate(self._module_names)}
+
+    def note_unresolved(self, site: Tuple[str, int, int], text: str) -> None:
+        """A call the analysis does not follow; of several texts for one site, the least is
+        kept, so the list does not depend on which test reached the site first."""
+        old = self.unresolved.get(site)
+        if old is None or text < old:
+            self.unresolved[site] = text
 
     # ------------------------------------------------------------------ modules
     def import_module(self, name: str) -> Optional[Dict[str, V]]:
@@ -395,7 +421,7 @@ class Interp:
                                           is_path=False)}
         self.globals[name] = g
         saved = (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.depth_cut,
-                 self.next_id)
+                 self.reach, self.calls, self.next_id)
         lazy = bool(self._lazy_frames)
         if lazy:   # instances made at import live as long as the module: numbered in the module's own block
             self.next_id = LAZY_HEAP_BASE + (self._module_index[name] << LAZY_BLOCK_BITS)
@@ -423,39 +449,35 @@ class Interp:
             if not lazy:   # collection: one counter for everything made before the tests
                 saved = saved[:-1] + (self.next_id,)
             (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.depth_cut,
-             self.next_id) = saved
+             self.reach, self.calls, self.next_id) = saved
         return g
 
     def _lazy_import(self, name: str) -> Optional[Dict[str, V]]:
-        """First import of ``name`` after collection. It runs in the state collection left (the
-        running test's own writes are taken away meanwhile), so its module state is the same
-        whichever test imports it first; its writes into other modules' state are logged and
-        applied to the run through ``_touch``, like every later run that imports it."""
-        outer = not self._lazy_frames
-        if outer:   # take the run's writes away; their current values come back afterwards
-            current = []
-            for kind, owner, attr, had, old in reversed(self.undo):
-                store = self._state_store(kind, owner)
-                current.append((kind, owner, attr, attr in store, store.get(attr)))
-                if had:
-                    store[attr] = old
-                else:
-                    store.pop(attr, None)
-            undo_len, gver_run, wlog = len(self.undo), self.gver, self.wlog
-            self.gver, self.wlog = self.gver_base, []   # what the import writes is no memo replay's
-            events_from, importer = len(self.events), len(self.stack)
+        """First import of ``name`` after collection. It runs in the state collection left: the
+        running test's writes, and those of the imports around this one, are taken away
+        meanwhile. So its module state is the same whichever test imports it first, directly
+        or through another module. What it writes into other modules' state is logged and
+        applied through ``_touch``, as for every later run that imports it."""
+        current = []   # the writes in force, taken away; their values come back afterwards
+        for kind, owner, attr, had, old in reversed(self.undo):
+            store = self._state_store(kind, owner)
+            current.append((kind, owner, attr, attr in store, store.get(attr)))
+            if had:
+                store[attr] = old
+            else:
+                store.pop(attr, None)
+        undo_len, gver_before, wlog, touched = len(self.undo), self.gver, self.wlog, self.touched
+        # nothing is in force, nothing touched; what the import writes is no memo replay's
+        self.gver, self.wlog, self.touched = self.gver_base, [], set()
+        events_from, importer = len(self.events), len(self.stack)
         self._lazy_frames.append({"mod": name, "log": [], "created": {name}})
         try:
             g = self.import_module(name)
         finally:
             done = self._lazy_frames.pop()
             self.lazy[name] = done["log"]
-            self.touched.add(name)
-            if not outer:
-                up = self._lazy_frames[-1]
-                up["log"].append(("touch", name))
-                up["created"] |= done["created"]
-        if outer:
+            if self._lazy_frames:
+                self._lazy_frames[-1]["created"] |= done["created"]
             for kind, owner, attr, had, old in reversed(self.undo[undo_len:]):   # the import's writes go
                 store = self._state_store(kind, owner)
                 if had:
@@ -463,22 +485,19 @@ class Interp:
                 else:
                     store.pop(attr, None)
             del self.undo[undo_len:]
-            for kind, owner, attr, had, val in reversed(current):   # the run's writes come back
+            for kind, owner, attr, had, val in reversed(current):   # what was in force comes back
                 store = self._state_store(kind, owner)
                 if had:
                     store[attr] = val
                 else:
                     store.pop(attr, None)
-            self.gver = hash((gver_run, self.gver_base))
-            self.wlog = wlog
-            for m in done["created"]:
-                self.touched.discard(m)
-            self._touch(name)   # ... and are applied as every later importer's are
+            self.gver, self.wlog, self.touched = hash((gver_before, self.gver_base)), wlog, touched
             # the import's own events, traced from its module frame whoever imported it: import-time
             # events of the run, not part of any call's result the memo keeps
             self.import_events.extend(dataclasses.replace(e, trace=e.trace[importer:])
                                       for e in self.events[events_from:])
             del self.events[events_from:]
+        self._touch(name)   # its writes into other modules, as every later importer gets them
         return g
 
     def _touch(self, name: str) -> None:
@@ -1368,7 +1387,7 @@ class Interp:
                 resolved = False
         if not resolved:
             if not self.sweep:
-                self.unresolved.setdefault((frame.path, pos[0], pos[1]), _expr_text(fexpr))
+                self.note_unresolved((frame.path, pos[0], pos[1]), _expr_text(fexpr))
             return UNKNOWN_V
         return out if out.atoms else EMPTY
 
@@ -1454,7 +1473,12 @@ class Interp:
                 True for v in given for _ in v.origins())
             if not scratch:
                 self._mark("side")
-        depth = len(self.stack) - self.stack_base
+        here = len(self.stack)   # this call's frame index
+        depth = here - self.stack_base
+        bit = _call_bit(qn)
+        self.calls |= bit   # a call made (or cut) below the caller: its reuse depends on it
+        if here > self.reach:
+            self.reach = here
         budget = SWEEP_BUDGET if self.sweep else STEP_BUDGET
         caller = self.stack[-1] if self.stack else frame
         if depth > (SWEEP_DEPTH if self.sweep else MAX_DEPTH):
@@ -1462,7 +1486,7 @@ class Interp:
             if not self.sweep:
                 self.budget_hit = True
                 fr = self.stack[-1] if self.stack else frame
-                self.unresolved.setdefault((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
+                self.note_unresolved((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
             return UNKNOWN_V
         if self.steps - caller.step0 > budget or self.steps > budget * STEP_CAP_FACTOR:
             # the calling function has used its budget (its own statements and its callees'): a cut
@@ -1473,7 +1497,7 @@ class Interp:
             self.budget_hit = True
             if not self.sweep:
                 fr = self.stack[-1] if self.stack else frame
-                self.unresolved.setdefault((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
+                self.note_unresolved((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
             return UNKNOWN_V
         on_stack = self._on_stack.get(qn)
         if on_stack is not None and len(on_stack) >= 2:
@@ -1486,20 +1510,16 @@ class Interp:
         closure = self.closures.get(qn)
         shape, ids = self._canon_inputs(loc, closure)
         key = (qn, shape, self.ctx.key(), self.import_time, self.gver, self.missed_depth > 0, self.sweep)
-        hit = self.memo.get(key) if self.use_memo else None
-        here = len(self.stack)   # this call's frame index
-        if hit is not None and hit.at_depth is not None and hit.at_depth != depth:
-            hit = None
-        if hit is not None:
-            m = self._relocation(hit, ids)
-            if m is not None:
-                return self._reuse(hit, m, here)
+        found = self._lookup(key, depth, ids) if self.use_memo else None
+        if found is not None:
+            return self._reuse(found[0], found[1], here)
         wstart = len(self.wlog)
         estart, mstart, cstart, kstart = len(self.escape_keys), len(self.miss_keys), len(self.consumed), len(self.marks)
         dstart, evstart, cmstart = len(self.direct_env), len(self.events), len(self.cm_ctx)
         outer_cut, self.cut_at = self.cut_at, NO_CUT
         outer_depth_cut, self.depth_cut = self.depth_cut, False
         outer_budget, self.budget_hit = self.budget_hit, False
+        outer_reach, outer_calls, self.reach, self.calls = self.reach, self.calls, here, 0
         steps_before = self.steps
         first_id = self.next_id
         ctx_before = key[2]
@@ -1522,6 +1542,8 @@ class Interp:
             inner_cut, self.cut_at = self.cut_at, min(outer_cut, self.cut_at)
             inner_depth_cut, self.depth_cut = self.depth_cut, outer_depth_cut or self.depth_cut
             inner_budget, self.budget_hit = self.budget_hit, outer_budget or self.budget_hit
+            inner_reach, inner_calls = self.reach, self.calls
+            self.reach, self.calls = max(outer_reach, inner_reach), outer_calls | inner_calls
         ret = fr.returns
         if _is_generator(f):
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
@@ -1542,7 +1564,8 @@ class Interp:
                 self.steps - steps_before, tuple(self.cm_ctx[cmstart:]), cmstart, inner_budget)
             fresh = self.next_id - first_id
             self.memo[key] = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
-                                        depth if inner_depth_cut else None)
+                                        depth if inner_depth_cut else None, inner_reach - here, inner_calls,
+                                        self._above(inner_calls))
         return ret
 
     # ------------------------------------------------------------------ the memo
@@ -1610,6 +1633,47 @@ class Interp:
             lam = tuple((lid, tuple((k, canon(captured[k])) for k in sorted(captured))) for lid, captured in lam_vals)
         return (args, cl, tuple(states), lam), tuple(order)
 
+    def _lookup(self, key: tuple, depth: int, ids: tuple) -> Optional[Tuple["_MemoEntry", Dict[int, int]]]:
+        """The stored call for ``key`` that can stand for a run here, with its relocation."""
+        hit = self.memo.get(key)
+        if hit is None or not self._usable(hit, depth):
+            return None
+        m = self._relocation(hit, ids)
+        return None if m is None else (hit, m)
+
+    def _count_above(self, qn: str) -> int:
+        """How many calls of ``qn`` the current run has on the stack (recursion counts from the
+        run's base, as the recursion limit does)."""
+        base = self.stack_base
+        return sum(1 for i in self._on_stack.get(qn, ()) if i >= base)
+
+    def _above(self, calls: int) -> Dict[str, int]:
+        """Of the functions running now, those ``calls`` may hold, with how often each runs."""
+        out = {}
+        for qn in self._on_stack:
+            if calls & _call_bit(qn):
+                n = self._count_above(qn)
+                if n:
+                    out[qn] = n
+        return out
+
+    def _usable(self, hit: "_MemoEntry", depth: int) -> bool:
+        """Whether a stored call gives here what a first run would: the depth limit and the
+        recursion limit cut it where they cut its first run (or nowhere, both times)."""
+        if hit.at_depth is not None:
+            if hit.at_depth != depth:
+                return False
+        elif depth + hit.reach > (SWEEP_DEPTH if self.sweep else MAX_DEPTH):
+            return False
+        if hit.above or self._on_stack:
+            for qn, n in hit.above.items():
+                if self._count_above(qn) != n:
+                    return False
+            for qn in self._on_stack:
+                if qn not in hit.above and hit.calls & _call_bit(qn) and self._count_above(qn):
+                    return False
+        return True
+
     def _relocation(self, hit: "_MemoEntry", ids: tuple) -> Optional[Dict[int, int]]:
         """How the ids of a stored call map onto this one's: instances found in its inputs by
         position, instances it made onto the next free ids. None when the entry cannot be moved."""
@@ -1635,6 +1699,9 @@ class Interp:
         the control state it left, its candidates and marks, its events under this call's trace."""
         done = hit.effects
         self.steps += done.steps   # a reused call costs what it cost: the budget does not depend on order
+        self.calls |= hit.calls
+        if here + hit.reach > self.reach:
+            self.reach = here + hit.reach
         if done.budget_hit:
             self.budget_hit = True
         if done.rel_cut != NO_CUT:
