@@ -23,7 +23,7 @@ from .config import Config, find_config, find_pytest_config
 from .model import FileError, Finding, Report, TraceStep
 from .project import Project, SourceFile, discover
 from .rules import severity
-from .runner import Runner, TestItem, start_run
+from .runner import Runner, TestItem
 from .hints import calls_in
 from .values import UNCONTROLLED, UNKNOWN, Origin, lit
 
@@ -208,13 +208,13 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
 
     if config.guard is not None:
         program.import_closure = {m: _import_closure(runner, [m], program.summaries) for m in program.summaries}
-    runs = []
-    for n, it in enumerate(items, 1):
-        if progress and n % 25 == 1:
-            progress(f"test {n}/{len(items)}: {it.node_id}")
-        runs.append(runner.run(it))
-    sweep_events = runner.sweep() if _wants(config, ("HT201",)) else []
-    start_run(ip)   # the rules below read the state collection left, as each test started from
+    from .parallel import analyse
+
+    done = analyse(runner, items, jobs or default_jobs(), _wants(config, ("HT201",)), progress)
+    runs, sweep_events = done.runs, done.sweep_events
+    stats["analysis_processes"] = done.processes
+    # the rules below read the state collection left (with the modules tests imported), as each
+    # test started from
     import_events = list(ip.import_events)
 
     findings = _findings(runs, import_events, ip, runner, project, config, root, cwd, files_by_module, items)

@@ -58,7 +58,8 @@ def cli() -> None:
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="HERMETIC_CACHE_DIR",
               help="Keep the cache here instead of ROOT/.hermetic_cache (env: HERMETIC_CACHE_DIR).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Processes that parse files (default: one per CPU).")
+              help="Processes that parse files and analyse tests (default: one per CPU); "
+                   "the report is the same for every count.")
 @click.option("--statistics", is_flag=True,
               help="Print the time per phase, files parsed and cache hits to standard error.")
 @click.option("--runtime", "runtime_records", multiple=True, type=click.Path(dir_okay=False),
@@ -208,7 +209,9 @@ def _print_statistics(stats: dict) -> None:
     lines.append(f"  {'total':<9} {sum(phases.values()):8.3f} s")
     lines.append(f"  files {stats.get('files', 0)}, parsed {stats.get('parsed', 0)} "
                  f"in {stats.get('jobs', 0)} processes, cache hits {stats.get('cache_hits', 0)}, "
-                 f"whole-run result {stats.get('result_cache', 'n/a')}")
+                 f"whole-run result {stats.get('result_cache', 'n/a')}"
+                 + (f", tests analysed in {stats['analysis_processes']} processes"
+                    if stats.get("analysis_processes") else ""))
     click.echo("\n".join(lines), err=True)
 
 

@@ -47,6 +47,7 @@ class TestRun:
     misses: List[tuple] = field(default_factory=list)    # HT205 candidates
     consumed: Set[tuple] = field(default_factory=set)    # import-time reads whose values it uses
     marks: List[tuple] = field(default_factory=list)     # HT4xx: guard calls and side effects, in order
+    fixtures: Set[str] = field(default_factory=set)      # qualnames of the fixtures it used
 
 
 class Runner:
@@ -59,7 +60,8 @@ class Runner:
         self.static_imports: Dict[str, Dict[str, str]] = {}
         self.fixtures_by_module: Dict[str, Dict[str, List[FixtureDef]]] = {}
         self.conftests_by_dir: Dict[str, str] = {}
-        self.fixture_users: Dict[str, Set[str]] = {}   # fixture qualname -> node ids that use it
+        self.fixture_users: Dict[str, Set[str]] = {}   # fixture qualname -> node ids that use it (record())
+        self._decorators: Dict[tuple, List[tuple]] = {}   # (module, id of the expression) -> its references
         for mod, sf in files.items():
             if sf.is_conftest:
                 self.conftests_by_dir[str(PurePosixPath(sf.rel).parent)] = sf.module
@@ -171,6 +173,14 @@ class Runner:
                     if len(refs) == 1 and refs[0][0] == "func" and refs[0][1] in fns.keys() | self.p.functions.keys():
                         qn = refs[0][1]
                         items.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], qn, name, None, st[3]))
+        for it in items:   # decorators are evaluated at import: here, not in each test's run
+            if it.cls:
+                for cq in self.ip.mro(it.cls):
+                    cd, cmod = self.p.classes[cq]
+                    for dexpr, _l in cd["decorators"]:
+                        self._eval_decorator(dexpr, cmod)
+            for dexpr, _l in self.p.functions[it.qualname][0]["decorators"]:
+                self._eval_decorator(dexpr, it.module)
         return items
 
     def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns) -> List[TestItem]:
@@ -371,7 +381,12 @@ class Runner:
         ip.import_events.extend(e for e in ip.events if e.import_time)
         ip.events = []
         ip.undo_test_writes()
-        return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks))
+        return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks), fx.used)
+
+    def record(self, run: TestRun) -> None:
+        """Take in what a run found out about the suite (which fixtures each test uses)."""
+        for qn in run.fixtures:
+            self.fixture_users.setdefault(qn, set()).add(run.item.node_id)
 
     def _sweep_modules(self) -> Set[str]:
         """Modules that bind a path-like constant computed at import (an HT201 candidate),
@@ -395,20 +410,28 @@ class Runner:
                 out.add(mod)
         return out
 
-    def sweep(self) -> List[I.SinkEvent]:
-        """Every function once, with unknown arguments and nothing patched: the file
-        operations each module constant flows into, whatever the tests redirect (HT201)."""
+    def sweep_roots(self) -> List[str]:
+        """The functions the HT201 sweep runs, in the order it runs them: the functions of
+        project code (not of the test tree) in modules that bind a computed constant or import
+        one that does. Depends only on the modules imported so far (``ip.globals``)."""
+        relevant = self._sweep_modules()
+        return [qn for qn in sorted(self.p.functions)
+                if ".<locals>." not in qn and self.p.functions[qn][1] in relevant
+                and not self.p.in_test.get(self.p.functions[qn][1], False)]
+
+    def sweep(self, roots: Optional[List[str]] = None, keep_memo: bool = False) -> List[I.SinkEvent]:
+        """Every root (default ``sweep_roots()``) once, with unknown arguments and nothing
+        patched: the file operations each module constant flows into, whatever the tests
+        redirect (HT201). The memo is emptied before and after unless ``keep_memo``."""
         ip = self.ip
-        ip.memo.clear()   # the sweep's keys hold the depth: no test's entry can be reused (memory)
+        if not keep_memo:
+            ip.memo.clear()   # keys hold the sweep flag: no test's entry can be reused (memory)
         ip.ctx = I.Ctx()
         ip.import_time = False
         ip.sweep = True
-        relevant = self._sweep_modules()
         events: List[I.SinkEvent] = []
-        for qn in sorted(self.p.functions):
+        for qn in (self.sweep_roots() if roots is None else roots):
             f, mod = self.p.functions[qn]
-            if ".<locals>." in qn or mod not in relevant or self.p.in_test.get(mod, False):
-                continue
             start_run(ip)
             ip.ctx = I.Ctx()
             ip.stack = []
@@ -424,11 +447,20 @@ class Runner:
             # only file operations matter here (HT201): the rest is dropped root by root
             events.extend(e for e in ip.events if not e.import_time and e.category == "file")
         start_run(ip)   # the last root's state goes too
-        ip.memo.clear()
+        if not keep_memo:
+            ip.memo.clear()
         ip.sweep = False
         return events
 
     def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
+        """The references a decorator expression evaluates to (marks, patchers, ...). Evaluated
+        once, at collection (``collect``), as the module's import evaluates it: a test's run
+        reuses the value, so what the expression does (``parametrize([AsyncResult("x")])``
+        setting a default app) is collection's, not a leak from one test into the next."""
+        key = (mod, id(dexpr))
+        hit = self._decorators.get(key)
+        if hit is not None:
+            return hit
         ip = self.ip
         saved = ip.ctx, ip.import_time, ip.stack
         ip.ctx = I.Ctx()
@@ -442,7 +474,8 @@ class Runner:
             v = ip.eval(dexpr, frame)
         finally:
             ip.ctx, ip.import_time, ip.stack = saved
-        return list(v.refs())
+        out = self._decorators[key] = list(v.refs())
+        return out
 
 
 def _names_bound(targets) -> List[str]:
@@ -464,6 +497,7 @@ class _FixtureScope:
         self.item = item
         self.cache: Dict[str, V] = {}
         self.active: Set[str] = set()
+        self.used: Set[str] = set()   # qualnames of the fixtures set up
         # nearest first: class (and bases), module, conftests (nearest dir first), plugins
         layers: List[List[FixtureDef]] = []
         if item.cls:
@@ -541,7 +575,7 @@ class _FixtureScope:
                 self.cache[name] = v
             return v
         key = f"{name}@{d.qualname}"
-        self.r.fixture_users.setdefault(d.qualname, set()).add(self.item.node_id)
+        self.used.add(d.qualname)
         if key in self.active:
             return UNKNOWN_V
         self.active.add(key)
@@ -690,6 +724,7 @@ def start_run(ip: I.Interp) -> None:
     ip.steps = 0
     ip.cut_at = I.NO_CUT
     ip.depth_cut = ip.budget_hit = False
+    ip.reach, ip.calls = 0, 0
     ip.shared_roots = []
     ip.touched = set()
     ip.collected = True   # imports from now on are imports after collection
