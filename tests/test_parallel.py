@@ -24,7 +24,8 @@ def _report(project, jobs):
 def test_one_process_and_two_give_the_same_report(name, tmp_path, monkeypatch):
     monkeypatch.setattr(P, "MIN_TESTS", 1)       # every fixture project is small
     monkeypatch.setattr(P, "TESTS_PER_PROCESS", 1)
-    monkeypatch.setattr(P, "CHUNKS_PER_PROCESS", 64)   # chunks of one test: neighbours land apart
+    monkeypatch.setattr(P, "MIN_CHUNK", 1)   # chunks of one test: neighbours land apart
+    monkeypatch.setattr(P, "CHUNKS_PER_PROCESS", 64)
     project = copy_fixture(name, tmp_path)
     alone, one = _report(project, 1)
     shared, two = _report(project, 2)
@@ -41,6 +42,7 @@ def test_a_decorator_is_evaluated_at_collection_not_in_a_test(tmp_path, monkeypa
     # APP_LOADER at call time (HT103) when it ran in another process.
     monkeypatch.setattr(P, "MIN_TESTS", 1)
     monkeypatch.setattr(P, "TESTS_PER_PROCESS", 1)
+    monkeypatch.setattr(P, "MIN_CHUNK", 1)
     monkeypatch.setattr(P, "CHUNKS_PER_PROCESS", 64)
     project = copy_fixture("determinism-imports", tmp_path)
     report, _ = _report(project, 2)

@@ -302,6 +302,7 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
         tests_by_mod.setdefault(it.module, []).append(it.node_id)
     out: List[Finding] = []
     seen_mods = set()
+    index = _TestIndex(items, ip)
     for mod, s in sorted(ip.p.summaries.items()):
         if s["module"] != mod or not ip.p.in_test.get(mod, False) or mod in seen_mods:
             continue
@@ -333,11 +334,11 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
             setup_tests = []
             if f.get("class") and f["name"] in ("setUp", "setUpClass", "setup_method", "setup_class",
                                                  "asyncSetUp"):
-                setup_tests = [it.node_id for it in items if it.cls and f["class"] in ip.mro(it.cls)]
+                setup_tests = index.of_class(f["class"])
             mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
             helper_tests: List[str] = []
             if mutations and qn not in tests_by_qn and not runner.fixture_users.get(qn) and not setup_tests:
-                helper_tests = _callers(f, qn, items, ip)
+                helper_tests = index.callers(f)
             mutations = [m for m in mutations if m.key not in hook_restores]
             if covered:
                 mine = set(tests_by_qn.get(qn) or runner.fixture_users.get(qn, ()) or setup_tests)
@@ -536,28 +537,45 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
     return keys
 
 
-def _callers(f: dict, qn: str, items: List[TestItem], ip: I.Interp) -> List[str]:
-    """Tests whose body names a helper (``self.helper(...)``, ``helper(...)``): the tests a
-    helper's state change reaches."""
-    name = f["name"]
-    out = []
-    for it in items:
-        body = ip.p.functions[it.qualname][0]["body"]
-        if f.get("class") and not (it.cls and f["class"] in ip.mro(it.cls)):
-            continue
-        if _names(body, name):
-            out.append(it.node_id)
-    return sorted(out)
+class _TestIndex:
+    """The selected tests by the names their bodies use and by the classes they belong to
+    (built once: HT3xx asks for every helper and set-up method)."""
+
+    def __init__(self, items: List[TestItem], ip: I.Interp) -> None:
+        self.by_name: Dict[str, List[TestItem]] = {}
+        self.by_class: Dict[str, List[TestItem]] = {}
+        for it in items:
+            names: Set[str] = set()
+            _names_in(ip.p.functions[it.qualname][0]["body"], names)
+            for n in names:
+                self.by_name.setdefault(n, []).append(it)
+            if it.cls:
+                for c in ip.mro(it.cls):
+                    self.by_class.setdefault(c, []).append(it)
+
+    def callers(self, f: dict) -> List[str]:
+        """Tests whose body names a helper (``self.helper(...)``, ``helper(...)``): the tests a
+        helper's state change reaches (of its class, for a method)."""
+        its = self.by_name.get(f["name"], [])
+        if f.get("class"):
+            mine = {id(it) for it in self.by_class.get(f["class"], [])}
+            its = [it for it in its if id(it) in mine]
+        return sorted(it.node_id for it in its)
+
+    def of_class(self, cls: str) -> List[str]:
+        return [it.node_id for it in self.by_class.get(cls, [])]
 
 
-def _names(node, name: str) -> bool:
+def _names_in(node, out: Set[str]) -> None:
+    """Every name (``x``) and attribute name (``.x``) in an IR subtree, into ``out``."""
     if isinstance(node, (list, tuple)):
-        if len(node) >= 2 and node[0] == "name" and node[1] == name:
-            return True
-        if len(node) >= 3 and node[0] == "attr" and node[2] == name:
-            return True
-        return any(_names(x, name) for x in node if isinstance(x, (list, tuple)))
-    return False
+        if len(node) >= 2 and node[0] == "name" and isinstance(node[1], str):
+            out.add(node[1])
+        elif len(node) >= 3 and node[0] == "attr" and isinstance(node[2], str):
+            out.add(node[2])
+        for x in node:
+            if isinstance(x, (list, tuple)):
+                _names_in(x, out)
 
 
 def _finalizers(s: dict) -> Set[str]:

@@ -27,7 +27,9 @@ from .runner import Runner, TestItem, TestRun, start_run
 
 MIN_TESTS = 64   # fewer tests than this are analysed in this process: forking costs more
 TESTS_PER_PROCESS = 16   # at least this many tests for each process started
-CHUNKS_PER_PROCESS = 8
+CHUNKS_PER_PROCESS = 4   # each chunk is this share of what is left per process
+MIN_CHUNK = 4
+MAX_CHUNK = 16   # a module with more tests than four chunks' worth is shared out
 
 
 @dataclass
@@ -81,17 +83,25 @@ def _fork_context():
     return multiprocessing.get_context("fork")
 
 
-def _chunks(items: List[TestItem], size: int) -> List[List[int]]:
-    """Item indices in chunks of about ``size``, cut at module boundaries where possible."""
+def _chunks(n: int, processes: int, cut_after=None) -> List[List[int]]:
+    """``range(n)`` in chunks that get smaller towards the end (guided scheduling: each is a
+    share of what is left, so the last ones even out the processes' loads), of at most
+    ``MAX_CHUNK``. Where ``cut_after(j)`` says a module's tests end, a chunk is stretched to
+    that end when it comes within ``MAX_CHUNK`` more: a module's tests stay together (they
+    share fixtures, so one process's memo answers more), unless it has many (a class of deep
+    tests is shared out)."""
     out: List[List[int]] = []
-    cur: List[int] = []
-    for i, it in enumerate(items):
-        if cur and (len(cur) >= size or (items[cur[-1]].module != it.module and len(cur) >= size // 2)):
-            out.append(cur)
-            cur = []
-        cur.append(i)
-    if cur:
-        out.append(cur)
+    i = 0
+    while i < n:
+        size = max(MIN_CHUNK, min(MAX_CHUNK, (n - i) // (processes * CHUNKS_PER_PROCESS)))
+        end = min(n, i + size)
+        if cut_after is not None and end < n and not cut_after(end):
+            for j in range(end + 1, min(n, i + MAX_CHUNK * 4)):
+                if cut_after(j):
+                    end = j
+                    break
+        out.append(list(range(i, end)))
+        i = end
     return out
 
 
@@ -156,7 +166,7 @@ class _Pool:
             workers.append((p, parent))
         runs: Dict[int, TestRun] = {}
         try:
-            chunks = _chunks(items, max(1, len(items) // (self.n * CHUNKS_PER_PROCESS)))
+            chunks = _chunks(len(items), self.n, lambda j: items[j].module != items[j - 1].module)
             done = 0
             for _cid, out in self._share(workers, [("tests", cid, c) for cid, c in enumerate(chunks)]):
                 for i, events, escapes, misses, consumed, marks, fixtures, markers in out:
@@ -172,8 +182,7 @@ class _Pool:
             if sweep:
                 import_after_collection(ip, lazy)   # the modules every test imported: the sweep's scope
                 roots = runner.sweep_roots()
-                size = max(1, len(roots) // (self.n * CHUNKS_PER_PROCESS))
-                parts = [roots[k:k + size] for k in range(0, len(roots), size)]
+                parts = [[roots[k] for k in c] for c in _chunks(len(roots), self.n)]
                 by_chunk = dict(self._share(workers, [("sweep", cid, r, lazy) for cid, r in enumerate(parts)]))
                 for cid in range(len(parts)):
                     events.extend(by_chunk[cid])
