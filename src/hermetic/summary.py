@@ -37,7 +37,7 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
     """
     import libcst as cst
 
-    _precheck(data)
+    amod = _precheck(data)
     try:
         tree = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
@@ -47,7 +47,7 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
     except Exception as exc:  # libcst raises assorted errors on exotic input
         raise SummaryError(f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
     try:
-        pos, comments = positions(tree)
+        pos, comments = _positions(tree, amod, data)
         suppressions = _suppressions(comments)
         ex = _Extractor(module, is_package, pos, cst)
         body = ex.block(tree.body, scope=module, cls=None)
@@ -67,97 +67,35 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
     }
 
 
-_NEWLINE = re.compile(r"\r\n?|\n")
-_POSITIONS_STATE = None
+def _positions(tree, amod, data: bytes) -> Tuple[Dict[Any, tuple], List[tuple]]:
+    """The extractor's node ranges and the module's comments: read off the ``ast`` tree where
+    it lines up with libcst's (and no suppression comment needs finding), else from libcst's
+    code generation (``hermetic.positions``)."""
+    from . import positions as P
+
+    if amod is not None:
+        try:
+            text = data.decode(tree.encoding)
+        except (UnicodeDecodeError, LookupError):
+            text = None
+        if text is not None and not _SUPPRESS.search(text):   # comments come from code generation
+            if text.startswith("\ufeff"):
+                text = text[1:]
+            try:
+                return P.from_ast(tree, amod, text), []
+            except (P.Mismatch, RecursionError):
+                pass
+    return P.from_codegen(tree)
 
 
 def positions(tree) -> Tuple[Dict[Any, tuple], List[tuple]]:
-    """Syntactic positions of every node of a libcst ``Module``, as ``{node: (line, column,
-    end_line, end_column)}`` with 1-based lines and 0-based columns, and the module's comments
-    as ``[(line, text)]`` in source order.
+    """Every node's range and the comments of a libcst ``Module`` (``positions.from_codegen``)."""
+    from .positions import from_codegen
 
-    The same ranges as libcst's ``PositionProvider`` (tested against it), from one code
-    generation pass that keeps no tokens and no metadata wrapper: the provider's generic
-    machinery (a copy-free wrapper still visits the whole tree, and a generator-based context
-    manager per node) was two thirds of our per-file time.
-    """
-    global _POSITIONS_STATE
-    if _POSITIONS_STATE is None:
-        _POSITIONS_STATE = _position_state_class()
-    state = _POSITIONS_STATE(tree.default_indent, tree.default_newline)
-    tree._codegen(state)
-    state.computed.pop(tree, None)   # the module's own range differs (trailing newline) and is never used
-    return state.computed, state.comments
+    return from_codegen(tree)
 
 
-def _position_state_class():
-    from libcst import Comment
-    from libcst._nodes.internal import CodegenState
-
-    newline = _NEWLINE
-
-    class _Record:
-        __slots__ = ("state", "node", "start_node", "end_node", "start")
-
-        def __init__(self, state, node, start_node, end_node):
-            self.state = state
-            self.node = node
-            self.start_node = start_node
-            self.end_node = end_node
-
-        def __enter__(self):
-            self.start = (self.state.line, self.state.column)
-
-        def __exit__(self, exc_type, exc, tb):
-            if exc_type is not None:
-                return False
-            st = self.state
-            computed = st.computed
-            start = computed[self.start_node][:2] if self.start_node is not None else self.start
-            end = computed[self.end_node][2:] if self.end_node is not None else (st.line, st.column)
-            computed[self.node] = start + end
-            return False
-
-    class _PositionState(CodegenState):
-        __slots__ = ("line", "column", "stack", "computed", "comments")
-
-        def __init__(self, default_indent: str, default_newline: str) -> None:
-            super().__init__(default_indent=default_indent, default_newline=default_newline)
-            self.line = 1
-            self.column = 0
-            self.stack: List[tuple] = []
-            self.computed: Dict[Any, tuple] = {}
-            self.comments: List[tuple] = []
-
-        def add_indent_tokens(self) -> None:
-            for token in self.indent_tokens:
-                self.add_token(token)
-
-        def add_token(self, value: str) -> None:
-            if "\n" in value or "\r" in value:
-                segments = newline.split(value)
-                self.line += len(segments) - 1
-                self.column = len(segments[-1])
-            else:
-                self.column += len(value)
-
-        def before_codegen(self, node) -> None:
-            self.stack.append((self.line, self.column))
-            if type(node) is Comment:
-                self.comments.append((self.line, node.value))
-
-        def after_codegen(self, node) -> None:
-            start = self.stack.pop()
-            if node not in self.computed:   # a syntactic position recorded inside wins
-                self.computed[node] = start + (self.line, self.column)
-
-        def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-            return _Record(self, node, start_node, end_node)
-
-    return _PositionState
-
-
-def _precheck(data: bytes) -> None:
+def _precheck(data: bytes) -> Optional[Any]:
     """Refuse input the native parser cannot take safely, before it sees it.
 
     libcst's native parser overflows its stack (a segfault, not an exception) on ~1,500 nested
@@ -166,7 +104,8 @@ def _precheck(data: bytes) -> None:
     expression trees too deep to build, so a file refused here could not be imported by the
     tests either. So is a NUL byte, which no Python version accepts and libcst reads inside a
     string or a comment. Other syntax errors are left to libcst, which knows newer syntax than an
-    older interpreter's ``ast``. Costs about a tenth of the libcst parse.
+    older interpreter's ``ast``. Costs about a tenth of the libcst parse; returns the ``ast``
+    module (the positions are read off it), or None where ``ast`` refuses what libcst reads.
     """
     import ast
     import sys
@@ -175,7 +114,7 @@ def _precheck(data: bytes) -> None:
     if limit != _DEFAULT_RECURSION_LIMIT:   # parse workers raise it for libcst's recursive walks
         sys.setrecursionlimit(_DEFAULT_RECURSION_LIMIT)
     try:
-        ast.parse(data)
+        return ast.parse(data)
     except SyntaxError as exc:
         if exc.msg and exc.msg.startswith("too many"):
             raise SummaryError(f"too deeply nested to analyse (line {exc.lineno}): {exc.msg}; "
