@@ -52,7 +52,7 @@ def test_every_python_file_of_this_repository():
         except SyntaxError:
             continue
         taken += assert_same(source)
-    assert taken >= len(FILES) * 0.9   # the fast way is the usual one
+    assert taken >= len(FILES) * (0.7 if P._OLD_FSTRINGS else 0.9)   # the fast way is the usual one
 
 
 @pytest.mark.parametrize("source", [
@@ -68,7 +68,8 @@ def test_every_python_file_of_this_repository():
     'x[a, b(1)] = y[c(2),] ; z = {**d(3), e: f(4)}\n',
 ])
 def test_hand_written_cases(source):
-    assert assert_same(source)
+    # Python 3.9's ast misplaces expressions inside f-strings: such modules take code generation
+    assert assert_same(source) or (P._OLD_FSTRINGS and 'f"' in source)
 
 
 def test_a_tuple_default_over_lines_is_left_to_code_generation():

@@ -8,23 +8,24 @@ from click.testing import CliRunner
 
 from hermetic.check import run_check
 from hermetic.cli import cli
-from hermetic.workers import ParseJob, _summarize_text, summarize_all
+from hermetic.cache import deserialize, serialize
+from hermetic.workers import ParseJob, _summarize_bytes, summarize_all
 
 from helpers import copy_fixture
 
 
-def crashing(data: bytes, module: str, path: str, is_package: bool) -> str:
+def crashing(data: bytes, module: str, path: str, is_package: bool) -> bytes:
     if path.endswith("crash.py"):
         import ctypes
 
         ctypes.string_at(0)   # a real segfault, as libcst's native parser has on a stack overflow
-    return _summarize_text(data, module, path, is_package)
+    return _summarize_bytes(data, module, path, is_package)
 
 
-def slow(data: bytes, module: str, path: str, is_package: bool) -> str:
+def slow(data: bytes, module: str, path: str, is_package: bool) -> bytes:
     if path.endswith("slow.py"):
         time.sleep(30)
-    return _summarize_text(data, module, path, is_package)
+    return _summarize_bytes(data, module, path, is_package)
 
 
 class Clock:
@@ -45,10 +46,10 @@ def test_a_worker_that_dies_is_an_error_for_its_file_and_the_rest_go_on():
     results = {r.job.path: r for r in summarize_all(_jobs("a.py", "crash.py", "b.py", "c.py", "crash2crash.py"),
                                                     2, fn=crashing, clock=Clock())}
     assert set(results) == {"a.py", "crash.py", "b.py", "c.py", "crash2crash.py"}
-    assert "SIGSEGV" in results["crash.py"].error and results["crash.py"].text is None
+    assert "SIGSEGV" in results["crash.py"].error and results["crash.py"].data is None
     assert "SIGSEGV" in results["crash2crash.py"].error
     for ok in ("a.py", "b.py", "c.py"):
-        assert results[ok].error is None and json.loads(results[ok].text)["module"] == ok[:-3]
+        assert results[ok].error is None and deserialize(results[ok].data)["module"] == ok[:-3]
 
 
 def test_a_file_over_the_time_budget_is_reported_not_skipped_silently():
@@ -59,14 +60,14 @@ def test_a_file_over_the_time_budget_is_reported_not_skipped_silently():
         if {"a.py", "b.py"} <= set(results):
             clock.now = 100.0   # the slow file's budget is spent; the others were done in time
     assert "longer than 1 s" in results["slow.py"].error
-    assert results["a.py"].text and results["b.py"].text
+    assert results["a.py"].data and results["b.py"].data
 
 
 def test_deep_code_that_cpython_compiles_is_summarised_in_a_worker():
     chain = ("x = " + "+".join(["'a'"] * 900) + "\n").encode()
     [res] = list(summarize_all([ParseJob("k", chain, "m", "m.py", False)], 1, clock=Clock()))
     assert res.error is None, res.error
-    assert json.loads(res.text)["body"][0][0] == "assign"
+    assert deserialize(res.data)["body"][0][0] == "assign"
 
 
 def test_a_crash_inside_a_project_is_a_file_error_in_the_report(tmp_path, monkeypatch):
@@ -74,7 +75,7 @@ def test_a_crash_inside_a_project_is_a_file_error_in_the_report(tmp_path, monkey
 
     project = copy_fixture("quickstart", tmp_path)
     (project / "tests" / "crash.py").write_text("x = 1\n", encoding="utf-8")
-    monkeypatch.setattr(workers, "_summarize_text", crashing)
+    monkeypatch.setattr(workers, "_summarize_bytes", crashing)
     report, _ = run_check([], project, use_cache=False)
     assert [e.path for e in report.errors if "crashed" in e.message] == ["tests/crash.py"]
     assert report.findings, "the rest of the project is still analysed"
@@ -165,11 +166,11 @@ def test_corrupt_and_foreign_cache_entries_are_ignored_and_rebuilt(tmp_path):
 
     project = copy_fixture("quickstart", tmp_path)
     cold, _ = run_check([], project)
-    entries = sorted(p for p in (project / ".hermetic_cache").rglob("*.json") if "runs" not in p.parts)
+    entries = sorted(p for p in (project / ".hermetic_cache").rglob("*.bin"))
     runs = sorted((project / ".hermetic_cache").rglob("runs/*.json"))
     assert entries and runs
-    entries[0].write_bytes(b"\xff\xfe not json")            # corrupt
-    entries[1].write_text('{"module": 1, "body": "x"}', encoding="utf-8")   # valid JSON, foreign shape
+    entries[0].write_bytes(b"\xff\xfe not a summary")            # corrupt
+    entries[1].write_bytes(serialize({"module": 1, "body": "x"}))   # readable, foreign shape
     for r in runs:
         r.write_text('{"findings": [{"code": 1}], "files": 0, "tests": 0, "unresolved": [], "unknown": [], '
                      '"calls": 0, "sinks": 0, "inventory": [], "errors": []}', encoding="utf-8")
@@ -192,3 +193,27 @@ def test_compact_shares_short_tuples_but_never_mixes_true_and_one():
     b = compact({"y": [["name", "self"], ["lit", True], ["lit", 1]]})
     assert a["x"][0] is b["y"][0]
     assert a["x"][2][1] is True and b["y"][2][1] == 1 and type(b["y"][2][1]) is int
+
+
+def test_a_serialized_summary_is_what_a_json_round_trip_gives():
+    # the bytes a worker sends and the cache keeps hold the data JSON held before: lists as
+    # tuples, nothing lost; a summary nested deeper than marshal goes travels as JSON
+    from pathlib import Path
+
+    from hermetic.cache import compact
+    from hermetic.summary import summarize
+
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    for p in sorted(fixtures.rglob("*.py"))[:60]:
+        s = summarize(p.read_bytes(), "m", p.name)
+        data = serialize(s)
+        assert data[:1] == b"M"
+        assert deserialize(data) == compact(json.loads(json.dumps(s)))
+    from hermetic.workers import run_deep
+
+    def deep():   # a worker's deep stack and recursion limit
+        s = summarize(("x = " + " + ".join(["1"] * 2500) + "\n").encode(), "m", "m.py")
+        data = serialize(s)
+        return data[:1], deserialize(data) == compact(json.loads(json.dumps(s)))
+
+    assert run_deep(deep) == (b"J", True)

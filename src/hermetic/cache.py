@@ -1,14 +1,17 @@
-"""The summary cache: one JSON file per summary in ``.hermetic_cache/`` at the project root.
+"""The summary cache: one file per summary in ``.hermetic_cache/`` at the project root.
 
-Keyed by the file's bytes, its module name and path, and the summary format and tool
-versions, so an unchanged file is never parsed twice. The folder carries its own
-``.gitignore``. Summaries pass through JSON on both paths (fresh and cached), so a warm run
-sees exactly the data a cold run sees.
+Keyed by the file's bytes, its module name and path, the summary format, the tool and the
+Python version (``marshal``'s format is Python's), so an unchanged file is never parsed twice.
+The folder carries its own ``.gitignore``. A summary is stored as the ``marshal`` bytes a parse
+worker sends (``serialize``): the compact form, lists as tuples and strings interned, which a
+fresh and a cached run both load the same way, so a warm run sees exactly the data a cold run
+sees. Whole-run results are JSON.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import sys
 from pathlib import Path
@@ -18,6 +21,7 @@ from . import __version__
 from .summary import SUMMARY_VERSION
 
 CACHE_DIR = ".hermetic_cache"
+_PY = f"{sys.version_info[0]}.{sys.version_info[1]}/{marshal.version}"   # the format of the cached bytes
 
 
 _STAMP: Optional[str] = None
@@ -48,8 +52,34 @@ def _is_summary(data) -> bool:
     if set(data) == {"error"}:
         return isinstance(data["error"], str)
     return data.get("version") == SUMMARY_VERSION and all(
-        isinstance(data.get(k), t) for k, t in (("module", str), ("path", str), ("body", list),
+        isinstance(data.get(k), t) for k, t in (("module", str), ("path", str), ("body", (list, tuple)),
                                                  ("functions", dict), ("classes", dict)))
+
+
+def serialize(summary: dict) -> bytes:
+    """A summary (or ``{"error": message}``) as the bytes a worker sends and the cache keeps:
+    ``compact``'s form in ``marshal``'s format (which keeps the strings interned), after a
+    ``M``; JSON text after a ``J`` for the rare summary nested deeper than ``marshal`` goes
+    (a chain of 2,000 ``+``)."""
+    obj = compact(summary)
+    try:
+        return b"M" + marshal.dumps(obj)
+    except ValueError:
+        return b"J" + json.dumps(obj, separators=(",", ":")).encode("utf-8")
+
+
+def deserialize(data: bytes) -> Optional[dict]:
+    """``serialize``'s bytes back; None for bytes that are not a summary of this format."""
+    try:
+        if data[:1] == b"M":
+            obj = marshal.loads(data[1:])
+        elif data[:1] == b"J":
+            obj = compact(json.loads(data[1:].decode("utf-8")))
+        else:
+            return None
+    except (ValueError, EOFError, TypeError, RecursionError):
+        return None
+    return obj if _is_summary(obj) else None
 
 
 _LEAVES: Dict[tuple, tuple] = {}   # short tuples of plain values seen so far: one object each
@@ -57,7 +87,7 @@ _LEAF_TYPES = (str, int, type(None))   # exact types: not bool, since (True,) ==
 
 
 def compact(obj):
-    """A decoded summary with its lists as tuples, its strings interned and its short tuples of
+    """A summary with its lists as tuples, its strings interned and its short tuples of
     plain values (``("name", "self")``, ...) shared: the same data in under half the memory
     (Django's 2,627 summaries: 418 MiB as decoded, 186 MiB as tuples, about 17% less again with
     the shared tuples). Every summary the analysis sees has passed through here."""
@@ -66,19 +96,21 @@ def compact(obj):
     if len(leaves) > 2_000_000:
         leaves.clear()
 
+    nested = (list, tuple, dict)
+
     def conv(o):
-        if type(o) is list:
-            t = tuple([conv(x) if type(x) in (list, dict) else (intern(x) if type(x) is str else x) for x in o])
+        if type(o) is not dict:   # a list or a tuple (the extractor makes both)
+            t = tuple([conv(x) if type(x) in nested else (intern(x) if type(x) is str else x) for x in o])
             if len(t) <= 4:
                 for x in t:
                     if type(x) not in _LEAF_TYPES:
                         return t
                 return leaves.setdefault(t, t)
             return t
-        return {intern(k): (conv(v) if type(v) in (list, dict) else (intern(v) if type(v) is str else v))
+        return {intern(k): (conv(v) if type(v) in nested else (intern(v) if type(v) is str else v))
                 for k, v in o.items()}
 
-    return conv(obj) if type(obj) in (list, dict) else obj
+    return conv(obj) if type(obj) in nested else obj
 
 
 class SummaryCache:
@@ -95,29 +127,30 @@ class SummaryCache:
 
     def key(self, data: bytes, module: str, path: str, is_package: bool) -> str:
         h = hashlib.sha256()
-        h.update(f"{_tool_stamp()}\0{SUMMARY_VERSION}\0{module}\0{path}\0{is_package}\0".encode())
+        h.update(f"{_tool_stamp()}\0{SUMMARY_VERSION}\0{_PY}\0{module}\0{path}\0{is_package}\0".encode())
         h.update(data)
         return h.hexdigest()
 
     def get(self, key: str) -> Optional[dict]:
         if not self.enabled:
             return None
-        p = self.dir / key[:2] / f"{key}.json"
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):   # missing, unreadable, or corrupt: parse the file again
+            data = (self.dir / key[:2] / f"{key}.bin").read_bytes()
+        except OSError:   # missing or unreadable: parse the file again
             return None
-        if not _is_summary(data):        # valid JSON of another shape (a foreign entry): ignored
+        s = deserialize(data)
+        if s is None:     # corrupt, or another shape (a foreign entry): ignored
             return None
         self.hits += 1
-        return compact(data)
+        return s
 
-    def put_text(self, key: str, text: str) -> dict:
-        """Store a summary given as JSON text; return it decoded (what a later hit returns)."""
-        self._write(self.dir / key[:2] / f"{key}.json", text)
-        return compact(json.loads(text))
+    def put(self, key: str, data: bytes) -> Optional[dict]:
+        """Store a summary given as ``serialize``'s bytes; return it loaded (what a later hit
+        returns), or None for bytes that are no summary."""
+        self._write(self.dir / key[:2] / f"{key}.bin", data)
+        return deserialize(data)
 
-    def _write(self, path: Path, text: str, replace_siblings: bool = False) -> None:
+    def _write(self, path: Path, text, replace_siblings: bool = False) -> None:
         """Write atomically (a temporary file renamed into place: safe under concurrent runs);
         ``replace_siblings`` first removes the other entries of that folder. A tree that cannot
         be written turns the cache off for the run."""
@@ -133,7 +166,10 @@ class SummaryCache:
                 for old in path.parent.glob("*.json"):
                     old.unlink()
             tmp = path.parent / f"{path.stem}.{os.getpid()}.tmp"
-            tmp.write_text(text, encoding="utf-8")
+            if isinstance(text, bytes):
+                tmp.write_bytes(text)
+            else:
+                tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, path)
         except OSError:
             self.enabled = False

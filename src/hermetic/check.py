@@ -94,7 +94,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
 
     # per-file work: source -> summary (pure), in worker processes, cached by content
     t_phase = clock()
-    from .cache import SummaryCache
+    from .cache import SummaryCache, serialize
     from .workers import ParseJob, default_jobs, summarize_all
 
     cache = SummaryCache(root, enabled=use_cache, directory=cache_dir)
@@ -143,13 +143,17 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     failed: Dict[str, str] = {k: s["error"] for k, s in loaded.items() if "error" in s}
     transient = False   # a timeout or a crash may not recur: such a run's result is not reused
     for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout):
-        if res.text is None:
+        if res.data is None:
             failed[res.job.key] = res.error or "not analysed"
             transient = transient or res.transient
             if not res.transient:   # the file's own fault: the same bytes fail the same way
-                cache.put_text(res.job.key, json.dumps({"error": failed[res.job.key]}))
+                cache.put(res.job.key, serialize({"error": failed[res.job.key]}))
         else:
-            loaded[res.job.key] = cache.put_text(res.job.key, res.text)
+            s = cache.put(res.job.key, res.data)
+            if s is None:   # a worker's bytes that are no summary: a bug of ours, one line for the report
+                failed[res.job.key] = "internal error while summarising: the summary did not load"
+            else:
+                loaded[res.job.key] = s
         if progress:
             progress(res.job.path)
     summaries: Dict[str, dict] = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from typing import Any, Dict, List, Tuple
 
 import libcst as c
@@ -115,6 +116,8 @@ def _position_state_class():
     return _PositionState
 
 
+# Python 3.9's ast puts the expressions inside an f-string at wrong columns (seen on pytest's tree)
+_OLD_FSTRINGS = sys.version_info < (3, 10)
 _DEF = re.compile(r"(?:async[ \t\f]+)?def[ \t\f]+")
 _CLASS = re.compile(r"class[ \t\f]+")
 
@@ -393,6 +396,8 @@ class _Walk:
                 return
             if at is not ast.JoinedStr:
                 raise Mismatch("fstring")
+            if _OLD_FSTRINGS:
+                raise Mismatch("f-string positions before Python 3.10")
             vals = []
             _avalues(a, vals)
             if len(vals) != len(parts):

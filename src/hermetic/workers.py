@@ -1,7 +1,8 @@
 """Summaries for many files, built in worker processes.
 
 The per-file step (``summary.summarize``) is pure, so it runs in a small pool of processes and
-only its result crosses back: the summary as JSON text, which is also what the cache stores.
+only its result crosses back: the summary as ``cache.serialize`` bytes, which is also what the
+cache stores.
 The pool is ours rather than ``concurrent.futures`` because one file must not cost the run:
 
 - a worker that dies (libcst's native parser can overflow its stack and segfault; the kernel
@@ -19,7 +20,6 @@ code generation and our extractor recurse once per nesting level, and a few hund
 from __future__ import annotations
 
 import gc
-import json
 import os
 import signal
 import sys
@@ -47,11 +47,11 @@ class ParseJob:
 
 @dataclass
 class ParseResult:
-    """``text`` is the summary as JSON text, or None with a one-line ``error``; ``transient``
-    when the error was the worker's (a crash or the time budget), not the file's."""
+    """``data`` is the summary as ``cache.serialize`` bytes, or None with a one-line ``error``;
+    ``transient`` when the error was the worker's (a crash or the time budget), not the file's."""
 
     job: ParseJob
-    text: Optional[str]
+    data: Optional[bytes]
     error: Optional[str]
     transient: bool = False
 
@@ -64,10 +64,11 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _summarize_text(data: bytes, module: str, path: str, is_package: bool) -> str:
+def _summarize_bytes(data: bytes, module: str, path: str, is_package: bool) -> bytes:
+    from .cache import serialize
     from .summary import summarize
 
-    return json.dumps(summarize(data, module, path, is_package), separators=(",", ":"))
+    return serialize(summarize(data, module, path, is_package))
 
 
 def _one(fn: Callable[..., str], job: Tuple[bytes, str, str, bool]) -> Tuple[str, str]:
@@ -190,14 +191,14 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
                   clock: Optional[Callable[[], float]] = None) -> Iterator[ParseResult]:
     """Summarise ``jobs`` in up to ``processes`` worker processes; yields results as they end.
 
-    ``fn(data, module, path, is_package)`` returns the summary's JSON text (a parameter so tests
+    ``fn(data, module, path, is_package)`` returns the summary's bytes (a parameter so tests
     can hand in a worker that crashes). ``timeout`` is the budget per file in seconds, measured
     with ``clock`` (default ``time.monotonic``; tests pass their own). Where
     worker processes cannot be started, the jobs run in this process (without crash isolation).
     """
     if not jobs:
         return
-    fn = fn or _summarize_text
+    fn = fn or _summarize_bytes
     clock = clock or time.monotonic
     try:
         ctx = _context()
@@ -255,5 +256,5 @@ def _in_process(jobs: List[ParseJob], fn: Callable[..., str]) -> Iterator[ParseR
 
 
 def _result(job: ParseJob, status: str, payload: str) -> ParseResult:
-    """A worker's ``("ok", json_text)`` or ``("error", one_line)`` for ``job``."""
+    """A worker's ``("ok", summary bytes)`` or ``("error", one_line)`` for ``job``."""
     return ParseResult(job, payload, None) if status == "ok" else ParseResult(job, None, payload)
