@@ -174,6 +174,25 @@ class SummaryCache:
         except OSError:
             self.enabled = False
 
+    def get_analysis(self, scope: str) -> Optional[dict]:
+        """The per-test result cache entry of the configuration ``scope`` (``hermetic.reuse``)."""
+        if not self.enabled:
+            return None
+        from .reuse import loads
+
+        try:
+            data = (self.dir / "analysis" / f"{scope}.bin").read_bytes()
+        except OSError:
+            return None
+        return loads(data)
+
+    def put_analysis(self, scope: str, entry: dict) -> None:
+        if not self.enabled:
+            return
+        from .reuse import dumps
+
+        self._write(self.dir / "analysis" / f"{scope}.bin", dumps(entry))
+
     def get_result(self, key: str) -> Optional[dict]:
         """A whole run's result stored under ``key`` (every input hashed into it)."""
         if not self.enabled:

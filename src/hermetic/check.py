@@ -6,6 +6,7 @@ folder (``.hermetic_cache``, with its own ``.gitignore``).
 """
 from __future__ import annotations
 
+import copy
 import errno
 import fnmatch
 import gc
@@ -158,6 +159,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
             progress(res.job.path)
     summaries: Dict[str, dict] = {}
     files_by_module: Dict[str, SourceFile] = {}
+    module_keys: Dict[str, str] = {}   # module -> its file's content hash (the per-test result cache)
     for sf, disp, key, _data in entries:
         if key in failed:
             report.errors.append(FileError(disp, failed[key]))
@@ -167,10 +169,12 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
             continue
         summaries[sf.module] = s
         files_by_module[sf.module] = sf
+        module_keys[sf.module] = key
         for alias in sf.aliases:
             if alias not in summaries:
                 summaries[alias] = s
                 files_by_module[alias] = sf
+                module_keys[alias] = key
     del entries, loaded   # the files' bytes are not needed any more
     report.files = len({id(s) for s in summaries.values()})
     stats.update(files=len(run_keys), parsed=len(to_parse), cache_hits=cache.hits,
@@ -212,25 +216,49 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
 
     if config.guard is not None:
         program.import_closure = {m: _import_closure(runner, [m], program.summaries) for m in program.summaries}
+    from . import reuse as RU
     from .parallel import analyse
 
-    done = analyse(runner, items, jobs or default_jobs(), _wants(config, ("HT201",)), progress)
+    # the per-test result cache: tests whose code did not change keep their results
+    collection_deps = ip.files_of(ip.files)   # function bodies that ran during collection
+    scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
+    digest = RU.collection_digest(scope, summaries)
+    prev = cache.get_analysis(scope) if cache.enabled else None
+    planned = RU.plan(prev, digest, module_keys, items, ip)
+    reused = planned[0] if planned is not None else None
+    done = analyse(runner, items, jobs or default_jobs(), _wants(config, ("HT201",)), progress, reused)
     runs, sweep_events = done.runs, done.sweep_events
     stats["analysis_processes"] = done.processes
+    stats["tests_reused"] = len(reused.runs) if reused is not None else 0
+    stats["tests_analysed"] = len(items) - stats["tests_reused"]
     # the rules below read the state collection left (with the modules tests imported), as each
     # test started from
     import_events = list(ip.import_events)
 
     findings = _findings(runs, import_events, ip, runner, project, config, root, cwd, files_by_module, items)
     findings[0].extend(_ht2(runs, sweep_events, import_events, ip, runner, files_by_module))
+    ht3 = None
     if _wants(config, ("HT301", "HT302", "HT303", "HT304")):
-        findings[0].extend(_ht3(ip, runner, items, files_by_module))
+        ht3_key = RU.ht3_key(digest, module_keys, summaries, ip, runner, items)
+        if planned is not None and prev.get("ht3") and prev["ht3"][0] == ht3_key:
+            ht3 = prev["ht3"]
+            for site, text in ht3[2]:   # what its imports after collection noted
+                ip.note_unresolved(site, text)
+        else:
+            ip.unres_log = []
+            ht3 = (ht3_key, _ht3(ip, runner, items, files_by_module))
+            ht3 += (sorted(set(ip.unres_log)),)
+        findings[0].extend(copy.deepcopy(ht3[1]))
     if config.guard is not None:
         findings[0].extend(_ht4(runs, ip, runner, config, files_by_module, import_events))
     report.unresolved_calls = [{"path": p, "line": ln, "column": col, "call": text}
                                for (p, ln, col), text in sorted(ip.unresolved.items())]
     report.inventory = _inventory(runs)
-    report.calls_seen = len(ip.call_sites)
+    # call sites in the modules whose code the tests ran (a count that reused results keep)
+    ran = 0
+    for run in runs:
+        ran |= run.deps
+    report.calls_seen = sum(summaries[m].get("calls", 0) for m in {summaries[m]["module"] for m in ip.files_of(ran)})
     report.sinks_seen = len({(e.path, e.pos) for run in runs for e in run.events} |
                             {(e.path, e.pos) for e in import_events})
     report.findings, report.unknown_origins = findings
@@ -241,6 +269,8 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     _fingerprints(report.findings)
     if not transient:
         cache.put_result(run_key, _report_to(report))
+        if cache.enabled:
+            cache.put_analysis(scope, RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3))
     stats["phases"]["analyse"] = clock() - t_phase
     return report, config
 

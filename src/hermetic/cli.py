@@ -210,7 +210,8 @@ def _print_statistics(stats: dict) -> None:
     lines.append(f"  files {stats.get('files', 0)}, parsed {stats.get('parsed', 0)} "
                  f"in {stats.get('jobs', 0)} processes, cache hits {stats.get('cache_hits', 0)}, "
                  f"whole-run result {stats.get('result_cache', 'n/a')}"
-                 + (f", tests analysed in {stats['analysis_processes']} processes"
+                 + (f", tests analysed {stats.get('tests_analysed', 0)} in {stats['analysis_processes']} "
+                    f"processes, reused {stats.get('tests_reused', 0)}"
                     if stats.get("analysis_processes") else ""))
     click.echo("\n".join(lines), err=True)
 

@@ -174,11 +174,11 @@ class _MemoEntry:
     its inputs (in ``_canon_inputs`` order), ``first_id`` .. ``first_id + fresh`` the ones it made."""
 
     __slots__ = ("ret", "events", "n_prefix", "effects", "ids", "first_id", "fresh", "at_depth", "movable",
-                 "reach", "calls", "above")
+                 "reach", "calls", "above", "files", "unresolved")
 
     def __init__(self, ret: V, events: tuple, n_prefix: int, effects: _Effects, ids: tuple, first_id: int,
                  fresh: int, at_depth: Optional[int], reach: int = 0, calls: int = 0,
-                 above: Optional[Dict[str, int]] = None) -> None:
+                 above: Optional[Dict[str, int]] = None, files: int = 0, unresolved: tuple = ()) -> None:
         self.ret = ret
         self.events = events          # as recorded: the first ``n_prefix`` steps of their traces are the caller's
         self.n_prefix = n_prefix
@@ -191,6 +191,8 @@ class _MemoEntry:
         self.reach = reach            # frames below the call its run went (a reuse deeper would be cut)
         self.calls = calls            # the functions its run called, as bits (``_call_bit``)
         self.above = above or {}      # of those, the ones on the stack above it then: how many times
+        self.files = files            # the modules whose code its run ran, as bits (``Interp.file_bits``)
+        self.unresolved = unresolved  # the (site, text) notes its run made
 
 
 _import_reads: Dict[V, tuple] = {}   # value -> the import-time reads it carries (Interp._consume)
@@ -386,6 +388,15 @@ class Interp:
         self._lazy_frames: List[dict] = []       # lazy imports in progress, innermost last
         self._module_names = sorted(program.summaries)
         self._module_index = {m: i for i, m in enumerate(self._module_names)}
+        # what a test's result depends on besides the state collection left: the modules whose
+        # function bodies (and lambdas) it ran, directly, through a reused call or an import after
+        # collection, as bits of ``file_bits`` (the per-test result cache, ``hermetic.reuse``)
+        self.file_bits = {m: 1 << i for i, m in enumerate(self._module_names)}
+        self.files = 0
+        self.lazy_files: Dict[str, int] = {}       # module imported after collection -> what its import ran
+        self.lazy_unresolved: Dict[str, tuple] = {}   # ... and the unresolved notes it made
+        self.run_unresolved: Dict[Tuple[str, int, int], str] = {}   # the current run's notes
+        self.unres_log: List[tuple] = []   # the current run's notes in order (memo entries keep theirs)
 
     def note_unresolved(self, site: Tuple[str, int, int], text: str) -> None:
         """A call the analysis does not follow; of several texts for one site, the least is
@@ -393,6 +404,24 @@ class Interp:
         old = self.unresolved.get(site)
         if old is None or text < old:
             self.unresolved[site] = text
+        old = self.run_unresolved.get(site)
+        if old is None or text < old:
+            self.run_unresolved[site] = text
+        self.unres_log.append((site, text))
+
+    def ran_code(self, mod: str) -> None:
+        """The running test (or call) ran code of ``mod`` outside its import: it depends on it."""
+        self.files |= self.file_bits.get(mod, 0)
+
+    def files_of(self, bits: int) -> List[str]:
+        """The module names ``bits`` (``file_bits``) stand for, sorted."""
+        names = self._module_names
+        out = []
+        while bits:
+            low = bits & -bits
+            out.append(names[low.bit_length() - 1])
+            bits ^= low
+        return out
 
     # ------------------------------------------------------------------ modules
     def import_module(self, name: str) -> Optional[Dict[str, V]]:
@@ -469,6 +498,7 @@ class Interp:
         undo_len, gver_before, wlog, touched = len(self.undo), self.gver, self.wlog, self.touched
         # nothing is in force, nothing touched; what the import writes is no memo replay's
         self.gver, self.wlog, self.touched = self.gver_base, [], set()
+        files_before, self.files, unres_from = self.files, 0, len(self.unres_log)
         events_from, importer = len(self.events), len(self.stack)
         self._lazy_frames.append({"mod": name, "log": [], "created": {name}})
         try:
@@ -476,6 +506,9 @@ class Interp:
         finally:
             done = self._lazy_frames.pop()
             self.lazy[name] = done["log"]
+            self.lazy_files[name] = self.files
+            self.lazy_unresolved[name] = tuple(self.unres_log[unres_from:])
+            self.files |= files_before
             if self._lazy_frames:
                 self._lazy_frames[-1]["created"] |= done["created"]
             for kind, owner, attr, had, old in reversed(self.undo[undo_len:]):   # the import's writes go
@@ -504,6 +537,9 @@ class Interp:
         """Apply to the current run what importing ``name`` after collection writes into other
         modules' state (undone with the run's writes); recorded for memo replays."""
         self.touched.add(name)
+        self.files |= self.lazy_files.get(name, 0)
+        for site, text in self.lazy_unresolved.get(name, ()):
+            self.note_unresolved(site, text)
         if self._lazy_frames:
             self._lazy_frames[-1]["log"].append(("touch", name))
         wlog, self.wlog = self.wlog, []
@@ -1396,6 +1432,7 @@ class Interp:
         if entry is None:
             return UNKNOWN_V
         e, mod, path, loc, in_test = entry
+        self.files |= self.file_bits.get(mod, 0)
         lf = Frame(module=mod, path=path, name="<lambda>", line=e[3][0], in_test=in_test)
         lf.locals = dict(loc)
         for i, prm in enumerate(e[1]):
@@ -1520,6 +1557,7 @@ class Interp:
         outer_depth_cut, self.depth_cut = self.depth_cut, False
         outer_budget, self.budget_hit = self.budget_hit, False
         outer_reach, outer_calls, self.reach, self.calls = self.reach, self.calls, here, 0
+        outer_files, self.files, ustart = self.files, self.file_bits.get(mod, 0), len(self.unres_log)
         steps_before = self.steps
         first_id = self.next_id
         ctx_before = key[2]
@@ -1544,6 +1582,8 @@ class Interp:
             inner_budget, self.budget_hit = self.budget_hit, outer_budget or self.budget_hit
             inner_reach, inner_calls = self.reach, self.calls
             self.reach, self.calls = max(outer_reach, inner_reach), outer_calls | inner_calls
+            inner_files = self.files
+            self.files |= outer_files
         ret = fr.returns
         if _is_generator(f):
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
@@ -1565,7 +1605,7 @@ class Interp:
             fresh = self.next_id - first_id
             self.memo[key] = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
                                         depth if inner_depth_cut else None, inner_reach - here, inner_calls,
-                                        self._above(inner_calls))
+                                        self._above(inner_calls), inner_files, tuple(self.unres_log[ustart:]))
         return ret
 
     # ------------------------------------------------------------------ the memo
@@ -1700,6 +1740,9 @@ class Interp:
         done = hit.effects
         self.steps += done.steps   # a reused call costs what it cost: the budget does not depend on order
         self.calls |= hit.calls
+        self.files |= hit.files
+        for site, text in hit.unresolved:
+            self.note_unresolved(site, text)
         if here + hit.reach > self.reach:
             self.reach = here + hit.reach
         if done.budget_hit:

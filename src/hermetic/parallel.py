@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from . import interp as I
-from .runner import Runner, TestItem, TestRun, start_run
+from .runner import Runner, SweepRun, TestItem, TestRun, start_run
 
 MIN_TESTS = 64   # fewer tests than this are analysed in this process: forking costs more
 TESTS_PER_PROCESS = 16   # at least this many tests for each process started
@@ -39,26 +39,84 @@ class Analysis:
     runs: List[TestRun]
     sweep_events: List[I.SinkEvent] = field(default_factory=list)
     processes: int = 1
+    sweep_runs: List[SweepRun] = field(default_factory=list)   # root by root (the result cache)
+
+
+@dataclass
+class Reused:
+    """Results taken from the per-test result cache (``hermetic.reuse``) instead of run."""
+
+    runs: Dict[int, TestRun] = field(default_factory=dict)     # index into the items -> its run
+    sweep: Dict[str, SweepRun] = field(default_factory=dict)   # HT201 sweep root -> its run
 
 
 def analyse(runner: Runner, items: List[TestItem], jobs: int, sweep: bool,
-            progress: Optional[Callable[[str], None]] = None) -> Analysis:
+            progress: Optional[Callable[[str], None]] = None, reused: Optional[Reused] = None) -> Analysis:
     """Run every test of ``items`` (and the HT201 sweep when ``sweep``) in up to ``jobs``
-    processes; merge what they found into ``runner`` and its interpreter. Falls back to this
-    process where processes cannot be forked (no ``fork`` start method) or are not worth it."""
+    processes, except those ``reused`` gives; merge what they found into ``runner`` and its
+    interpreter. Falls back to this process where processes cannot be forked (no ``fork``
+    start method) or are not worth it."""
     ip = runner.ip
-    if jobs > 1 and len(items) >= MIN_TESTS and _fork_context() is not None:
-        return _Pool(runner, items, min(jobs, max(1, len(items) // TESTS_PER_PROCESS)), progress).run(sweep)
-    runs = []
-    for n, it in enumerate(items, 1):
-        if progress and n % 25 == 1:
-            progress(f"test {n}/{len(items)}: {it.node_id}")
-        run = runner.run(it)
+    reused = reused or Reused()
+    todo = [i for i in range(len(items)) if i not in reused.runs]
+    runs: Dict[int, TestRun] = dict(reused.runs)
+    pool: Optional[_Pool] = None
+    lazy_seen: Set[str] = set()
+    try:
+        if jobs > 1 and len(todo) >= MIN_TESTS and _fork_context() is not None:
+            pool = _Pool(runner, items, min(jobs, max(1, len(todo) // TESTS_PER_PROCESS)), progress)
+            runs.update(pool.tests(todo))
+            lazy_seen |= pool.merge_states()
+        else:
+            for n, i in enumerate(todo, 1):
+                if progress and n % 25 == 1:
+                    progress(f"test {n}/{len(todo)}: {items[i].node_id}")
+                runs[i] = runner.run(items[i])
+        _take_in(ip, [reused.runs[i] for i in sorted(reused.runs)])
+        lazy = sorted(lazy_seen | set(ip.lazy) | {m for r in runs.values() for m in r.touched})
+        sweep_runs: List[SweepRun] = []
+        if sweep:
+            if pool is None and not reused.runs and not reused.sweep:
+                sweep_runs = runner.sweep_each()   # one process from the start: as the tests left it
+            else:
+                import_after_collection(ip, lazy)   # the modules every test imported: the sweep's scope
+                roots = runner.sweep_roots()
+                todo_roots = [r for r in roots if r not in reused.sweep]
+                if pool is not None and todo_roots:
+                    fresh = pool.sweep(todo_roots, lazy)
+                    pool.merge_states()
+                else:
+                    ip.memo.clear()
+                    fresh = {r.root: r for r in runner.sweep_each(todo_roots)}
+                sweep_runs = [reused.sweep[r] if r in reused.sweep else fresh[r] for r in roots]
+                _take_in(ip, [reused.sweep[r] for r in roots if r in reused.sweep])
+                # modules only the sweep imported: imported as the sweep does in one process
+                only = {m for r in sweep_runs for m in r.touched} - set(lazy)
+                import_after_collection(ip, sorted(only - set(ip.lazy)), sweep=True)
+        import_after_collection(ip, lazy)
+    finally:
+        if pool is not None:
+            pool.close()
+    ordered = [runs[i] for i in range(len(items))]
+    for run in ordered:
         runner.record(run)
-        runs.append(run)
-    events = runner.sweep() if sweep else []
-    import_after_collection(ip, sorted(ip.lazy))
-    return Analysis(runs, events)
+    return Analysis(ordered, [e for r in sweep_runs for e in r.events], pool.n if pool is not None else 1,
+                    sweep_runs)
+
+
+def _take_in(ip: I.Interp, runs) -> None:
+    """What reused runs added to the suite's lists: unresolved notes, import-time events."""
+    if not runs:
+        return
+    seen = {_event_key(e) for e in ip.import_events}
+    for r in runs:
+        for site, text in r.unresolved.items():
+            ip.note_unresolved(site, text)
+        for e in getattr(r, "import_events", ()):
+            k = _event_key(e)
+            if k not in seen:
+                seen.add(k)
+                ip.import_events.append(e)
 
 
 def import_after_collection(ip: I.Interp, modules: List[str], sweep: bool = False) -> None:
@@ -111,6 +169,15 @@ def _state(ip: I.Interp, events_from: int) -> tuple:
     return dict(ip.unresolved), set(ip.call_sites), ip.import_events[events_from:], sorted(ip.lazy)
 
 
+def _run_tests(runner: Runner, items: List[TestItem], indices: List[int]) -> list:
+    out = []
+    for i in indices:
+        run = runner.run(items[i])
+        run.item = None   # the parent has it
+        out.append((i, run, items[i].markers))
+    return out
+
+
 def _serve(conn, runner: Runner, items: List[TestItem]) -> None:
     """A worker: analyse what ``conn`` sends until it says stop."""
     import signal
@@ -128,18 +195,13 @@ def _serve(conn, runner: Runner, items: List[TestItem]) -> None:
         kind = msg[0]
         try:
             if kind == "tests":
-                out = []
-                for i in msg[2]:
-                    run = runner.run(items[i])
-                    out.append((i, run.events, run.escapes, run.misses, run.consumed, run.marks, run.fixtures,
-                                items[i].markers))
-                conn.send(("tests", msg[1], out))
+                conn.send(("tests", msg[1], _run_tests(runner, items, msg[2])))
             elif kind == "sweep":
                 if not swept:   # the sweep starts from the modules every test imported, as in one process
                     ip.memo.clear()
                     import_after_collection(ip, msg[3])
                     swept = True
-                conn.send(("sweep", msg[1], runner.sweep(msg[2], keep_memo=True)))
+                conn.send(("sweep", msg[1], runner.sweep_each(msg[2], keep_memo=True)))
             elif kind == "state":
                 conn.send(("state", None, _state(ip, events_from)))
                 events_from = len(ip.import_events)
@@ -150,62 +212,60 @@ def _serve(conn, runner: Runner, items: List[TestItem]) -> None:
 
 
 class _Pool:
+    """Worker processes forked from this one (after collection), until ``close``."""
+
     def __init__(self, runner: Runner, items: List[TestItem], processes: int,
                  progress: Optional[Callable[[str], None]]) -> None:
         self.runner, self.items, self.n, self.progress = runner, items, processes, progress
-
-    def run(self, sweep: bool) -> Analysis:
-        runner, ip, items = self.runner, self.runner.ip, self.items
         ctx = _fork_context()
-        workers = []
+        self.workers = []
         for _ in range(self.n):
             parent, child = ctx.Pipe()
             p = ctx.Process(target=_serve, args=(child, runner, items), daemon=True)
             p.start()
             child.close()
-            workers.append((p, parent))
-        runs: Dict[int, TestRun] = {}
-        try:
-            chunks = _chunks(len(items), self.n, lambda j: items[j].module != items[j - 1].module)
-            done = 0
-            for _cid, out in self._share(workers, [("tests", cid, c) for cid, c in enumerate(chunks)]):
-                for i, events, escapes, misses, consumed, marks, fixtures, markers in out:
-                    items[i].markers = markers
-                    runs[i] = TestRun(items[i], events, escapes, misses, consumed, marks, fixtures)
-                done += len(out)
-                if self.progress:
-                    self.progress(f"tests {done}/{len(items)}")
-            states = self._states(workers)
-            lazy = sorted(set().union(*(s[3] for s in states)))
-            self._merge(states)
-            events: List[I.SinkEvent] = []
-            if sweep:
-                import_after_collection(ip, lazy)   # the modules every test imported: the sweep's scope
-                roots = runner.sweep_roots()
-                parts = [[roots[k] for k in c] for c in _chunks(len(roots), self.n)]
-                by_chunk = dict(self._share(workers, [("sweep", cid, r, lazy) for cid, r in enumerate(parts)]))
-                for cid in range(len(parts)):
-                    events.extend(by_chunk[cid])
-                states = self._states(workers)
-                self._merge(states)
-                # modules only the sweep imported: imported as the sweep does in one process
-                import_after_collection(ip, sorted(set().union(*(s[3] for s in states)) - set(lazy)), sweep=True)
-            import_after_collection(ip, lazy)
-        finally:
-            for p, conn in workers:
-                try:
-                    conn.send(("stop",))
-                except (OSError, ValueError):
-                    pass
-                conn.close()
-                p.join(timeout=5)
-                if p.is_alive():
-                    p.kill()
-                    p.join()
-        ordered = [runs[i] for i in range(len(items))]
-        for run in ordered:
-            runner.record(run)
-        return Analysis(ordered, events, self.n)
+            self.workers.append((p, parent))
+
+    def tests(self, todo: List[int]) -> Dict[int, TestRun]:
+        items, runs = self.items, {}
+        chunks = _chunks(len(todo), self.n, lambda j: items[todo[j]].module != items[todo[j - 1]].module)
+        done = 0
+        for _cid, out in self._share(self.workers, [("tests", cid, [todo[k] for k in c])
+                                                    for cid, c in enumerate(chunks)]):
+            for i, run, markers in out:
+                items[i].markers = markers
+                run.item = items[i]
+                runs[i] = run
+            done += len(out)
+            if self.progress:
+                self.progress(f"tests {done}/{len(todo)}")
+        return runs
+
+    def sweep(self, roots: List[str], lazy: List[str]) -> Dict[str, SweepRun]:
+        parts = [[roots[k] for k in c] for c in _chunks(len(roots), self.n)]
+        out: Dict[str, SweepRun] = {}
+        for _cid, done in self._share(self.workers, [("sweep", cid, r, lazy) for cid, r in enumerate(parts)]):
+            for r in done:
+                out[r.root] = r
+        return out
+
+    def merge_states(self) -> Set[str]:
+        """Take in what the workers found besides their runs; the modules they imported."""
+        states = self._states(self.workers)
+        self._merge(states)
+        return set().union(*(s[3] for s in states)) if states else set()
+
+    def close(self) -> None:
+        for p, conn in self.workers:
+            try:
+                conn.send(("stop",))
+            except (OSError, ValueError):
+                pass
+            conn.close()
+            p.join(timeout=5)
+            if p.is_alive():
+                p.kill()
+                p.join()
 
     def _share(self, workers, jobs: List[tuple]):
         """Send ``jobs`` out, one in flight per worker; yield ``(chunk id, result)``. A job whose
@@ -248,14 +308,9 @@ class _Pool:
         """A job done in this process (its worker failed): the same result, or the same error."""
         runner = self.runner
         if job[0] == "tests":
-            out = []
-            for i in job[2]:
-                run = runner.run(self.items[i])
-                out.append((i, run.events, run.escapes, run.misses, run.consumed, run.marks, run.fixtures,
-                            self.items[i].markers))
-            return out
+            return _run_tests(runner, self.items, job[2])
         import_after_collection(runner.ip, job[3])
-        return runner.sweep(job[2], keep_memo=True)
+        return runner.sweep_each(job[2], keep_memo=True)
 
     def _states(self, workers) -> List[tuple]:
         out = []

@@ -48,6 +48,11 @@ class TestRun:
     consumed: Set[tuple] = field(default_factory=set)    # import-time reads whose values it uses
     marks: List[tuple] = field(default_factory=list)     # HT4xx: guard calls and side effects, in order
     fixtures: Set[str] = field(default_factory=set)      # qualnames of the fixtures it used
+    # what the result depends on and what it adds to the suite's lists (the per-test result cache)
+    deps: int = 0                                         # modules whose code it ran (``Interp.files`` bits)
+    unresolved: Dict[tuple, str] = field(default_factory=dict)   # its unresolved-call notes
+    touched: List[str] = field(default_factory=list)     # modules imported after collection that it imported
+    import_events: List[I.SinkEvent] = field(default_factory=list)   # import-time events of its run
 
 
 class Runner:
@@ -353,6 +358,7 @@ class Runner:
                         cls=test_fn.get("class"))
         frame.locals = loc
         ip.stack = [frame]
+        ip.ran_code(item.module)
         try:
             ip.exec_block(test_fn["body"], frame)
         except RecursionError:
@@ -378,10 +384,12 @@ class Runner:
             events = [replace(e, verdict=I.CONTROLLED)
                       if e.category == "env" and e.verdict == I.UNCONTROLLED and e.target in ip.direct_env else e
                       for e in events]
-        ip.import_events.extend(e for e in ip.events if e.import_time)
+        import_events = [e for e in ip.events if e.import_time]
+        ip.import_events.extend(import_events)
         ip.events = []
         ip.undo_test_writes()
-        return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks), fx.used)
+        return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks), fx.used,
+                       ip.files, dict(ip.run_unresolved), sorted(ip.touched), import_events)
 
     def record(self, run: TestRun) -> None:
         """Take in what a run found out about the suite (which fixtures each test uses)."""
@@ -423,13 +431,17 @@ class Runner:
         """Every root (default ``sweep_roots()``) once, with unknown arguments and nothing
         patched: the file operations each module constant flows into, whatever the tests
         redirect (HT201). The memo is emptied before and after unless ``keep_memo``."""
+        return [e for r in self.sweep_each(roots, keep_memo) for e in r.events]
+
+    def sweep_each(self, roots: Optional[List[str]] = None, keep_memo: bool = False) -> List["SweepRun"]:
+        """``sweep``, root by root: what each found and what its result depends on."""
         ip = self.ip
+        out: List[SweepRun] = []
         if not keep_memo:
             ip.memo.clear()   # keys hold the sweep flag: no test's entry can be reused (memory)
         ip.ctx = I.Ctx()
         ip.import_time = False
         ip.sweep = True
-        events: List[I.SinkEvent] = []
         for qn in (self.sweep_roots() if roots is None else roots):
             f, mod = self.p.functions[qn]
             start_run(ip)
@@ -445,12 +457,13 @@ class Runner:
             except RecursionError:
                 pass
             # only file operations matter here (HT201): the rest is dropped root by root
-            events.extend(e for e in ip.events if not e.import_time and e.category == "file")
+            out.append(SweepRun(qn, [e for e in ip.events if not e.import_time and e.category == "file"],
+                                ip.files, dict(ip.run_unresolved), sorted(ip.touched)))
         start_run(ip)   # the last root's state goes too
         if not keep_memo:
             ip.memo.clear()
         ip.sweep = False
-        return events
+        return out
 
     def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
         """The references a decorator expression evaluates to (marks, patchers, ...). Evaluated
@@ -607,6 +620,7 @@ class _FixtureScope:
         frame.locals = loc
         saved_stack = ip.stack
         ip.stack = [frame]
+        ip.ran_code(mod)
         try:
             ip.exec_block(f["body"], frame)
         except RecursionError:
@@ -710,6 +724,17 @@ def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
     return out
 
 
+@dataclass
+class SweepRun:
+    """One HT201 sweep root's run: its file events, and as ``TestRun`` what it depends on."""
+
+    root: str
+    events: List[I.SinkEvent]
+    deps: int = 0
+    unresolved: Dict[tuple, str] = field(default_factory=dict)
+    touched: List[str] = field(default_factory=list)
+
+
 def start_run(ip: I.Interp) -> None:
     """Clear what the previous test (or sweep root) left: its events (import-time ones move to
     ``ip.import_events``), its writes to module, class and import-time instance state (also
@@ -725,6 +750,7 @@ def start_run(ip: I.Interp) -> None:
     ip.cut_at = I.NO_CUT
     ip.depth_cut = ip.budget_hit = False
     ip.reach, ip.calls = 0, 0
+    ip.files, ip.run_unresolved, ip.unres_log = 0, {}, []
     ip.shared_roots = []
     ip.touched = set()
     ip.collected = True   # imports from now on are imports after collection

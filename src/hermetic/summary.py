@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-SUMMARY_VERSION = 5
+SUMMARY_VERSION = 6
 
 _SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
 
@@ -64,7 +64,56 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         "suppressions": suppressions,
         "spans": ex.spans,
         "lines": data.count(b"\n") + 1,
+        "calls": ex.calls,
+        "import_digest": import_digest(module, path, is_package, body, ex.functions, ex.classes),
+        "plain_defs": sorted(_plain_defs(body, ex.functions)),
+        "names": sorted(ex.names),
     }
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_STRING = 200   # longer strings are prose, not attribute names or patch targets
+
+
+def _plain_defs(body, functions: Dict[str, Any]) -> Dict[str, str]:
+    """The module's top-level functions whose definition does nothing but bind the name: no
+    decorator, literal defaults only, defined once. name -> qualname."""
+    out = {}
+    for st in body:
+        if st[0] != "def":
+            continue
+        f = functions.get(st[2])
+        if f is None or f["decorators"] or "@" in st[2]:
+            continue
+        if all(p[2] is None or p[2][0] == "lit" for p in f["params"]):
+            out[st[1]] = st[2]
+    return out
+
+
+def import_digest(module: str, path: str, is_package: bool, body, functions: Dict[str, Any],
+                  classes: Dict[str, Any]) -> str:
+    """A hash of what importing the file does: the summary without the bodies of its functions
+    (and without what is defined inside them), and without its plain top-level functions
+    (``_plain_defs``: defining one only binds its name). Two versions of a file with the same
+    digest differ only in what runs when called, not when imported, and in which plain
+    functions they define; positions are part of it, so a body that grows or shrinks a line
+    changes it for what follows (unless only plain functions follow). The per-test result
+    cache (``hermetic.reuse``) keys the state collection leaves by it."""
+    import hashlib
+    import marshal
+
+    plain = _plain_defs(body, functions)
+    body = [st for st in body if not (st[0] == "def" and st[1] in plain)]
+    omit = set(plain.values())
+    heads = {qn: {k: v for k, v in f.items() if k not in ("body", "generator")}
+             for qn, f in functions.items() if ".<locals>." not in qn and qn not in omit
+             and not any(qn.startswith(p + ".") for p in omit)}
+    local = {qn: c for qn, c in classes.items() if ".<locals>." not in qn}
+    try:   # marshal version 2 writes no back-references, so equal data gives equal bytes
+        data = marshal.dumps((module, path, is_package, body, heads, local), 2)
+    except ValueError:   # nested deeper than marshal goes
+        data = repr((module, path, is_package, body, heads, local)).encode()
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def _positions(tree, amod, data: bytes) -> Tuple[Dict[Any, tuple], List[tuple]]:
@@ -158,6 +207,8 @@ class _Extractor:
         self.functions: Dict[str, Any] = {}
         self.classes: Dict[str, Any] = {}
         self.spans: Dict[str, List[int]] = {}   # line -> [column, end_line, end_column] of its simple statements
+        self.calls = 0   # call expressions in the file
+        self.names: set = set()   # identifiers the file uses: names, attributes, imports, in short strings
 
     # -- positions ---------------------------------------------------------------
     def pos(self, node) -> List[int]:
@@ -259,6 +310,7 @@ class _Extractor:
                     names.append([alias.asname.name.value, full, True])
                 else:
                     names.append([full.split(".")[0], full, False])
+                self.names.update(full.split("."))
             return [("import", names, line)]
         if isinstance(s, c.ImportFrom):
             level = len(s.relative)
@@ -271,6 +323,7 @@ class _Extractor:
                 attr = _dotted(alias.name)
                 local = alias.asname.name.value if alias.asname is not None else attr
                 names.append([local, attr])
+                self.names.add(attr)
             return [("from", mod, names, line)]
         if isinstance(s, c.Del):
             return [("del", self.target(s.target), line)]
@@ -384,6 +437,7 @@ class _Extractor:
         if isinstance(e, c.Name):
             if e.value in ("None", "True", "False"):
                 return ("lit", {"None": None, "True": True, "False": False}[e.value])
+            self.names.add(e.value)
             return ("name", e.value)
         if isinstance(e, c.SimpleString):
             try:
@@ -392,6 +446,8 @@ class _Extractor:
                 return ("unk",)
             if isinstance(v, bytes):
                 v = v.decode("latin-1")
+            if len(v) <= _NAME_STRING:
+                self.names.update(_IDENT.findall(v))
             return ("lit", v)
         if isinstance(e, c.ConcatenatedString):
             parts = []
@@ -409,6 +465,8 @@ class _Extractor:
             for part in e.parts:
                 if isinstance(part, c.FormattedStringText):
                     parts.append(("lit", part.value))
+                    if len(part.value) <= _NAME_STRING:
+                        self.names.update(_IDENT.findall(part.value))
                 else:
                     parts.append(self.expr(part.expression))
             return ("fstr", parts)
@@ -420,6 +478,7 @@ class _Extractor:
         if isinstance(e, (c.Float, c.Imaginary)):
             return ("lit", 0.0)
         if isinstance(e, c.Attribute):
+            self.names.add(e.attr.value)
             return ("attr", self.expr(e.value), e.attr.value)
         if isinstance(e, c.Call):
             args, kwargs = [], []
@@ -433,6 +492,7 @@ class _Extractor:
                     kwargs.append(["**", v])
                 else:
                     args.append(v)
+            self.calls += 1
             return ("call", self.expr(e.func), args, kwargs, self.pos(e))
         if isinstance(e, c.BinaryOperation):
             return ("bin", type(e.operator).__name__, self.expr(e.left), self.expr(e.right), self.pos(e))

@@ -73,6 +73,10 @@ class V:
         self._lams: tuple = ()
         self._shape: Optional[int] = None
 
+    def __reduce__(self):
+        # the cached hashes follow string hashing, which differs per process: not pickled
+        return (V, (self.atoms, self.is_path))
+
     def __eq__(self, other) -> bool:
         return isinstance(other, V) and self.is_path == other.is_path and self.atoms == other.atoms
 

@@ -1,0 +1,179 @@
+"""The per-test result cache: a test whose inputs did not change keeps its last result.
+
+A test's result is a function of the state collection leaves and of the code it runs
+(``docs/limits.md``: each test is analysed as if it ran alone). So a run keeps, beside the
+summaries, one entry per configuration (``scope_key``) in ``.hermetic_cache/v*/analysis/``:
+
+- ``digest``: the hash of every module's ``import_digest`` (what importing it does: the
+  summary without function bodies) and of the configuration: the state collection leaves is
+  the same while it is, provided the function bodies that ran during collection did not
+  change either (``collection``, checked by content hash);
+- ``keys``: each module's content hash (the summary cache key) at that run;
+- per test (by node id) and per HT201 sweep root its ``TestRun`` / ``SweepRun``, with the
+  modules whose function bodies it ran (``deps``; through reused memo entries and imports after
+  collection too, ``Interp.files``).
+
+The next run with the same digest reruns only the tests and roots whose ``deps`` meet a module
+whose content hash changed, and takes the others' results as they were: the report is the one
+a cold run gives, byte for byte (tests/test_reuse.py, and the benchmark's one-file run). Any
+other change (a module-level statement, a signature, a decorator, a line added above a
+function) changes the digest, and every test runs.
+
+The entry is pickled; only this package's classes and plain containers are loaded from it,
+so a cache restored from elsewhere cannot run code. A damaged or foreign entry is ignored.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import pickle
+import zlib
+from typing import Any, Dict, List, Optional, Sequence, Set
+
+ANALYSIS_VERSION = 1
+_MAGIC = b"HTA1"
+
+
+def scope_key(*parts: Any) -> str:
+    """A stable name for the configuration a run analyses under (the entry's file name)."""
+    return hashlib.sha256(repr(("analysis", ANALYSIS_VERSION) + tuple(parts)).encode()).hexdigest()[:40]
+
+
+def collection_digest(scope: str, summaries: Dict[str, dict]) -> str:
+    """The hash of every module's import digest (aliases included) under ``scope``."""
+    h = hashlib.sha256(scope.encode())
+    for mod in sorted(summaries):
+        s = summaries[mod]
+        h.update(f"\0{mod}\0{s['module']}\0{s.get('import_digest', '')}".encode())
+    return h.hexdigest()
+
+
+class _Loader(pickle.Unpickler):
+    """Loads this package's classes and plain containers only."""
+
+    _BUILTINS = {"set", "frozenset", "tuple", "list", "dict"}
+
+    def find_class(self, module: str, name: str):
+        if module == "builtins" and name in self._BUILTINS:
+            return super().find_class(module, name)
+        if module.startswith("hermetic.") and not name.startswith("_"):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an analysis entry")
+
+
+def dumps(entry: dict) -> bytes:
+    return _MAGIC + zlib.compress(pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def loads(data: bytes) -> Optional[dict]:
+    """The entry ``dumps`` wrote, or None for anything else."""
+    if not data.startswith(_MAGIC):
+        return None
+    try:
+        entry = _Loader(io.BytesIO(zlib.decompress(data[len(_MAGIC):]))).load()
+    except Exception:   # damaged, foreign or from another version of the classes: run again
+        return None
+    if not isinstance(entry, dict) or entry.get("version") != ANALYSIS_VERSION:
+        return None
+    if not all(isinstance(entry.get(k), t) for k, t in (("digest", str), ("keys", dict), ("collection", list),
+                                                         ("tests", dict), ("sweep", dict), ("plain", dict))):
+        return None
+    return entry
+
+
+def changed_modules(prev: dict, keys: Dict[str, str]) -> Set[str]:
+    old = prev["keys"]
+    return {m for m in set(old) | set(keys) if old.get(m) != keys.get(m)}
+
+
+def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequence, ip):
+    """What of ``prev`` (a loaded entry) this run can take: ``(Reused, changed modules)``, or
+    None when nothing can be (another digest, or a body that ran during collection changed)."""
+    from .parallel import Reused
+
+    if prev is None or prev["digest"] != digest:
+        return None
+    changed = changed_modules(prev, keys)
+    if changed & set(prev["collection"]):
+        return None
+    # a plain function added or removed binds a name or no longer does: unseen while no code
+    # names it (a name, an attribute, an import, an identifier in a short string)
+    summaries = ip.p.summaries
+    named = set()
+    for mod in changed:
+        s = summaries.get(mod)
+        named.update(set(prev["plain"].get(mod, ())) ^ set(s.get("plain_defs", ()) if s is not None else ()))
+    if named and any(not named.isdisjoint(s.get("names", ())) for s in summaries.values()):
+        return None
+    bits = ip.file_bits
+    out = Reused()
+    tests = prev["tests"]
+    for i, it in enumerate(items):
+        rec = tests.get(it.node_id)
+        if rec is None:
+            continue
+        deps, run, markers = rec
+        if changed.isdisjoint(deps):
+            run.deps = _bits(deps, bits)
+            run.item = it
+            it.markers = markers
+            out.runs[i] = run
+    for root, (deps, run) in prev["sweep"].items():
+        if changed.isdisjoint(deps):
+            run.deps = _bits(deps, bits)
+            out.sweep[root] = run
+    return out, changed
+
+
+def _bits(mods: List[str], bits: Dict[str, int]) -> int:
+    out = 0
+    for m in mods:
+        out |= bits.get(m, 0)
+    return out
+
+
+def entry(digest: str, keys: Dict[str, str], collection: List[str], items, analysis, ip,
+          ht3: Optional[tuple]) -> dict:
+    """The entry for this run: its digest, keys, and every test's and sweep root's result."""
+    tests = {}
+    for it, run in zip(items, analysis.runs):
+        deps = ip.files_of(run.deps)
+        item, run.item = run.item, None
+        tests[it.node_id] = (deps, _copy(run), set(it.markers))
+        run.item = item
+    sweep = {r.root: (ip.files_of(r.deps), r) for r in analysis.sweep_runs}
+    plain = {m: s.get("plain_defs", []) for m, s in ip.p.summaries.items() if s.get("plain_defs")}
+    return {"version": ANALYSIS_VERSION, "digest": digest, "keys": dict(keys), "collection": collection,
+            "tests": tests, "sweep": sweep, "ht3": ht3, "plain": plain}
+
+
+def _copy(run):
+    import copy
+
+    return copy.copy(run)
+
+
+def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, runner, items) -> str:
+    """What HT301-HT304 read besides the collection state: the test tree's files, the project
+    functions they look into (``lru_cache``d ones), the bodies imports after collection ran,
+    which fixtures each test used, and the tests."""
+    from .interp import _decorator_name
+
+    h = hashlib.sha256(digest.encode())
+    looked = set()
+    for mod, s in summaries.items():
+        if ip.p.in_test.get(mod, False):
+            looked.add(mod)
+            continue
+        for f in s["functions"].values():
+            if any(_decorator_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
+                looked.add(mod)
+                break
+    for bits in ip.lazy_files.values():
+        looked.update(ip.files_of(bits))
+    looked.update(ip.lazy)
+    for mod in sorted(looked):
+        h.update(f"\0{mod}\0{keys.get(mod, '')}".encode())
+    h.update(repr(sorted((qn, sorted(users)) for qn, users in runner.fixture_users.items())).encode())
+    h.update(repr([it.node_id for it in items]).encode())
+    return h.hexdigest()

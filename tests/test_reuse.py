@@ -1,0 +1,194 @@
+"""The per-test result cache (hermetic.reuse): a run after a change reruns the tests whose code
+changed and reuses the others' results, and its report is byte for byte a cold run's."""
+import pickle
+import textwrap
+
+import pytest
+
+import hermetic.cache as C
+import hermetic.parallel as P
+from hermetic import reuse
+from hermetic.check import run_check
+from hermetic.report import to_json
+
+from helpers import FIXTURES, copy_fixture
+
+PROJECTS = sorted(p.name for p in FIXTURES.iterdir() if (p / "pyproject.toml").is_file())
+
+
+@pytest.fixture
+def no_whole_run_hits(monkeypatch):
+    """Every run analyses: the whole-run result would answer an unchanged tree by itself."""
+    monkeypatch.setattr(C.SummaryCache, "get_result", lambda self, key: None)
+
+
+def _run(project, **kw):
+    report, _ = run_check(["."], project, **kw)
+    return report
+
+
+def _cold(project):
+    return to_json(_run(project, use_cache=False))
+
+
+def _write(root, files):
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+APP = {
+    "pyproject.toml": "[tool.pytest.ini_options]\ntestpaths = ['tests']\n",
+    "src/app/__init__.py": "",
+    "src/app/io.py": """\
+        import os
+
+        LIMIT = 3
+
+
+        def read_a():
+            return open(os.path.join("data", "a.txt")).read()
+
+
+        def read_b():
+            return 1
+
+
+        def optional(mod):
+            return getattr(mod, "extra", None)
+        """,
+    "tests/test_io.py": """\
+        from app import io
+
+
+        def test_a():
+            assert io.read_a()
+
+
+        def test_b():
+            assert io.read_b() == 1
+
+
+        def test_limit():
+            assert io.LIMIT == 3
+
+
+        def test_optional():
+            f = io.optional(io)
+            if f is not None:
+                f()
+        """,
+}
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_unchanged_tree_reuses_every_test(name, jobs, tmp_path, monkeypatch, no_whole_run_hits):
+    monkeypatch.setattr(P, "MIN_TESTS", 1)
+    monkeypatch.setattr(P, "TESTS_PER_PROCESS", 1)
+    project = copy_fixture(name, tmp_path)
+    first = _run(project, jobs=jobs)
+    again = _run(project, jobs=jobs)
+    assert first.statistics["tests_reused"] == 0
+    assert again.statistics["tests_reused"] == again.tests
+    assert again.statistics["tests_analysed"] == 0
+    assert to_json(again) == to_json(first)
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+def test_a_function_appended_to_each_module_gives_the_cold_report(name, tmp_path, no_whole_run_hits):
+    project = copy_fixture(name, tmp_path)
+    _run(project)
+    for n, path in enumerate(sorted(project.rglob("*.py"))):
+        if ".hermetic_cache" in path.parts or path.stat().st_size == 0:
+            continue
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"\n\ndef _appended_{n}():\n    return open('appended.txt').read()\n")
+        warm = _run(project)
+        assert to_json(warm) == _cold(project), path
+        assert warm.statistics["parsed"] == 1
+
+
+def test_a_changed_body_reruns_the_tests_that_ran_it(tmp_path, no_whole_run_hits):
+    project = _write(tmp_path / "p", APP)
+    first = _run(project)
+    assert [f.tests for f in first.findings if f.code == "HT102"] == [["tests/test_io.py::test_a"]]
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text().replace("    return 1\n", "    return open('b.txt').read()\n"))
+    second = _run(project)
+    # every test that ran code of io.py (the unit is the file); test_limit only read a constant
+    assert second.statistics["tests_analysed"] == 3
+    assert second.statistics["tests_reused"] == 1
+    assert sorted(t for f in second.findings if f.code == "HT102" for t in f.tests) == [
+        "tests/test_io.py::test_a", "tests/test_io.py::test_b"]
+    assert to_json(second) == _cold(project)
+
+
+def test_a_module_level_change_reruns_everything(tmp_path, no_whole_run_hits):
+    project = _write(tmp_path / "p", APP)
+    _run(project)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text().replace("LIMIT = 3", "LIMIT = 4"))
+    second = _run(project)
+    assert second.statistics["tests_reused"] == 0
+    assert to_json(second) == _cold(project)
+
+
+def test_an_added_function_that_code_names_reruns_everything(tmp_path, no_whole_run_hits):
+    # test_optional looks `extra` up by name (getattr with a string): a new function of that
+    # name changes what it reaches, though no test ran code of io.py that changed
+    project = _write(tmp_path / "p", APP)
+    first = _run(project)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + "\n\ndef extra():\n    return open('extra.txt').read()\n")
+    second = _run(project)
+    assert second.statistics["tests_reused"] == 0
+    assert len(second.findings) == len(first.findings) + 1
+    assert to_json(second) == _cold(project)
+
+
+def test_a_function_that_ran_during_collection_changes_everything(tmp_path, no_whole_run_hits):
+    files = dict(APP)
+    files["tests/conftest.py"] = """\
+        from app import io
+
+        CALLED = io.read_b()
+        """
+    project = _write(tmp_path / "p", files)
+    _run(project)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text().replace("    return 1\n", "    return 2\n"))
+    second = _run(project)
+    assert second.statistics["tests_reused"] == 0
+    assert to_json(second) == _cold(project)
+
+
+def test_a_damaged_or_foreign_entry_is_ignored(tmp_path, no_whole_run_hits):
+    project = _write(tmp_path / "p", APP)
+    first = _run(project)
+    [entry] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
+    entry.write_bytes(entry.read_bytes()[:100])
+    second = _run(project)
+    assert second.statistics["tests_reused"] == 0
+    assert to_json(second) == to_json(first)
+    third = _run(project)
+    assert third.statistics["tests_reused"] == third.tests
+
+
+class _Runs:
+    def __reduce__(self):
+        import os
+
+        return (os.system, ("echo pwned",))
+
+
+def test_an_entry_loads_only_plain_data_and_hermetic_classes():
+    evil = reuse._MAGIC + __import__("zlib").compress(pickle.dumps({"version": reuse.ANALYSIS_VERSION,
+                                                                    "x": _Runs()}))
+    assert reuse.loads(evil) is None
+    ok = reuse.dumps({"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": [],
+                      "tests": {}, "sweep": {}, "plain": {}, "ht3": None})
+    assert reuse.loads(ok)["digest"] == "d"
+    assert reuse.loads(b"not an entry") is None
