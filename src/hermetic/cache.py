@@ -58,11 +58,17 @@ def _is_summary(data) -> bool:
 
 def serialize(summary: dict) -> bytes:
     """A summary (or ``{"error": message}``) as the bytes a worker sends and the cache keeps:
-    ``compact``'s form in ``marshal``'s format (which keeps the strings interned), after a
-    ``M``; JSON text after a ``J`` for the rare summary nested deeper than ``marshal`` goes
-    (a chain of 2,000 ``+``)."""
+    ``compact``'s form in ``marshal``'s format (which keeps the strings interned), after an
+    ``L``: the summary without its function bodies, and the bodies as marshal bytes of their
+    own, read when a body is first used (``LazyFunction``). JSON text after a ``J`` for the
+    rare summary nested deeper than ``marshal`` goes (a chain of 2,000 ``+``)."""
     obj = compact(summary)
     try:
+        if isinstance(obj.get("functions"), dict):
+            bodies = {qn: f["body"] for qn, f in obj["functions"].items()}
+            head = dict(obj)
+            head["functions"] = {qn: {k: v for k, v in f.items() if k != "body"} for qn, f in obj["functions"].items()}
+            return b"L" + marshal.dumps((head, marshal.dumps(bodies)))
         return b"M" + marshal.dumps(obj)
     except ValueError:
         return b"J" + json.dumps(obj, separators=(",", ":")).encode("utf-8")
@@ -71,7 +77,16 @@ def serialize(summary: dict) -> bytes:
 def deserialize(data: bytes) -> Optional[dict]:
     """``serialize``'s bytes back; None for bytes that are not a summary of this format."""
     try:
-        if data[:1] == b"M":
+        if data[:1] == b"L":
+            head, bodies = marshal.loads(data[1:])
+            if not isinstance(head, dict) or not isinstance(bodies, bytes) or not isinstance(
+                    head.get("functions"), dict):
+                return None
+            store = _Bodies(bodies)
+            head["functions"] = store.functions = {qn: LazyFunction(f, store)
+                                                   for qn, f in head["functions"].items()}
+            obj = head
+        elif data[:1] == b"M":
             obj = marshal.loads(data[1:])
         elif data[:1] == b"J":
             obj = compact(json.loads(data[1:].decode("utf-8")))
@@ -80,6 +95,85 @@ def deserialize(data: bytes) -> Optional[dict]:
     except (ValueError, EOFError, TypeError, RecursionError):
         return None
     return obj if _is_summary(obj) else None
+
+
+class _Bodies:
+    """A module's function bodies as marshal bytes until one of them is first read."""
+
+    __slots__ = ("data", "functions")
+
+    def __init__(self, data: bytes) -> None:
+        self.data: Optional[bytes] = data
+        self.functions: Dict[str, "LazyFunction"] = {}
+
+    def load(self) -> None:
+        data, self.data = self.data, None
+        if data is None:
+            return
+        try:
+            bodies = marshal.loads(data)
+        except (ValueError, EOFError, TypeError):
+            bodies = {}
+        if not isinstance(bodies, dict):
+            bodies = {}
+        for qn, f in self.functions.items():
+            dict.__setitem__(f, "body", bodies.get(qn, ()))
+
+
+class LazyFunction(dict):
+    """A summary's function entry whose ``"body"`` is read on first use: a run needs the
+    bodies of the functions it runs and the rules look into, not of every function of every
+    module (pytest's tree: 60% of the summaries' bytes)."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, entry: dict, store: _Bodies) -> None:
+        super().__init__(entry)
+        self._store = store
+
+    def __missing__(self, key):
+        if key != "body":
+            raise KeyError(key)
+        self._store.load()
+        return dict.__getitem__(self, "body")
+
+    # whatever may look at every item sees the body too (generic walks over a summary)
+    def _all(self) -> "LazyFunction":
+        if not dict.__contains__(self, "body"):
+            self._store.load()
+        return self
+
+    def __iter__(self):
+        return dict.__iter__(self._all())
+
+    def __len__(self) -> int:
+        return dict.__len__(self._all())
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self._all() if key == "body" else self, key)
+
+    def __eq__(self, other) -> bool:
+        return dict.__eq__(self._all(), other)
+
+    __hash__ = None
+
+    def get(self, key, default=None):
+        return dict.get(self._all() if key == "body" else self, key, default)
+
+    def keys(self):
+        return dict.keys(self._all())
+
+    def values(self):
+        return dict.values(self._all())
+
+    def items(self):
+        return dict.items(self._all())
+
+    def copy(self) -> dict:
+        return dict(dict.items(self._all()))
+
+    def __reduce__(self):   # a plain dict with its body, wherever it is pickled to
+        return (dict, (dict(self, body=self["body"]),))
 
 
 _LEAVES: Dict[tuple, tuple] = {}   # short tuples of plain values seen so far: one object each

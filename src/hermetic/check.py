@@ -95,10 +95,26 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
 
     # per-file work: source -> summary (pure), in worker processes, cached by content
     t_phase = clock()
-    from .cache import SummaryCache, serialize
-    from .workers import ParseJob, default_jobs, summarize_all
+    from .cache import SummaryCache
+    from .workers import EarlyWorker, take_early
 
     cache = SummaryCache(root, enabled=use_cache, directory=cache_dir)
+    # a parse worker importing libcst while the files and the cache are read here
+    early = take_early() or (EarlyWorker() if project.files else None)
+    try:
+        return _parse_and_analyse(targets, cwd, progress, config, report_unused_suppressions, jobs, stats, t_phase,
+                                  paths, node_ids, pytest_cfg, root, project, report, cache, early)
+    finally:
+        if early is not None:
+            early.close()
+
+
+def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppressions, jobs, stats, t_phase,
+                       paths, node_ids, pytest_cfg, root, project, report, cache, early):
+    from .cache import serialize
+    from .workers import ParseJob, default_jobs, summarize_all
+
+    clock = time.perf_counter
     run_keys: List[str] = []
     entries: List[Tuple[SourceFile, str, str, bytes]] = []
     for exc in project.unreadable:
@@ -143,7 +159,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
             loaded[key] = s
     failed: Dict[str, str] = {k: s["error"] for k, s in loaded.items() if "error" in s}
     transient = False   # a timeout or a crash may not recur: such a run's result is not reused
-    for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout):
+    for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout, early=early):
         if res.data is None:
             failed[res.job.key] = res.error or "not analysed"
             transient = transient or res.transient
@@ -908,6 +924,8 @@ def _tail_match(node_id: str, want: str) -> bool:
 
 # ---------------------------------------------------------------------- findings
 def _import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dict]) -> Set[str]:
+    """The project modules ``mods`` import, directly or not (parent packages included)."""
+    succ = runner.import_successors
     seen: Set[str] = set()
     todo = list(mods)
     while todo:
@@ -915,12 +933,15 @@ def _import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, di
         if m in seen or m not in summaries:
             continue
         seen.add(m)
-        parts = m.split(".")
-        for i in range(1, len(parts)):
-            todo.append(".".join(parts[:i]))
-        for local, full in runner.imports_of(m).items():
-            todo.append(full)
-            todo.append(full.rsplit(".", 1)[0])
+        nxt = succ.get(m)
+        if nxt is None:
+            parts = m.split(".")
+            out = {".".join(parts[:i]) for i in range(1, len(parts))}
+            for full in runner.imports_of(m).values():
+                out.add(full)
+                out.add(full.rsplit(".", 1)[0])
+            nxt = succ[m] = tuple(sorted(x for x in out if x in summaries))
+        todo.extend(nxt)
     return seen
 
 

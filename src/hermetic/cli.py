@@ -76,6 +76,9 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
           touching: bool = False, no_cache: bool = False, cache_dir: Optional[str] = None,
           jobs: Optional[int] = None, statistics: bool = False, runtime_records=()) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
+    from .workers import start_early
+
+    start_early()   # a parse worker imports libcst while the rest starts up
     from .check import UsageError, run_check
     from .config import ConfigError
     from .report import render_terminal
@@ -440,8 +443,24 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
             render_text(result, fh, color=False)
     else:
         render_text(result, sys.stdout, color=_color(sys.stdout))
-    sys.exit(0 if exit_zero else exit_status(result))
+    _exit(0 if exit_zero else exit_status(result))
+
+
+_FAST_EXIT = False   # set by ``main``: the process ends with the command
+
+
+def _exit(code: int) -> None:
+    """End the command with ``code``. From the console script, without tearing down the
+    analysis' objects one by one (a tenth of a second on a large run): every file is written
+    and closed by now, every worker process stopped."""
+    if _FAST_EXIT:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def main() -> None:
+    global _FAST_EXIT
+    _FAST_EXIT = True
     cli(prog_name="hermetic")

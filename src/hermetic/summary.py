@@ -105,7 +105,7 @@ def import_digest(module: str, path: str, is_package: bool, body, functions: Dic
     plain = _plain_defs(body, functions)
     body = [st for st in body if not (st[0] == "def" and st[1] in plain)]
     omit = set(plain.values())
-    heads = {qn: {k: v for k, v in f.items() if k not in ("body", "generator")}
+    heads = {qn: {k: v for k, v in f.items() if k not in ("body", "generator", "end_line")}
              for qn, f in functions.items() if ".<locals>." not in qn and qn not in omit
              and not any(qn.startswith(p + ".") for p in omit)}
     local = {qn: c for qn, c in classes.items() if ".<locals>." not in qn}

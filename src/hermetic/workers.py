@@ -98,6 +98,7 @@ def _serve(conn, fn: Callable[..., str]) -> None:
     # a parse tree is hundreds of thousands of objects without cycles, freed by reference
     # counting; the cyclic collector rescanning them as they grow cost a sixth of the parse
     gc.disable()
+    import libcst  # noqa: F401  inherited from the parent, or (a worker started early) imported now
 
     def loop() -> None:
         n = 0
@@ -172,16 +173,41 @@ class _Worker:
         self.conn.close()
 
 
-def _context():
+def _context(preload: bool = True):
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
     # fork shares the parent's imports (no start-up cost); macOS frameworks are not fork-safe
     if "fork" in methods and sys.platform != "darwin":
-        import libcst  # noqa: F401  imported once here, every forked worker has it for free
-
+        if preload:
+            import libcst  # noqa: F401  imported once here, every forked worker has it for free
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
+
+
+class EarlyWorker:
+    """A parse worker started before the caller knows what to parse (``summarize_all(early=)``):
+    it imports libcst while the caller reads the files and the cache, so a run that parses one
+    file does not wait for that import. ``close`` ends it when nothing needed parsing."""
+
+    def __init__(self, fn: Optional[Callable[..., str]] = None) -> None:
+        self.fn = fn or _summarize_bytes
+        self.worker: Optional[_Worker] = None
+        try:
+            ctx = _context(preload=False)
+            if ctx.get_start_method() == "fork":
+                self.worker = _Worker(ctx, self.fn)
+        except (OSError, ValueError):
+            self.worker = None
+
+    def take(self) -> Optional["_Worker"]:
+        w, self.worker = self.worker, None
+        return w
+
+    def close(self) -> None:
+        w = self.take()
+        if w is not None:
+            w.stop(kill=True)   # still importing, maybe: nothing of its is needed
 
 
 def _death(exitcode: Optional[int]) -> str:
@@ -194,9 +220,27 @@ def _death(exitcode: Optional[int]) -> str:
     return f"the parse worker exited unexpectedly (status {exitcode}); not analysed"
 
 
+_EARLY: Optional[EarlyWorker] = None
+
+
+def start_early() -> None:
+    """Start this process's ``EarlyWorker`` now (the CLI's first step): ``take_early`` hands it
+    to the run that needs it."""
+    global _EARLY
+    if _EARLY is None:
+        _EARLY = EarlyWorker()
+
+
+def take_early() -> Optional[EarlyWorker]:
+    global _EARLY
+    w, _EARLY = _EARLY, None
+    return w
+
+
 def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT_TIMEOUT,
                   fn: Optional[Callable[..., str]] = None,
-                  clock: Optional[Callable[[], float]] = None) -> Iterator[ParseResult]:
+                  clock: Optional[Callable[[], float]] = None,
+                  early: Optional[EarlyWorker] = None) -> Iterator[ParseResult]:
     """Summarise ``jobs`` in up to ``processes`` worker processes; yields results as they end.
 
     ``fn(data, module, path, is_package)`` returns the summary's bytes (a parameter so tests
@@ -204,14 +248,20 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
     with ``clock`` (default ``time.monotonic``; tests pass their own). Where
     worker processes cannot be started, the jobs run in this process (without crash isolation).
     """
+    first = early.take() if early is not None and (fn is None or fn is early.fn) else None
     if not jobs:
+        if first is not None:
+            first.stop(kill=True)
         return
     fn = fn or _summarize_bytes
     clock = clock or time.monotonic
     try:
-        ctx = _context()
-        workers = [_Worker(ctx, fn) for _ in range(max(1, min(processes, len(jobs))))]
+        n = max(1, min(processes, len(jobs)))
+        ctx = _context(preload=first is None)
+        workers = ([first] if first is not None else []) + [_Worker(ctx, fn) for _ in range(n - (first is not None))]
     except OSError:
+        if first is not None:
+            first.stop(kill=True)
         yield from _in_process(jobs, fn)
         return
     from multiprocessing.connection import wait
