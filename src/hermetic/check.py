@@ -353,52 +353,66 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
     out: List[Finding] = []
     seen_mods = set()
     index = _TestIndex(items, ip)
-    for mod, s in sorted(ip.p.summaries.items()):
-        if s["module"] != mod or not ip.p.in_test.get(mod, False) or mod in seen_mods:
-            continue
-        seen_mods.add(mod)
-        sf = files_by_module.get(mod)
-        if sf is None:
-            continue
-        if sf.is_test and mod not in tests_by_mod:
-            continue   # a test module outside the selected targets
-        if sf.is_test:
-            ip.import_module(mod)
-            for m in P.scan_module(ip, s, mod, effects):
-                out.append(_ht3_finding(m, s["path"], sorted(tests_by_mod.get(mod, [])), "<module>"))
+    from .cache import transient_bodies
+
+    with transient_bodies() as scope:   # each test module's bodies are read for its turn only
+        for mod, s in sorted(ip.p.summaries.items()):
+            scope.release()
+            out.extend(_ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn,
+                                   effects, hook_restores, covered, index))
+    return out
+
+
+def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn, effects, hook_restores,
+                covered, index) -> List[Finding]:
+    from . import pollution as P
+
+    out: List[Finding] = []
+    if s["module"] != mod or not ip.p.in_test.get(mod, False) or mod in seen_mods:
+        return out
+    seen_mods.add(mod)
+    sf = files_by_module.get(mod)
+    if sf is None:
+        return out
+    if sf.is_test and mod not in tests_by_mod:
+        return out   # a test module outside the selected targets
+    if sf.is_test:
         ip.import_module(mod)
-        # tearDown-like methods restore for their whole class
-        class_restores: Dict[str, set] = {}
-        for cqn, c in s["classes"].items():
-            tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
-            class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
-        finalizers = _finalizers(s)
-        for qn, f in sorted(s["functions"].items()):
-            if f["name"] in _TEARDOWNS or qn in finalizers:
-                continue
-            is_fixture = runner._fixture_decorator(f, mod) is not None
-            restores = set(class_restores.get(f.get("class") or "", set()))
-            nested = [(s["functions"][q], mod) for q in finalizers if q.startswith(qn + ".<locals>.")]
-            if nested:
-                restores |= P.teardown_restores(ip, nested)
-            setup_tests = []
-            if f.get("class") and f["name"] in ("setUp", "setUpClass", "setup_method", "setup_class",
-                                                 "asyncSetUp"):
-                setup_tests = index.of_class(f["class"])
-            mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
-            helper_tests: List[str] = []
-            if mutations and qn not in tests_by_qn and not runner.fixture_users.get(qn) and not setup_tests:
-                helper_tests = index.callers(f)
-            mutations = [m for m in mutations if m.key not in hook_restores]
-            if covered:
-                mine = set(tests_by_qn.get(qn) or runner.fixture_users.get(qn, ()) or setup_tests)
-                mutations = [m for m in mutations if not (
-                    m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
-            tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests or helper_tests
-            if not tests:
-                continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
-            for m in mutations:
-                out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
+        for m in P.scan_module(ip, s, mod, effects):
+            out.append(_ht3_finding(m, s["path"], sorted(tests_by_mod.get(mod, [])), "<module>"))
+    ip.import_module(mod)
+    # tearDown-like methods restore for their whole class
+    class_restores: Dict[str, set] = {}
+    for cqn, c in s["classes"].items():
+        tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
+        class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
+    finalizers = _finalizers(s)
+    for qn, f in sorted(s["functions"].items()):
+        if f["name"] in _TEARDOWNS or qn in finalizers:
+            continue
+        is_fixture = runner._fixture_decorator(f, mod) is not None
+        restores = set(class_restores.get(f.get("class") or "", set()))
+        nested = [(s["functions"][q], mod) for q in finalizers if q.startswith(qn + ".<locals>.")]
+        if nested:
+            restores |= P.teardown_restores(ip, nested)
+        setup_tests = []
+        if f.get("class") and f["name"] in ("setUp", "setUpClass", "setup_method", "setup_class",
+                                             "asyncSetUp"):
+            setup_tests = index.of_class(f["class"])
+        mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
+        helper_tests: List[str] = []
+        if mutations and qn not in tests_by_qn and not runner.fixture_users.get(qn) and not setup_tests:
+            helper_tests = index.callers(f)
+        mutations = [m for m in mutations if m.key not in hook_restores]
+        if covered:
+            mine = set(tests_by_qn.get(qn) or runner.fixture_users.get(qn, ()) or setup_tests)
+            mutations = [m for m in mutations if not (
+                m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
+        tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests or helper_tests
+        if not tests:
+            continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
+        for m in mutations:
+            out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
 
 
@@ -592,16 +606,23 @@ class _TestIndex:
     (built once: HT3xx asks for every helper and set-up method)."""
 
     def __init__(self, items: List[TestItem], ip: I.Interp) -> None:
+        from .cache import transient_bodies
+
         self.by_name: Dict[str, List[TestItem]] = {}
         self.by_class: Dict[str, List[TestItem]] = {}
-        for it in items:
-            names: Set[str] = set()
-            _names_in(ip.p.functions[it.qualname][0]["body"], names)
-            for n in names:
-                self.by_name.setdefault(n, []).append(it)
-            if it.cls:
-                for c in ip.mro(it.cls):
-                    self.by_class.setdefault(c, []).append(it)
+        with transient_bodies() as scope:   # the tests' bodies are read once here, module by module
+            last = None
+            for it in items:
+                if it.module != last:
+                    scope.release()
+                    last = it.module
+                names: Set[str] = set()
+                _names_in(ip.p.functions[it.qualname][0]["body"], names)
+                for n in names:
+                    self.by_name.setdefault(n, []).append(it)
+                if it.cls:
+                    for c in ip.mro(it.cls):
+                        self.by_class.setdefault(c, []).append(it)
 
     def callers(self, f: dict) -> List[str]:
         """Tests whose body names a helper (``self.helper(...)``, ``helper(...)``): the tests a

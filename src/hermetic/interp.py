@@ -344,7 +344,7 @@ class Interp:
         self.defaults: Dict[str, Dict[str, V]] = {}
         self.closures: Dict[str, Dict[str, V]] = {}
         self.lambdas: Dict[int, tuple] = {}
-        self._lambda_ids: Dict[int, int] = {}
+        self._lambda_ids: Dict[tuple, int] = {}
         self.import_time = True
         self.steps = 0
         self.budget_hit = False
@@ -1083,7 +1083,8 @@ class Interp:
         if k == "lambda":
             # numbered in evaluation order, not by address: memo keys hash it, and a run's result
             # must not depend on where the allocator put the summary
-            lid = self._lambda_ids.setdefault(id(e), len(self._lambda_ids))
+            # (by place, not by object: a body read again after ``transient_bodies`` is a new object)
+            lid = self._lambda_ids.setdefault((frame.path, e[3][0], e[3][1]), len(self._lambda_ids))
             captured = dict(frame.locals)
             self.lambdas[lid] = (e, frame.module, frame.path, captured, frame.in_test)
             self.wlog.append(("lambda", lid, None, captured))

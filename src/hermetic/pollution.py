@@ -107,39 +107,51 @@ def teardown_restores(ip: I.Interp, funcs: List[Tuple[dict, str]]) -> Set[tuple]
 def function_effects(ip: I.Interp) -> Dict[str, Set[tuple]]:
     """Project (non-test) functions that mutate a module-level global or container of
     their own module, directly: qualname -> {("glob", module, NAME)}."""
+    from .cache import transient_bodies
+
     out: Dict[str, Set[tuple]] = {}
-    for qn, (f, mod) in ip.p.functions.items():
-        if ip.p.in_test.get(mod, False):
-            continue
-        g = ip.globals.get(mod)
-        if not g:
-            continue
-        declared = set()
-        keys: Set[tuple] = set()
-        for st in _flat(f["body"]):
-            if st[0] == "global":
-                declared |= set(st[1])
-        for st in _flat(f["body"]):
-            if st[0] == "assign":
-                for t in st[1]:
-                    if t[0] == "name" and t[1] in declared:
-                        keys.add(("glob", mod, t[1]))
-                    elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in g and t[1][1] not in _locals(f) \
-                            and _is_container(g[t[1][1]]):
-                        keys.add(("glob", mod, t[1][1]))
-            elif st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and \
-                    st[1][1][2] in ("insert", "append", "extend") and I._decorator_name(st[1][1][1]) == "sys.path":
-                keys.add(("syspath",))
-            elif st[0] == "expr" and st[1][0] == "call":
-                fn = st[1][1]
-                if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" and fn[1][1] in g \
-                        and fn[1][1] not in _locals(f) and _is_container(g[fn[1][1]]):
-                    keys.add(("glob", mod, fn[1][1]))
-        # a global the function sets and puts back in its own finally: no change survives the call
-        keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
-        if keys:
-            out[qn] = keys
+    with transient_bodies() as scope:   # every project function's body, read once, module by module
+        last = None
+        for qn, (f, mod) in ip.p.functions.items():
+            if ip.p.in_test.get(mod, False):
+                continue
+            g = ip.globals.get(mod)
+            if not g:
+                continue
+            if mod != last:
+                scope.release()
+                last = mod
+            keys = _direct_effects(f, mod, g)
+            if keys:
+                out[qn] = keys
     return out
+
+
+def _direct_effects(f: dict, mod: str, g: Dict[str, V]) -> Set[tuple]:
+    declared = set()
+    keys: Set[tuple] = set()
+    for st in _flat(f["body"]):
+        if st[0] == "global":
+            declared |= set(st[1])
+    for st in _flat(f["body"]):
+        if st[0] == "assign":
+            for t in st[1]:
+                if t[0] == "name" and t[1] in declared:
+                    keys.add(("glob", mod, t[1]))
+                elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in g and t[1][1] not in _locals(f) \
+                        and _is_container(g[t[1][1]]):
+                    keys.add(("glob", mod, t[1][1]))
+        elif st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and \
+                st[1][1][2] in ("insert", "append", "extend") and I._decorator_name(st[1][1][1]) == "sys.path":
+            keys.add(("syspath",))
+        elif st[0] == "expr" and st[1][0] == "call":
+            fn = st[1][1]
+            if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" and fn[1][1] in g \
+                    and fn[1][1] not in _locals(f) and _is_container(g[fn[1][1]]):
+                keys.add(("glob", mod, fn[1][1]))
+    # a global the function sets and puts back in its own finally: no change survives the call
+    keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
+    return keys
 
 
 def _reset_in_finally(stmts) -> Set[str]:
