@@ -180,9 +180,6 @@ class LazyFunction(dict):
     def __iter__(self):
         return dict.__iter__(self._all())
 
-    def __len__(self) -> int:
-        return dict.__len__(self._all())
-
     def __eq__(self, other) -> bool:
         return dict.__eq__(self._all(), other)
 

@@ -462,5 +462,7 @@ def _exit(code: int) -> None:
 
 def main() -> None:
     global _FAST_EXIT
-    _FAST_EXIT = True
+    from . import workers
+
+    _FAST_EXIT = workers.ONE_SHOT = True
     cli(prog_name="hermetic")

@@ -221,6 +221,7 @@ def _death(exitcode: Optional[int]) -> str:
 
 
 _EARLY: Optional[EarlyWorker] = None
+ONE_SHOT = False   # set by the console script: this process runs one command and ends
 
 
 def start_early() -> None:
@@ -257,7 +258,9 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
     clock = clock or time.monotonic
     try:
         n = max(1, min(processes, len(jobs)))
-        ctx = _context(preload=first is None)
+        # a long-lived caller imports libcst once for all its forks; a one-shot command lets
+        # each worker import it alongside the early one
+        ctx = _context(preload=first is None or (n > 1 and not ONE_SHOT))
         workers = ([first] if first is not None else []) + [_Worker(ctx, fn) for _ in range(n - (first is not None))]
     except OSError:
         if first is not None:
