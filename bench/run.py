@@ -21,7 +21,7 @@ wall-clock seconds:
   project; --change, or the first non-test file, elsewhere; undone afterwards), from a warm
   cache; its report is compared byte for byte with a cold run of the same changed tree;
 - files parsed by the warm and one-file runs (from ``--statistics``), and the peak resident
-  memory in MiB of the largest process (parent or parse worker) over the cold runs;
+  memory in MiB of the largest process (the parent or any of its workers) over the cold runs;
 - Fixit (``fixit lint DIR``, its default rules; pytest tree only, as it takes minutes on
   the larger ones) and ruff (``ruff check --isolated --no-cache``, ruff's default rules),
   when their executables are found (--fixit / --ruff, else beside this Python, else on PATH).
@@ -32,7 +32,8 @@ Prints one Markdown table (ratios: cold / floor Np, warm / cold, one-file / cold
 exponent of cold time against lines fitted over the projects (log-log least squares) when
 there are three or more, then the date, machine and hermetic version. --output also writes
 that text, after a preamble with the command line, to a file (docs/performance.md).
-Writes nothing else but WORK_DIR and the projects' .hermetic_cache folders, which it removes.
+Writes nothing else but WORK_DIR, the projects' .hermetic_cache folders, which it removes,
+and hermetic's own bytecode (``__pycache__`` beside its sources, as a wheel install has it).
 """
 from __future__ import annotations
 
@@ -91,10 +92,7 @@ else:
         list(ex.map(parse, files, chunksize=8))
 """
 
-RUN_HERMETIC = ("import resource, sys\nfrom hermetic.cli import main\ntry:\n    main()\nfinally:\n"
-                "    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-                "    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-                "    sys.stderr.write(f'PEAK {max(own, kids)}\\n')\n")
+RUN_HERMETIC = "from hermetic.cli import main\nmain()\n"   # what the console script runs
 
 
 def _sha256(path: Path) -> str:
@@ -145,17 +143,32 @@ def _check(project: Path, jobs: int, out: Path) -> Tuple[float, int, Dict[str, i
     """One hermetic run: wall seconds, peak RSS (KiB) of its largest process, its statistics."""
     cmd = [sys.executable, "-c", RUN_HERMETIC,
            "check", "--format", "json", "--exit-zero", "--statistics", "--jobs", str(jobs), "-o", str(out)]
-    t = time.perf_counter()
-    done = subprocess.run(cmd, cwd=project, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t
+    with tempfile.TemporaryFile(mode="w+") as err:
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=project, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        # the largest of the process and the descendants it waited for (Linux's wait4 reports both)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        stderr = err.read()
     stats = {}
-    m = re.search(r"files (\d+), parsed (\d+) in \d+ processes, cache hits (\d+)", done.stderr)
+    m = re.search(r"files (\d+), parsed (\d+) in \d+ processes, cache hits (\d+)", stderr)
     if m:
         stats = {"files": int(m.group(1)), "parsed": int(m.group(2)), "hits": int(m.group(3))}
-    peak = re.search(r"PEAK (\d+)", done.stderr)
-    if done.returncode not in (0, 1) or not m:
-        sys.stderr.write(done.stderr[-2000:])
-    return wall, int(peak.group(1)) if peak else 0, stats
+    if proc.returncode not in (0, 1) or not m:
+        sys.stderr.write(stderr[-2000:])
+    return wall, usage.ru_maxrss, stats
+
+
+def _compile_hermetic() -> None:
+    """Write hermetic's bytecode beside its sources, as installing a wheel does (an editable
+    install under PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run)."""
+    import compileall
+
+    import hermetic
+
+    compileall.compile_dir(str(Path(hermetic.__file__).parent), quiet=1)
 
 
 def _lines(project: Path) -> int:
@@ -261,6 +274,7 @@ def main(argv: List[str]) -> int:
     args.fixit, args.ruff = _tool(args.fixit, "fixit"), _tool(args.ruff, "ruff")
     projects = (fetch(args.download) if args.download else []) + [(p.resolve(), args.change) for p in args.projects]
 
+    _compile_hermetic()
     out: List[str] = []
 
     def say(line: str = "") -> None:
