@@ -133,6 +133,13 @@ class _Bodies:
                 dict.pop(f, "body", None)
 
 
+def bodies_of(summary: dict) -> Optional[_Bodies]:
+    """The lazily read bodies of a loaded summary (None for one read whole)."""
+    for f in summary["functions"].values():
+        return getattr(f, "_store", None)
+    return None
+
+
 class transient_bodies:
     """A scope whose first reads of function bodies are undone when it ends (and at each
     ``release``): for a rule that looks into every function once, module by module, so the

@@ -353,13 +353,17 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -
     out: List[Finding] = []
     seen_mods = set()
     index = _TestIndex(items, ip)
-    from .cache import transient_bodies
+    from .cache import bodies_of
 
-    with transient_bodies() as scope:   # each test module's bodies are read for its turn only
-        for mod, s in sorted(ip.p.summaries.items()):
-            scope.release()
-            out.extend(_ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn,
-                                   effects, hook_restores, covered, index))
+    for mod, s in sorted(ip.p.summaries.items()):
+        # a test module's bodies are read for its turn only (what the interpreter reads meanwhile
+        # for the modules it runs stays)
+        store = bodies_of(s)
+        was = store is None or store.loaded
+        out.extend(_ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn,
+                               effects, hook_restores, covered, index))
+        if not was:
+            store.evict()
     return out
 
 

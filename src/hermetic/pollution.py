@@ -110,7 +110,9 @@ def function_effects(ip: I.Interp) -> Dict[str, Set[tuple]]:
     from .cache import transient_bodies
 
     out: Dict[str, Set[tuple]] = {}
-    with transient_bodies() as scope:   # every project function's body, read once, module by module
+    # every project function's body, read once, module by module (no interpreter runs here, so
+    # what the scope reads is the scan's own)
+    with transient_bodies() as scope:
         last = None
         for qn, (f, mod) in ip.p.functions.items():
             if ip.p.in_test.get(mod, False):

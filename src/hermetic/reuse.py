@@ -97,7 +97,7 @@ def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequenc
     if changed & set(prev["collection"]):
         return None
     # a plain function added or removed binds a name or no longer does: unseen while no code
-    # names it (a name, an attribute, an import, an identifier in a short string)
+    # names it (a name, an attribute, an import, a dotted name in a short string)
     summaries = ip.p.summaries
     named = set()
     for mod in changed:

@@ -71,7 +71,6 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
     }
 
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_STRING = 200   # longer strings are prose, not attribute names or patch targets
 
 
@@ -209,6 +208,12 @@ class _Extractor:
         self.spans: Dict[str, List[int]] = {}   # line -> [column, end_line, end_column] of its simple statements
         self.calls = 0   # call expressions in the file
         self.names: set = set()   # identifiers the file uses: names, attributes, imports, in short strings
+
+    def _string_names(self, text: str) -> None:
+        # a string that names something: "attr", "pkg.mod.attr", "pkg.mod:attr"
+        for part in text.replace(":", ".").split("."):
+            if part.isidentifier():
+                self.names.add(part)
 
     # -- positions ---------------------------------------------------------------
     def pos(self, node) -> List[int]:
@@ -447,7 +452,7 @@ class _Extractor:
             if isinstance(v, bytes):
                 v = v.decode("latin-1")
             if len(v) <= _NAME_STRING:
-                self.names.update(_IDENT.findall(v))
+                self._string_names(v)
             return ("lit", v)
         if isinstance(e, c.ConcatenatedString):
             parts = []
@@ -466,7 +471,7 @@ class _Extractor:
                 if isinstance(part, c.FormattedStringText):
                     parts.append(("lit", part.value))
                     if len(part.value) <= _NAME_STRING:
-                        self.names.update(_IDENT.findall(part.value))
+                        self._string_names(part.value)
                 else:
                     parts.append(self.expr(part.expression))
             return ("fstr", parts)
