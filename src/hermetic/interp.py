@@ -365,7 +365,6 @@ class Interp:
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.cm_ctx: List[Optional[Ctx]] = []
         self.direct_env: List[str] = []   # variables test code sets itself (os.environ[K] = v), S2
-        self.call_sites: set = set()   # every call site evaluated for a test (the unresolved ratio's base)
         self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)
         # the version of module and class state (and of instances made at import): a chain over the
@@ -1372,8 +1371,6 @@ class Interp:
                 continue
             kwargs[kname] = v
         self._site = (frame.path, tuple(pos))
-        if not self.sweep:
-            self.call_sites.add((frame.path, pos[0], pos[1]))
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,

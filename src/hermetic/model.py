@@ -84,7 +84,7 @@ class Report:
     suppressed: int = 0
     unused_suppressions: List[Dict[str, Any]] = field(default_factory=list)
     baseline_fixed: Optional[int] = None
-    calls_seen: int = 0     # distinct call sites evaluated for the tests
+    calls_seen: int = 0     # call sites in the modules whose code the tests ran
     sinks_seen: int = 0     # distinct I/O operations reached
     inventory: List[Dict[str, Any]] = field(default_factory=list)   # per test: operations and their control
     statistics: Dict[str, Any] = field(default_factory=dict)   # not in the JSON report: timings vary

@@ -5,7 +5,7 @@ the state collection left; a module first imported during a test is imported as 
 collection), so the tests can be shared out among processes forked after collection and the
 report is the one a single process gives, byte for byte, whatever ``--jobs`` is. What crosses
 back is plain data: each test's ``TestRun``, the sweep's file events, and per process the
-unresolved call sites, the call sites seen, import-time events and the modules it imported
+unresolved call sites, import-time events and the modules it imported
 after collection (which the parent imports too, in a fixed order, before the rules that read
 module state).
 
@@ -164,9 +164,9 @@ def _chunks(n: int, processes: int, cut_after=None) -> List[List[int]]:
 
 
 def _state(ip: I.Interp, events_from: int) -> tuple:
-    """What a process found besides its runs: unresolved sites, call sites, import-time events
+    """What a process found besides its runs: unresolved sites, import-time events
     after ``events_from`` and the modules it imported after collection."""
-    return dict(ip.unresolved), set(ip.call_sites), ip.import_events[events_from:], sorted(ip.lazy)
+    return dict(ip.unresolved), ip.import_events[events_from:], sorted(ip.lazy)
 
 
 def _run_tests(runner: Runner, items: List[TestItem], indices: List[int]) -> list:
@@ -253,7 +253,7 @@ class _Pool:
         """Take in what the workers found besides their runs; the modules they imported."""
         states = self._states(self.workers)
         self._merge(states)
-        return set().union(*(s[3] for s in states)) if states else set()
+        return set().union(*(s[2] for s in states)) if states else set()
 
     def close(self) -> None:
         for p, conn in self.workers:
@@ -327,10 +327,9 @@ class _Pool:
     def _merge(self, states: List[tuple]) -> None:
         ip = self.runner.ip
         seen = {_event_key(e) for e in ip.import_events}
-        for unresolved, sites, import_events, _lazy in states:
+        for unresolved, import_events, _lazy in states:
             for site, text in unresolved.items():
                 ip.note_unresolved(site, text)
-            ip.call_sites |= sites
             for e in import_events:   # a module imported in several processes: its events once
                 k = _event_key(e)
                 if k not in seen:
