@@ -165,6 +165,23 @@ def test_a_function_that_ran_during_collection_changes_everything(tmp_path, no_w
     assert to_json(second) == _cold(project)
 
 
+def test_another_function_of_a_file_collection_ran_code_of_keeps_the_rest(tmp_path, no_whole_run_hits):
+    # conftest runs read_b at import; read_a, in the same file, did not run during collection
+    files = dict(APP)
+    files["tests/conftest.py"] = """\
+        from app import io
+
+        CALLED = io.read_b()
+        """
+    project = _write(tmp_path / "p", files)
+    _run(project)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text().replace('"a.txt"', '"a2.txt"'))
+    second = _run(project)
+    assert second.statistics["tests_reused"] == 1   # test_limit ran no code of io.py
+    assert to_json(second) == _cold(project)
+
+
 def test_a_damaged_or_foreign_entry_is_ignored(tmp_path, no_whole_run_hits):
     project = _write(tmp_path / "p", APP)
     first = _run(project)
@@ -188,7 +205,7 @@ def test_an_entry_loads_only_plain_data_and_hermetic_classes():
     evil = reuse._MAGIC + __import__("zlib").compress(pickle.dumps({"version": reuse.ANALYSIS_VERSION,
                                                                     "x": _Runs()}))
     assert reuse.loads(evil) is None
-    ok = reuse.dumps({"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": [],
+    ok = reuse.dumps({"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {},
                       "tests": {}, "sweep": {}, "plain": {}, "ht3": None})
     assert reuse.loads(ok)["digest"] == "d"
     assert reuse.loads(b"not an entry") is None

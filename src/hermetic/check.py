@@ -236,7 +236,9 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     from .parallel import analyse
 
     # the per-test result cache: tests whose code did not change keep their results
-    collection_deps = ip.files_of(ip.files)   # function bodies that ran during collection
+    # the functions that ran during collection, with their bodies' digests
+    collection_deps = {qn: ip.p.summaries[ip.p.functions[qn][1]].get("body_digests", {}).get(qn, "")
+                       for qn in set(ip.collection_ran) if qn in ip.p.functions}
     scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
     digest = RU.collection_digest(scope, summaries)
     prev = cache.get_analysis(scope) if cache.enabled else None

@@ -174,11 +174,12 @@ class _MemoEntry:
     its inputs (in ``_canon_inputs`` order), ``first_id`` .. ``first_id + fresh`` the ones it made."""
 
     __slots__ = ("ret", "events", "n_prefix", "effects", "ids", "first_id", "fresh", "at_depth", "movable",
-                 "reach", "calls", "above", "files", "unresolved")
+                 "reach", "calls", "above", "files", "unresolved", "ran")
 
     def __init__(self, ret: V, events: tuple, n_prefix: int, effects: _Effects, ids: tuple, first_id: int,
                  fresh: int, at_depth: Optional[int], reach: int = 0, calls: int = 0,
-                 above: Optional[Dict[str, int]] = None, files: int = 0, unresolved: tuple = ()) -> None:
+                 above: Optional[Dict[str, int]] = None, files: int = 0, unresolved: tuple = (),
+                 ran: tuple = ()) -> None:
         self.ret = ret
         self.events = events          # as recorded: the first ``n_prefix`` steps of their traces are the caller's
         self.n_prefix = n_prefix
@@ -193,6 +194,7 @@ class _MemoEntry:
         self.above = above or {}      # of those, the ones on the stack above it then: how many times
         self.files = files            # the modules whose code its run ran, as bits (``Interp.file_bits``)
         self.unresolved = unresolved  # the (site, text) notes its run made
+        self.ran = ran                # during collection: the functions its run called
 
 
 _import_reads: Dict[V, tuple] = {}   # value -> the import-time reads it carries (Interp._consume)
@@ -396,6 +398,7 @@ class Interp:
         self.lazy_unresolved: Dict[str, tuple] = {}   # ... and the unresolved notes it made
         self.run_unresolved: Dict[Tuple[str, int, int], str] = {}   # the current run's notes
         self.unres_log: List[tuple] = []   # the current run's notes in order (memo entries keep theirs)
+        self.collection_ran: List[str] = []   # the functions called during collection, in order
 
     def note_unresolved(self, site: Tuple[str, int, int], text: str) -> None:
         """A call the analysis does not follow; of several texts for one site, the least is
@@ -1556,6 +1559,9 @@ class Interp:
         outer_budget, self.budget_hit = self.budget_hit, False
         outer_reach, outer_calls, self.reach, self.calls = self.reach, self.calls, here, 0
         outer_files, self.files, ustart = self.files, self.file_bits.get(mod, 0), len(self.unres_log)
+        rstart = len(self.collection_ran)
+        if not self.collected:
+            self.collection_ran.append(qn)
         steps_before = self.steps
         first_id = self.next_id
         ctx_before = key[2]
@@ -1603,7 +1609,8 @@ class Interp:
             fresh = self.next_id - first_id
             self.memo[key] = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
                                         depth if inner_depth_cut else None, inner_reach - here, inner_calls,
-                                        self._above(inner_calls), inner_files, tuple(self.unres_log[ustart:]))
+                                        self._above(inner_calls), inner_files, tuple(self.unres_log[ustart:]),
+                                        tuple(self.collection_ran[rstart:]) if not self.collected else ())
         return ret
 
     # ------------------------------------------------------------------ the memo
@@ -1741,6 +1748,8 @@ class Interp:
         self.files |= hit.files
         for site, text in hit.unresolved:
             self.note_unresolved(site, text)
+        if not self.collected:
+            self.collection_ran.extend(hit.ran)
         if here + hit.reach > self.reach:
             self.reach = here + hit.reach
         if done.budget_hit:

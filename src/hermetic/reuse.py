@@ -6,8 +6,8 @@ summaries, one entry per configuration (``scope_key``) in ``.hermetic_cache/v*/a
 
 - ``digest``: the hash of every module's ``import_digest`` (what importing it does: the
   summary without function bodies) and of the configuration: the state collection leaves is
-  the same while it is, provided the function bodies that ran during collection did not
-  change either (``collection``, checked by content hash);
+  the same while it is, provided no function that ran during collection changed either
+  (``collection``: qualname -> ``body_digests`` entry, its def line, parameters and body);
 - ``keys``: each module's content hash (the summary cache key) at that run;
 - per test (by node id) and per HT201 sweep root its ``TestRun`` / ``SweepRun``, with the
   modules whose function bodies it ran (``deps``; through reused memo entries and imports after
@@ -30,8 +30,8 @@ import pickle
 import zlib
 from typing import Any, Dict, List, Optional, Sequence, Set
 
-ANALYSIS_VERSION = 1
-_MAGIC = b"HTA1"
+ANALYSIS_VERSION = 2
+_MAGIC = b"HTA2"
 
 
 def scope_key(*parts: Any) -> str:
@@ -75,7 +75,7 @@ def loads(data: bytes) -> Optional[dict]:
         return None
     if not isinstance(entry, dict) or entry.get("version") != ANALYSIS_VERSION:
         return None
-    if not all(isinstance(entry.get(k), t) for k, t in (("digest", str), ("keys", dict), ("collection", list),
+    if not all(isinstance(entry.get(k), t) for k, t in (("digest", str), ("keys", dict), ("collection", dict),
                                                          ("tests", dict), ("sweep", dict), ("plain", dict))):
         return None
     return entry
@@ -94,8 +94,14 @@ def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequenc
     if prev is None or prev["digest"] != digest:
         return None
     changed = changed_modules(prev, keys)
-    if changed & set(prev["collection"]):
-        return None
+    # a function that ran during collection and now reads otherwise: the state may differ
+    functions = ip.p.functions
+    for qn, was in prev["collection"].items():
+        entry = functions.get(qn)
+        if entry is None:
+            return None
+        if entry[1] in changed and ip.p.summaries[entry[1]].get("body_digests", {}).get(qn, "") != was:
+            return None
     # a plain function added or removed binds a name or no longer does: unseen while no code
     # names it (a name, an attribute, an import, a dotted name in a short string)
     summaries = ip.p.summaries
@@ -132,7 +138,7 @@ def _bits(mods: List[str], bits: Dict[str, int]) -> int:
     return out
 
 
-def entry(digest: str, keys: Dict[str, str], collection: List[str], items, analysis, ip,
+def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, analysis, ip,
           ht3: Optional[tuple]) -> dict:
     """The entry for this run: its digest, keys, and every test's and sweep root's result."""
     tests = {}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-SUMMARY_VERSION = 6
+SUMMARY_VERSION = 7
 
 _SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
 
@@ -66,12 +66,26 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         "lines": data.count(b"\n") + 1,
         "calls": ex.calls,
         "import_digest": import_digest(module, path, is_package, body, ex.functions, ex.classes),
+        "body_digests": {qn: _body_digest(f) for qn, f in ex.functions.items()},
         "plain_defs": sorted(_plain_defs(body, ex.functions)),
         "names": sorted(ex.names),
     }
 
 
 _NAME_STRING = 200   # longer strings are prose, not attribute names or patch targets
+
+
+def _body_digest(f: Dict[str, Any]) -> str:
+    """A hash of what running a function does: its def line, parameters and body (the per-test
+    result cache compares the functions that ran during collection by it)."""
+    import hashlib
+    import marshal
+
+    try:
+        data = marshal.dumps((f["line"], f["params"], f["body"]), 2)
+    except ValueError:
+        data = repr((f["line"], f["params"], f["body"])).encode()
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _plain_defs(body, functions: Dict[str, Any]) -> Dict[str, str]:
