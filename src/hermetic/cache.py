@@ -65,9 +65,10 @@ def serialize(summary: dict) -> bytes:
     obj = compact(summary)
     try:
         if isinstance(obj.get("functions"), dict):
-            bodies = {qn: f["body"] for qn, f in obj["functions"].items()}
+            bodies = {qn: (f["body"], f.get("body_digest", "")) for qn, f in obj["functions"].items()}
             head = dict(obj)
-            head["functions"] = {qn: {k: v for k, v in f.items() if k != "body"} for qn, f in obj["functions"].items()}
+            head["functions"] = {qn: {k: v for k, v in f.items() if k not in _LAZY_KEYS}
+                                 for qn, f in obj["functions"].items()}
             return b"L" + marshal.dumps((head, marshal.dumps(bodies)))
         return b"M" + marshal.dumps(obj)
     except ValueError:
@@ -97,6 +98,7 @@ def deserialize(data: bytes) -> Optional[dict]:
     return obj if _is_summary(obj) else None
 
 
+_LAZY_KEYS = ("body", "body_digest")   # a function entry's items kept with its module's bodies
 _SCOPES: List[List["_Bodies"]] = []   # open ``transient_bodies`` scopes, innermost last
 
 
@@ -121,7 +123,9 @@ class _Bodies:
         if not isinstance(bodies, dict):
             bodies = {}
         for qn, f in self.functions.items():
-            dict.__setitem__(f, "body", bodies.get(qn, ()))
+            body, digest = bodies.get(qn, ((), ""))
+            dict.__setitem__(f, "body", body)
+            dict.__setitem__(f, "body_digest", digest)
         if _SCOPES:
             _SCOPES[-1].append(self)
 
@@ -131,6 +135,7 @@ class _Bodies:
             self.loaded = False
             for f in self.functions.values():
                 dict.pop(f, "body", None)
+                dict.pop(f, "body_digest", None)
 
 
 def bodies_of(summary: dict) -> Optional[_Bodies]:
@@ -173,10 +178,10 @@ class LazyFunction(dict):
         self._store = store
 
     def __missing__(self, key):
-        if key != "body":
+        if key not in _LAZY_KEYS:
             raise KeyError(key)
         self._store.load()
-        return dict.__getitem__(self, "body")
+        return dict.__getitem__(self, key)
 
     # whatever may look at every item sees the body too (generic walks over a summary)
     def _all(self) -> "LazyFunction":
@@ -205,7 +210,7 @@ class LazyFunction(dict):
         return dict(dict.items(self._all()))
 
     def __reduce__(self):   # a plain dict with its body, wherever it is pickled to
-        return (dict, (dict(self, body=self["body"]),))
+        return (dict, (dict(self._all()),))
 
 
 _LEAVES: Dict[tuple, tuple] = {}   # short tuples of plain values seen so far: one object each

@@ -237,7 +237,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
 
     # the per-test result cache: tests whose code did not change keep their results
     # the functions that ran during collection, with their bodies' digests
-    collection_deps = {qn: ip.p.summaries[ip.p.functions[qn][1]].get("body_digests", {}).get(qn, "")
+    collection_deps = {qn: ip.p.functions[qn][0]["body_digest"]
                        for qn in set(ip.collection_ran) if qn in ip.p.functions}
     scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
     digest = RU.collection_digest(scope, summaries)

@@ -7,7 +7,7 @@ summaries, one entry per configuration (``scope_key``) in ``.hermetic_cache/v*/a
 - ``digest``: the hash of every module's ``import_digest`` (what importing it does: the
   summary without function bodies) and of the configuration: the state collection leaves is
   the same while it is, provided no function that ran during collection changed either
-  (``collection``: qualname -> ``body_digests`` entry, its def line, parameters and body);
+  (``collection``: qualname -> its ``body_digest``: its def line, parameters and body);
 - ``keys``: each module's content hash (the summary cache key) at that run;
 - per test (by node id) and per HT201 sweep root its ``TestRun`` / ``SweepRun``, with the
   modules whose function bodies it ran (``deps``; through reused memo entries and imports after
@@ -100,7 +100,7 @@ def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequenc
         entry = functions.get(qn)
         if entry is None:
             return None
-        if entry[1] in changed and ip.p.summaries[entry[1]].get("body_digests", {}).get(qn, "") != was:
+        if entry[1] in changed and entry[0]["body_digest"] != was:
             return None
     # a plain function added or removed binds a name or no longer does: unseen while no code
     # names it (a name, an attribute, an import, a dotted name in a short string)

@@ -53,7 +53,7 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         body = ex.block(tree.body, scope=module, cls=None)
     except RecursionError:   # parse workers run with a deep stack; a plain caller may not
         raise SummaryError("too deeply nested to analyse at this recursion limit") from None
-    return {
+    out = {
         "version": SUMMARY_VERSION,
         "module": module,
         "path": path,
@@ -66,10 +66,12 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         "lines": data.count(b"\n") + 1,
         "calls": ex.calls,
         "import_digest": import_digest(module, path, is_package, body, ex.functions, ex.classes),
-        "body_digests": {qn: _body_digest(f) for qn, f in ex.functions.items()},
         "plain_defs": sorted(_plain_defs(body, ex.functions)),
         "names": sorted(ex.names),
     }
+    for f in ex.functions.values():   # after the import digest, which leaves them out
+        f["body_digest"] = _body_digest(f)
+    return out
 
 
 _NAME_STRING = 200   # longer strings are prose, not attribute names or patch targets
