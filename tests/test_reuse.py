@@ -149,7 +149,8 @@ def test_an_added_function_that_code_names_reruns_everything(tmp_path, no_whole_
     assert to_json(second) == _cold(project)
 
 
-def test_a_function_that_ran_during_collection_changes_everything(tmp_path, no_whole_run_hits):
+def _read_b_at_import(tmp_path):
+    """APP with a conftest that runs read_b at import (during collection), after a first run."""
     files = dict(APP)
     files["tests/conftest.py"] = """\
         from app import io
@@ -158,6 +159,11 @@ def test_a_function_that_ran_during_collection_changes_everything(tmp_path, no_w
         """
     project = _write(tmp_path / "p", files)
     _run(project)
+    return project
+
+
+def test_a_function_that_ran_during_collection_changes_everything(tmp_path, no_whole_run_hits):
+    project = _read_b_at_import(tmp_path)
     io = project / "src/app/io.py"
     io.write_text(io.read_text().replace("    return 1\n", "    return 2\n"))
     second = _run(project)
@@ -167,14 +173,7 @@ def test_a_function_that_ran_during_collection_changes_everything(tmp_path, no_w
 
 def test_another_function_of_a_file_collection_ran_code_of_keeps_the_rest(tmp_path, no_whole_run_hits):
     # conftest runs read_b at import; read_a, in the same file, did not run during collection
-    files = dict(APP)
-    files["tests/conftest.py"] = """\
-        from app import io
-
-        CALLED = io.read_b()
-        """
-    project = _write(tmp_path / "p", files)
-    _run(project)
+    project = _read_b_at_import(tmp_path)
     io = project / "src/app/io.py"
     io.write_text(io.read_text().replace('"a.txt"', '"a2.txt"'))
     second = _run(project)

@@ -242,8 +242,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
     digest = RU.collection_digest(scope, summaries)
     prev = cache.get_analysis(scope) if cache.enabled else None
-    planned = RU.plan(prev, digest, module_keys, items, ip)
-    reused = planned[0] if planned is not None else None
+    reused = RU.plan(prev, digest, module_keys, items, ip)
     done = analyse(runner, items, jobs or default_jobs(), _wants(config, ("HT201",)), progress, reused)
     runs, sweep_events = done.runs, done.sweep_events
     stats["analysis_processes"] = done.processes
@@ -258,7 +257,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     ht3 = None
     if _wants(config, ("HT301", "HT302", "HT303", "HT304")):
         ht3_key = RU.ht3_key(digest, module_keys, summaries, ip, runner, items)
-        if planned is not None and prev.get("ht3") and prev["ht3"][0] == ht3_key:
+        if reused is not None and prev.get("ht3") and prev["ht3"][0] == ht3_key:
             ht3 = prev["ht3"]
             for site, text in ht3[2]:   # what its imports after collection noted
                 ip.note_unresolved(site, text)

@@ -87,8 +87,7 @@ def changed_modules(prev: dict, keys: Dict[str, str]) -> Set[str]:
 
 
 def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequence, ip):
-    """What of ``prev`` (a loaded entry) this run can take: ``(Reused, changed modules)``, or
-    None when nothing can be (another digest, or a body that ran during collection changed)."""
+    """What of ``prev`` (a loaded entry) this run can take, or None when nothing can be (another digest, or a body that ran during collection changed)."""
     from .parallel import Reused
 
     if prev is None or prev["digest"] != digest:
@@ -128,7 +127,7 @@ def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequenc
         if changed.isdisjoint(deps):
             run.deps = _bits(deps, bits)
             out.sweep[root] = run
-    return out, changed
+    return out
 
 
 def _bits(mods: List[str], bits: Dict[str, int]) -> int:

@@ -272,13 +272,8 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
     # largest first: the last files to finish are small ones, so no worker idles long at the end
     pending: Deque[int] = deque(sorted(range(len(jobs)), key=lambda i: -len(jobs[i].data)))
     try:
+        _feed(workers, pending, jobs, clock)
         while True:
-            for w in workers:
-                if w.index is None and pending:
-                    w.index = pending.popleft()
-                    j = jobs[w.index]
-                    w.started = clock()
-                    w.conn.send((j.data, j.module, j.path, j.is_package))
             busy = [w for w in workers if w.index is not None]
             if not busy:
                 return
@@ -302,17 +297,23 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
                                             f"not analysed: parsing took longer than {timeout:g} s (file-timeout)",
                                             True))
                     _replace(workers, w, ctx, fn, kill=True)
-            # the idle workers get their next file before the caller handles these results
-            for w in workers:
-                if w.index is None and pending:
-                    w.index = pending.popleft()
-                    j = jobs[w.index]
-                    w.started = clock()
-                    w.conn.send((j.data, j.module, j.path, j.is_package))
+            # the idle workers (also those that replace a dead one) get their next file before
+            # the caller handles these results
+            _feed(workers, pending, jobs, clock)
             yield from done
     finally:
         for w in workers:
             w.stop(kill=w.index is not None)
+
+
+def _feed(workers: List[_Worker], pending: Deque[int], jobs: List[ParseJob], clock) -> None:
+    """Send each idle worker its next file."""
+    for w in workers:
+        if w.index is None and pending:
+            w.index = pending.popleft()
+            j = jobs[w.index]
+            w.started = clock()
+            w.conn.send((j.data, j.module, j.path, j.is_package))
 
 
 def _replace(workers: List[_Worker], w: _Worker, ctx, fn, kill: bool = False) -> None:
