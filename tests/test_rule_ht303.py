@@ -113,3 +113,38 @@ def test_statement_anchors_span_the_statement_text(findings):
     (found,) = at(findings, TL, line, "HT303")
     text = (FIXTURES / FIX / TL).read_text(encoding="utf-8").splitlines()[line - 1]
     assert (found.column, found.end_column) == (len(text) - len(text.lstrip()) + 1, len(text.rstrip()) + 1)
+
+
+def test_a_helper_module_no_test_reaches_is_not_imported(tmp_path):
+    """HT3xx imports a test-folder helper module only when a selected test reaches one of its
+    functions: an unreached one adds neither findings nor unresolved calls (which then do not
+    depend on whether HT3xx is selected)."""
+    import textwrap
+
+    from hermetic.check import run_check
+
+    helper = """
+        import app
+
+        def make(cb):
+            return cb()
+
+        VALUE = make(app.{missing})
+
+
+        def {name}():
+            app.REGISTRY["x"] = 1
+    """
+    files = {
+        "app/__init__.py": "REGISTRY = {}\n",
+        "tests/__init__.py": "",
+        "tests/unused_helpers.py": helper.format(missing="nothing_here", name="leak"),
+        "tests/used_helpers.py": helper.format(missing="nothing_there", name="register"),
+        "tests/test_a.py": "def test_one():\n    from tests import used_helpers\n    used_helpers.register()\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(textwrap.dedent(text), encoding="utf-8")
+    report, _ = run_check(["."], tmp_path, use_cache=False)
+    assert [(f.code, f.path) for f in report.findings] == [("HT303", "tests/used_helpers.py")]
+    assert [u["path"] for u in report.unresolved_calls] == ["tests/used_helpers.py"]

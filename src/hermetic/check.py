@@ -381,6 +381,8 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
         return out
     if sf.is_test and mod not in tests_by_mod:
         return out   # a test module outside the selected targets
+    if not sf.is_test and not _reached(s, runner, tests_by_qn, index):
+        return out   # a helper module no selected test reaches: nothing to report, nothing to import
     if sf.is_test:
         ip.import_module(mod)
         for m in P.scan_module(ip, s, mod, effects):
@@ -401,8 +403,7 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
         if nested:
             restores |= P.teardown_restores(ip, nested)
         setup_tests = []
-        if f.get("class") and f["name"] in ("setUp", "setUpClass", "setup_method", "setup_class",
-                                             "asyncSetUp"):
+        if f.get("class") and f["name"] in _SETUPS:
             setup_tests = index.of_class(f["class"])
         mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
         helper_tests: List[str] = []
@@ -419,6 +420,21 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
         for m in mutations:
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
+
+
+_SETUPS = ("setUp", "setUpClass", "setup_method", "setup_class", "asyncSetUp")
+
+
+def _reached(s: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> bool:
+    """Whether some function of module summary ``s`` is a selected test, a fixture a selected
+    test uses, the set-up of a selected test's class, or a helper a selected test names: the
+    only functions whose state changes HT301-HT304 report (``_ht3_module``)."""
+    for qn, f in s["functions"].items():
+        if qn in tests_by_qn or runner.fixture_users.get(qn) or index.names(f):
+            return True
+        if f.get("class") and f["name"] in _SETUPS and index.of_class(f["class"]):
+            return True
+    return False
 
 
 def _ht4(runs, ip: I.Interp, runner: Runner, config: Config, files_by_module, import_events) -> List[Finding]:
@@ -637,6 +653,14 @@ class _TestIndex:
             mine = {id(it) for it in self.by_class.get(f["class"], [])}
             its = [it for it in its if id(it) in mine]
         return sorted(it.node_id for it in its)
+
+    def names(self, f: dict) -> bool:
+        """Whether ``callers(f)`` is not empty."""
+        its = self.by_name.get(f["name"])
+        if not its or not f.get("class"):
+            return bool(its)
+        mine = {id(it) for it in self.by_class.get(f["class"], [])}
+        return any(id(it) in mine for it in its)
 
     def of_class(self, cls: str) -> List[str]:
         return [it.node_id for it in self.by_class.get(cls, [])]
