@@ -208,3 +208,73 @@ def test_an_entry_loads_only_plain_data_and_hermetic_classes():
                       "tests": {}, "sweep": {}, "plain": {}, "ht3": None})
     assert reuse.loads(ok)["digest"] == "d"
     assert reuse.loads(b"not an entry") is None
+
+
+REGISTRY_APP = {
+    "pyproject.toml": "[tool.pytest.ini_options]\ntestpaths = ['tests']\n",
+    "src/app/__init__.py": "",
+    "src/app/reg.py": """\
+        REG = {}
+
+
+        def register():
+            return 1
+        """,
+    "src/app/other.py": """\
+        SEEN = []
+
+
+        def note():
+            SEEN.append(1)
+        """,
+    "tests/test_reg.py": """\
+        from app import other, reg
+
+
+        def test_register():
+            reg.register()
+
+
+        def test_note():
+            other.note()
+        """,
+}
+
+
+def test_a_body_that_starts_changing_module_state_is_reported(tmp_path, no_whole_run_hits):
+    """HT303 reads what project functions change (their effects): a body that starts or stops
+    changing its module's state changes HT3xx's result, though collection did not change."""
+    project = _write(tmp_path / "p", REGISTRY_APP)
+    first = _run(project)
+    assert [f.anchor for f in first.findings if f.code == "HT303"] == ["app.other.note() changes app.other.SEEN"]
+    reg = project / "src/app/reg.py"
+    reg.write_text(reg.read_text().replace("    return 1\n", '    REG["x"] = 1\n'))
+    second = _run(project)
+    assert sorted(f.anchor for f in second.findings if f.code == "HT303") == [
+        "app.other.note() changes app.other.SEEN", "app.reg.register() changes app.reg.REG"]
+    assert to_json(second) == _cold(project)
+    reg.write_text(reg.read_text().replace('    REG["x"] = 1\n', "    return 2\n"))
+    assert to_json(_run(project)) == to_json(first)
+
+
+def test_effects_of_unchanged_modules_come_from_the_entry(tmp_path, monkeypatch, no_whole_run_hits):
+    import hermetic.pollution as PO
+
+    project = _write(tmp_path / "p", REGISTRY_APP)
+    _run(project)
+    read = []
+    real = PO._direct_effects
+    monkeypatch.setattr(PO, "_direct_effects", lambda f, mod, g: read.append(mod) or real(f, mod, g))
+    reg = project / "src/app/reg.py"
+    reg.write_text(reg.read_text().replace("    return 1\n", "    return 2\n"))
+    second = _run(project)
+    assert set(read) == {"app.reg"}
+    assert to_json(second) == _cold(project)
+
+
+def test_ht3_result_is_not_reused_when_a_module_its_imports_ran_changed():
+    old = ("k", [], [], {"tests.helpers": "h1", "app.io": "a1"})
+    assert reuse.ht3_reusable(old, "k", {"tests.helpers": "h1", "app.io": "a1"})
+    assert not reuse.ht3_reusable(old, "k", {"tests.helpers": "h1", "app.io": "a2"})
+    assert not reuse.ht3_reusable(old, "other key", {"tests.helpers": "h1", "app.io": "a1"})
+    assert not reuse.ht3_reusable(old[:3], "k", {})   # an entry of the earlier shape

@@ -255,16 +255,23 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     findings = _findings(runs, import_events, ip, runner, project, config, root, cwd, files_by_module, items)
     findings[0].extend(_ht2(runs, sweep_events, import_events, ip, runner, files_by_module))
     ht3 = None
+    effects = None
     if _wants(config, ("HT301", "HT302", "HT303", "HT304")):
-        ht3_key = RU.ht3_key(digest, module_keys, summaries, ip, runner, items)
-        if reused is not None and prev.get("ht3") and prev["ht3"][0] == ht3_key:
+        from . import pollution as PO
+
+        effects = PO.function_effects(ip, module_keys, (prev or {}).get("effects"))
+        ht3_key = RU.ht3_key(digest, module_keys, summaries, ip, runner, items, effects[1])
+        if reused is not None and RU.ht3_reusable(prev.get("ht3"), ht3_key, module_keys):
             ht3 = prev["ht3"]
             for site, text in ht3[2]:   # what its imports after collection noted
                 ip.note_unresolved(site, text)
         else:
             ip.unres_log = []
-            ht3 = (ht3_key, _ht3(ip, runner, items, files_by_module))
-            ht3 += (sorted(set(ip.unres_log)),)
+            imported = set(ip.lazy_files)
+            found = _ht3(ip, runner, items, files_by_module, effects[0])
+            # the modules its own imports ran code of: its result depends on them too
+            ran = {m for n in set(ip.lazy_files) - imported for m in [n, *ip.files_of(ip.lazy_files[n])]}
+            ht3 = (ht3_key, found, sorted(set(ip.unres_log)), {m: module_keys.get(m, "") for m in sorted(ran)})
         findings[0].extend(copy.deepcopy(ht3[1]))
     if config.guard is not None:
         findings[0].extend(_ht4(runs, ip, runner, config, files_by_module, import_events))
@@ -287,7 +294,8 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     if not transient:
         cache.put_result(run_key, _report_to(report))
         if cache.enabled:
-            cache.put_analysis(scope, RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3))
+            cache.put_analysis(scope, RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3,
+                                               effects[1] if effects else None))
     stats["phases"]["analyse"] = clock() - t_phase
     return report, config
 
@@ -328,11 +336,12 @@ _TEARDOWNS = ("tearDown", "tearDownClass", "teardown_method", "teardown_class", 
               "teardown_function", "doCleanups", "teardown_test", "teardown", "asyncTearDown")
 
 
-def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module) -> List[Finding]:
-    """HT301-HT304 over the test code: tests, fixtures, set-up, helpers, test modules' top level."""
+def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
+         effects: Dict[str, Set[tuple]]) -> List[Finding]:
+    """HT301-HT304 over the test code: tests, fixtures, set-up, helpers, test modules' top level.
+    ``effects``: the project functions' direct state changes (``pollution.function_effects``)."""
     from . import pollution as P
 
-    effects = P.function_effects(ip)
     hook_restores = _hook_restores(ip, effects)
     # autouse fixtures that snapshot and restore a whole thing (os.environ) cover the tests under them
     covered: Dict[tuple, Set[str]] = {}

@@ -104,29 +104,46 @@ def teardown_restores(ip: I.Interp, funcs: List[Tuple[dict, str]]) -> Set[tuple]
     return out
 
 
-def function_effects(ip: I.Interp) -> Dict[str, Set[tuple]]:
+def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
+                     prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
     """Project (non-test) functions that mutate a module-level global or container of
-    their own module, directly: qualname -> {("glob", module, NAME)}."""
+    their own module, directly: ``(qualname -> {("glob", module, NAME)}, per module)``.
+
+    A module's effects depend on its bodies (its content key in ``keys``) and on which of its
+    globals hold containers, nothing else: the per-module part, ``module -> (content key,
+    container names, {qualname: sorted keys})``, is what the per-test result cache keeps, and a
+    module whose two inputs match its entry in ``prev`` is not read again."""
     from .cache import transient_bodies
 
     out: Dict[str, Set[tuple]] = {}
+    per_module: Dict[str, tuple] = {}
+    keys, prev = keys or {}, prev or {}
+    by_module: Dict[str, List[tuple]] = {}
+    for qn, (f, mod) in ip.p.functions.items():
+        if not ip.p.in_test.get(mod, False) and ip.globals.get(mod):
+            by_module.setdefault(mod, []).append((qn, f))
     # every project function's body, read once, module by module (no interpreter runs here, so
     # what the scope reads is the scan's own)
     with transient_bodies() as scope:
-        last = None
-        for qn, (f, mod) in ip.p.functions.items():
-            if ip.p.in_test.get(mod, False):
-                continue
-            g = ip.globals.get(mod)
-            if not g:
-                continue
-            if mod != last:
+        for mod, funcs in by_module.items():
+            g = ip.globals[mod]
+            containers = tuple(sorted(n for n, v in g.items() if _is_container(v)))
+            key = keys.get(mod)
+            old = prev.get(mod)
+            if key is not None and isinstance(old, tuple) and len(old) == 3 and old[0] == key \
+                    and old[1] == containers:
+                found = old[2]
+            else:
                 scope.release()
-                last = mod
-            keys = _direct_effects(f, mod, g)
-            if keys:
-                out[qn] = keys
-    return out
+                found = {}
+                for qn, f in funcs:
+                    fx = _direct_effects(f, mod, g)
+                    if fx:
+                        found[qn] = sorted(fx)
+            per_module[mod] = (key, containers, found)
+            for qn, fx in found.items():
+                out[qn] = set(fx)
+    return out, per_module
 
 
 def _direct_effects(f: dict, mod: str, g: Dict[str, V]) -> Set[tuple]:

@@ -30,7 +30,7 @@ import pickle
 import zlib
 from typing import Any, Dict, List, Optional, Sequence, Set
 
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 _MAGIC = b"HTA2"
 
 
@@ -138,8 +138,10 @@ def _bits(mods: List[str], bits: Dict[str, int]) -> int:
 
 
 def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, analysis, ip,
-          ht3: Optional[tuple]) -> dict:
-    """The entry for this run: its digest, keys, and every test's and sweep root's result."""
+          ht3: Optional[tuple], effects: Optional[Dict[str, tuple]] = None) -> dict:
+    """The entry for this run: its digest, keys, every test's and sweep root's result, HT3xx's
+    result ``(key, findings, unresolved notes, {module its imports ran: content key})`` and the
+    project functions' effects per module (``pollution.function_effects``)."""
     tests = {}
     for it, run in zip(items, analysis.runs):
         deps = ip.files_of(run.deps)
@@ -149,7 +151,7 @@ def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, 
     sweep = {r.root: (ip.files_of(r.deps), r) for r in analysis.sweep_runs}
     plain = {m: s.get("plain_defs", []) for m, s in ip.p.summaries.items() if s.get("plain_defs")}
     return {"version": ANALYSIS_VERSION, "digest": digest, "keys": dict(keys), "collection": collection,
-            "tests": tests, "sweep": sweep, "ht3": ht3, "plain": plain}
+            "tests": tests, "sweep": sweep, "ht3": ht3, "plain": plain, "effects": effects or {}}
 
 
 def _copy(run):
@@ -158,10 +160,13 @@ def _copy(run):
     return copy.copy(run)
 
 
-def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, runner, items) -> str:
+def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, runner, items,
+            effects: Dict[str, tuple]) -> str:
     """What HT301-HT304 read besides the collection state: the test tree's files, the project
     functions they look into (``lru_cache``d ones), the bodies imports after collection ran,
-    which fixtures each test used, and the tests."""
+    the project functions' effects (``effects``: per module, from ``pollution.function_effects``),
+    which fixtures each test used, and the tests. The modules HT3xx's own imports run code of
+    are known after it ran: ``ht3_reusable`` checks them."""
     from .interp import _decorator_name
 
     h = hashlib.sha256(digest.encode())
@@ -181,4 +186,13 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, r
         h.update(f"\0{mod}\0{keys.get(mod, '')}".encode())
     h.update(repr(sorted((qn, sorted(users)) for qn, users in runner.fixture_users.items())).encode())
     h.update(repr([it.node_id for it in items]).encode())
+    h.update(repr(sorted((m, sorted(fx.items())) for m, (_k, _c, fx) in effects.items() if fx)).encode())
     return h.hexdigest()
+
+
+def ht3_reusable(old, key: str, keys: Dict[str, str]) -> bool:
+    """Whether the stored HT3xx result ``old`` answers this run: the same key, and the modules
+    its own imports ran code of unchanged."""
+    if not isinstance(old, tuple) or len(old) != 4 or old[0] != key:
+        return False
+    return all(keys.get(m, "") == k for m, k in old[3].items())
