@@ -126,6 +126,29 @@ def test_a_changed_body_reruns_the_tests_that_ran_it(tmp_path, no_whole_run_hits
     assert to_json(second) == _cold(project)
 
 
+def test_an_appended_function_reruns_no_test(tmp_path, no_whole_run_hits):
+    # every function io.py had is as it was, and no code names the new one: the tests that
+    # ran io.py's code ran the same code now
+    project = _write(tmp_path / "p", APP)
+    _run(project)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + "\n\ndef read_c():\n    return open('c.txt').read()\n")
+    second = _run(project)
+    assert second.statistics["tests_reused"] == second.tests == 4
+    assert second.statistics["parsed"] == 1
+    assert to_json(second) == _cold(project)
+
+
+def test_an_appended_function_with_a_changed_one_reruns_its_tests(tmp_path, no_whole_run_hits):
+    project = _write(tmp_path / "p", APP)
+    _run(project)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text().replace("    return 1\n", "    return 2\n") + "\n\ndef read_c():\n    return 3\n")
+    second = _run(project)
+    assert second.statistics["tests_analysed"] == 3   # as for the changed body alone
+    assert to_json(second) == _cold(project)
+
+
 def test_a_module_level_change_reruns_everything(tmp_path, no_whole_run_hits):
     project = _write(tmp_path / "p", APP)
     _run(project)
@@ -272,9 +295,16 @@ def test_effects_of_unchanged_modules_come_from_the_entry(tmp_path, monkeypatch,
     assert to_json(second) == _cold(project)
 
 
-def test_ht3_result_is_not_reused_when_a_module_its_imports_ran_changed():
-    old = ("k", [], [], {"tests.helpers": "h1", "app.io": "a1"})
-    assert reuse.ht3_reusable(old, "k", {"tests.helpers": "h1", "app.io": "a1"})
-    assert not reuse.ht3_reusable(old, "k", {"tests.helpers": "h1", "app.io": "a2"})
-    assert not reuse.ht3_reusable(old, "other key", {"tests.helpers": "h1", "app.io": "a1"})
-    assert not reuse.ht3_reusable(old[:3], "k", {})   # an entry of the earlier shape
+def test_ht3_result_is_reused_only_under_the_same_imports_after_collection():
+    old = ("k", [], [], {"tests.helpers": "h1"}, {"app.io": "a1"})
+    keys = {"tests.helpers": "h1", "app.io": "a1"}
+    assert reuse.ht3_reusable(old, "k", keys, {"app.io": "a1"}, set())
+    assert not reuse.ht3_reusable(old, "other key", keys, {"app.io": "a1"}, set())
+    # a module HT3xx's own imports ran code of, changed
+    assert not reuse.ht3_reusable(old, "k", {**keys, "tests.helpers": "h2"}, {"app.io": "a1"}, set())
+    # one the imports after collection ran code of: changed, or changed by an appended function
+    assert not reuse.ht3_reusable(old, "k", {**keys, "app.io": "a2"}, {"app.io": "a2"}, set())
+    assert reuse.ht3_reusable(old, "k", {**keys, "app.io": "a2"}, {"app.io": "a2"}, {"app.io"})
+    # another module imported after collection
+    assert not reuse.ht3_reusable(old, "k", keys, {"app.io": "a1", "app.db": "d1"}, set())
+    assert not reuse.ht3_reusable(old[:4], "k", keys, {"app.io": "a1"}, set())   # an entry of another shape

@@ -242,7 +242,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
     digest = RU.collection_digest(scope, summaries)
     prev = cache.get_analysis(scope) if cache.enabled else None
-    reused = RU.plan(prev, digest, module_keys, items, ip)
+    reused = RU.plan(prev, digest, module_keys, items, ip, cache.get)
     done = analyse(runner, items, jobs or default_jobs(), _wants(config, ("HT201",)), progress, reused)
     runs, sweep_events = done.runs, done.sweep_events
     stats["analysis_processes"] = done.processes
@@ -261,17 +261,20 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
 
         effects = PO.function_effects(ip, module_keys, (prev or {}).get("effects"))
         ht3_key = RU.ht3_key(digest, module_keys, summaries, ip, runner, items, effects[1])
-        if reused is not None and RU.ht3_reusable(prev.get("ht3"), ht3_key, module_keys):
-            ht3 = prev["ht3"]
+        lazy_ran = RU.ht3_ran(ip, module_keys)
+        if reused is not None and RU.ht3_reusable(prev.get("ht3"), ht3_key, module_keys, lazy_ran, reused.same):
+            old = prev["ht3"]
+            # kept under this run's keys (what was checked equal or the same code)
+            ht3 = old[:3] + ({m: module_keys.get(m, "") for m in old[3]}, lazy_ran)
             for site, text in ht3[2]:   # what its imports after collection noted
                 ip.note_unresolved(site, text)
         else:
             ip.unres_log = []
-            imported = set(ip.lazy_files)
+            before = set(ip.lazy_files)
             found = _ht3(ip, runner, items, files_by_module, effects[0])
             # the modules its own imports ran code of: its result depends on them too
-            ran = {m for n in set(ip.lazy_files) - imported for m in [n, *ip.files_of(ip.lazy_files[n])]}
-            ht3 = (ht3_key, found, sorted(set(ip.unres_log)), {m: module_keys.get(m, "") for m in sorted(ran)})
+            own = RU.ht3_ran(ip, module_keys, since=before)
+            ht3 = (ht3_key, found, sorted(set(ip.unres_log)), own, lazy_ran)
         findings[0].extend(copy.deepcopy(ht3[1]))
     if config.guard is not None:
         findings[0].extend(_ht4(runs, ip, runner, config, files_by_module, import_events))

@@ -48,6 +48,9 @@ class Reused:
 
     runs: Dict[int, TestRun] = field(default_factory=dict)     # index into the items -> its run
     sweep: Dict[str, SweepRun] = field(default_factory=dict)   # HT201 sweep root -> its run
+    # modules whose file changed while the code an earlier run could have run did not
+    # (``reuse.same_code``): a function appended, nothing else
+    same: Set[str] = field(default_factory=set)
 
 
 def analyse(runner: Runner, items: List[TestItem], jobs: int, sweep: bool,

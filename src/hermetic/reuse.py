@@ -28,7 +28,7 @@ import hashlib
 import io
 import pickle
 import zlib
-from typing import Any, Dict, List, Optional, Sequence, Set
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 ANALYSIS_VERSION = 3
 _MAGIC = b"HTA2"
@@ -86,8 +86,34 @@ def changed_modules(prev: dict, keys: Dict[str, str]) -> Set[str]:
     return {m for m in set(old) | set(keys) if old.get(m) != keys.get(m)}
 
 
-def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequence, ip):
-    """What of ``prev`` (a loaded entry) this run can take, or None when nothing can be (another digest, or a body that ran during collection changed)."""
+def same_code(prev: dict, changed: Set[str], summaries: Dict[str, dict],
+              old_summary: Optional[Callable[[str], Optional[dict]]]) -> Set[str]:
+    """The modules of ``changed`` whose file changed but not what importing it does nor any
+    function it had: each function of the summary ``old_summary(key)`` gives for the key
+    ``prev`` holds is in the new summary with the same body digest (def line, parameters,
+    body). A run that ran code of such a module ran the same code now: a function was
+    appended (a new plain function is seen only where code names it, which ``plan`` checks)."""
+    out: Set[str] = set()
+    if old_summary is None:
+        return out
+    for mod in sorted(changed):
+        key, new = prev["keys"].get(mod), summaries.get(mod)
+        if key is None or new is None or "import_digest" not in new:
+            continue
+        old = old_summary(key)
+        if old is None or old.get("import_digest") != new["import_digest"]:
+            continue
+        nf = new["functions"]
+        if all(qn in nf and nf[qn]["body_digest"] == f["body_digest"] for qn, f in old["functions"].items()):
+            out.add(mod)
+    return out
+
+
+def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequence, ip,
+         old_summary: Optional[Callable[[str], Optional[dict]]] = None):
+    """What of ``prev`` (a loaded entry) this run can take, or None when nothing can be
+    (another digest, or a body that ran during collection changed). ``old_summary(key)``:
+    the summary cached under a content key (``same_code``), None where it is gone."""
     from .parallel import Reused
 
     if prev is None or prev["digest"] != digest:
@@ -112,6 +138,8 @@ def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequenc
         return None
     bits = ip.file_bits
     out = Reused()
+    out.same = same_code(prev, changed, summaries, old_summary)
+    changed = changed - out.same
     tests = prev["tests"]
     for i, it in enumerate(items):
         rec = tests.get(it.node_id)
@@ -140,7 +168,8 @@ def _bits(mods: List[str], bits: Dict[str, int]) -> int:
 def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, analysis, ip,
           ht3: Optional[tuple], effects: Optional[Dict[str, tuple]] = None) -> dict:
     """The entry for this run: its digest, keys, every test's and sweep root's result, HT3xx's
-    result ``(key, findings, unresolved notes, {module its imports ran: content key})`` and the
+    result ``(key, findings, unresolved notes, {module its own imports ran code of: content key},
+    {module imported after collection, or one such import ran code of: content key})`` and the
     project functions' effects per module (``pollution.function_effects``)."""
     tests = {}
     for it, run in zip(items, analysis.runs):
@@ -179,9 +208,6 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, r
             if any(_decorator_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
                 looked.add(mod)
                 break
-    for bits in ip.lazy_files.values():
-        looked.update(ip.files_of(bits))
-    looked.update(ip.lazy)
     for mod in sorted(looked):
         h.update(f"\0{mod}\0{keys.get(mod, '')}".encode())
     h.update(repr(sorted((qn, sorted(users)) for qn, users in runner.fixture_users.items())).encode())
@@ -190,9 +216,21 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, r
     return h.hexdigest()
 
 
-def ht3_reusable(old, key: str, keys: Dict[str, str]) -> bool:
-    """Whether the stored HT3xx result ``old`` answers this run: the same key, and the modules
-    its own imports ran code of unchanged."""
-    if not isinstance(old, tuple) or len(old) != 4 or old[0] != key:
+def ht3_ran(ip, keys: Dict[str, str], since: Optional[Set[str]] = None) -> Dict[str, str]:
+    """The modules imported after collection (after ``since``, the modules imported after
+    collection before then) and those their imports ran code of: module -> content key."""
+    out = set()
+    for mod, bits in ip.lazy_files.items():
+        if since is None or mod not in since:
+            out.add(mod)
+            out.update(ip.files_of(bits))
+    return {m: keys.get(m, "") for m in sorted(out)}
+
+
+def ht3_reusable(old, key: str, keys: Dict[str, str], ran: Dict[str, str], same: Set[str]) -> bool:
+    """Whether the stored HT3xx result ``old`` answers this run: the same key, the same modules
+    imported after collection (``ran``, from ``ht3_ran``), and each module those imports and
+    HT3xx's own ran code of unchanged or changed only as ``same_code`` allows (``same``)."""
+    if not isinstance(old, tuple) or len(old) != 5 or old[0] != key or set(old[4]) != set(ran):
         return False
-    return all(keys.get(m, "") == k for m, k in old[3].items())
+    return all(keys.get(m, "") == k or m in same for m, k in list(old[3].items()) + list(old[4].items()))
