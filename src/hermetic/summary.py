@@ -224,6 +224,7 @@ class _Extractor:
         self.spans: Dict[str, List[int]] = {}   # line -> [column, end_line, end_column] of its simple statements
         self.calls = 0   # call expressions in the file
         self.names: set = set()   # identifiers the file uses: names, attributes, imports, in short strings
+        self.yields: List[bool] = []   # per function, class body and lambda being built: a yield seen in it
 
     def _string_names(self, text: str) -> None:
         # a string that names something: "attr", "pkg.mod.attr", "pkg.mod:attr"
@@ -391,7 +392,11 @@ class _Extractor:
         if qn in self.functions:  # redefinition (e.g. a property setter): keep both
             qn = f"{qn}@{self.line(node.name)}"
         inner_scope = f"{qn}.<locals>"
-        body = self.suite(node.body, inner_scope, None)
+        self.yields.append(False)
+        try:
+            body = self.suite(node.body, inner_scope, None)
+        finally:
+            generator = self.yields.pop()
         self.functions[qn] = {
             "qualname": qn,
             "name": name,
@@ -400,7 +405,7 @@ class _Extractor:
             "decorators": [[self.expr(d.decorator), self.line(d)] for d in node.decorators],
             "body": body,
             "is_async": node.asynchronous is not None,
-            "generator": _contains_yield(body),
+            "generator": generator,
             "line": self.line(node.name),
             "def_pos": self.pos(node.name),
             "def_line": self._def_line(node),
@@ -414,7 +419,11 @@ class _Extractor:
 
     def klass(self, node, scope: str) -> str:
         qn = f"{scope}.{node.name.value}"
-        body = self.suite(node.body, qn, qn)
+        self.yields.append(False)   # a class body is no generator's
+        try:
+            body = self.suite(node.body, qn, qn)
+        finally:
+            self.yields.pop()
         methods = {}
         for st in body:
             if st[0] == "def":
@@ -461,10 +470,15 @@ class _Extractor:
             self.names.add(e.value)
             return ("name", e.value)
         if isinstance(e, c.SimpleString):
-            try:
-                v = e.evaluated_value
-            except Exception:
-                return ("unk",)
+            raw = e.value
+            if raw[0] in "'\"" and "\\" not in raw and "\r" not in raw:   # no prefix, no escapes: the text itself
+                q = 3 if raw[:3] in ('"""', "'''") and len(raw) >= 6 else 1
+                v = raw[q:-q]
+            else:
+                try:
+                    v = e.evaluated_value   # literal_eval: a parse of its own per string
+                except Exception:
+                    return ("unk",)
             if isinstance(v, bytes):
                 v = v.decode("latin-1")
             if len(v) <= _NAME_STRING:
@@ -541,10 +555,18 @@ class _Extractor:
                     items.append([None, self.expr(el.value)])
             return ("dict", items)
         if isinstance(e, c.Lambda):
-            return ("lambda", self.params(e.params), self.expr(e.body), self.pos(e))
+            params = self.params(e.params)
+            self.yields.append(False)   # `lambda: (yield)` makes the lambda a generator, not its function
+            try:
+                body = self.expr(e.body)
+            finally:
+                self.yields.pop()
+            return ("lambda", params, body, self.pos(e))
         if isinstance(e, c.Await):
             return self.expr(e.expression)
         if isinstance(e, c.Yield):
+            if self.yields:
+                self.yields[-1] = True
             val = e.value
             if val is not None and isinstance(val, c.From):
                 return ("yield", self.expr(val.item), self.pos(e))
