@@ -141,3 +141,26 @@ def test_deep_but_compilable_code_is_an_error_in_process_and_never_a_traceback()
         assert "too deeply nested" in str(exc)
     else:
         assert s["body"]
+
+
+def test_generator_flag_belongs_to_the_function_whose_body_yields():
+    src = (
+        b"def gen():\n    yield 1\n\n\n"
+        b"def outer():\n    def inner():\n        yield 2\n    return inner\n\n\n"
+        b"def with_lambda():\n    return lambda: (yield)\n\n\n"
+        b"def with_class():\n    class K:\n        x = 1\n    return K\n\n\n"
+        b"def default_yields():\n    def inner(x=(yield)):\n        return x\n    return inner\n"
+    )
+    fs = summarize(src, "m", "m.py")["functions"]
+    flags = {qn: fs[qn]["generator"] for qn in fs}
+    assert flags == {"m.gen": True, "m.outer": False, "m.outer.<locals>.inner": True, "m.with_lambda": False,
+                     "m.with_class": False, "m.default_yields": True, "m.default_yields.<locals>.inner": False}
+
+
+def test_string_literals_are_their_values():
+    src = ("A = 'plain'\nB = \"\"\"tri'ple\"\"\"\nC = 'esc\\\\n'\nD = r'raw\\\\d'\nE = b'by'\nF = ''\n"
+           "G = '''x\"y'''\n").encode()
+    body = summarize(src, "m", "m.py")["body"]
+    values = [st[2] for st in body if st[0] == "assign"]
+    assert [v for v in values] == [("lit", "plain"), ("lit", "tri'ple"), ("lit", "esc\\n"), ("lit", "raw\\\\d"),
+                                   ("lit", "by"), ("lit", ""), ("lit", 'x"y')]
