@@ -27,10 +27,11 @@ NO_CUT = 1 << 30   # Interp.cut_at when nothing was cut
 TEST_HEAP_BASE = 1 << 45   # ids of the instances a run makes; below: instances made at import
 LAZY_HEAP_BASE = 1 << 32   # instances made by modules imported after collection: a block per module
 LAZY_BLOCK_BITS = 20
-STEP_BUDGET = 25_000      # interpretation steps per call, its callees' included (in the sweep: SWEEP_BUDGET)
-STEP_CAP_FACTOR = 8       # a run (a test, a module's import, a sweep root) stops at this many budgets
+STEP_BUDGET = 10_000      # interpretation steps per call, its callees' included (in the sweep: SWEEP_BUDGET)
+RUN_STEPS = 200_000       # a run (a test, a module's import) stops after this many steps (in the sweep: SWEEP_RUN_STEPS)
 MEMO_LIMIT = 20_000        # memo entries kept before a reset: same reports on celery and SQLAlchemy as 100k, 45%/25% less memory
 SWEEP_BUDGET = 3_000
+SWEEP_RUN_STEPS = 24_000
 SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep
 
 # value-flow functions (contract section 3): the result carries the first argument's origins
@@ -1517,7 +1518,7 @@ class Interp:
         self.calls |= bit   # a call made (or cut) below the caller: its reuse depends on it
         if here > self.reach:
             self.reach = here
-        budget = SWEEP_BUDGET if self.sweep else STEP_BUDGET
+        budget, cap = (SWEEP_BUDGET, SWEEP_RUN_STEPS) if self.sweep else (STEP_BUDGET, RUN_STEPS)
         caller = self.stack[-1] if self.stack else frame
         if depth > (SWEEP_DEPTH if self.sweep else MAX_DEPTH):
             self.depth_cut = True   # the result depends on how deep the call is: memoized with its depth
@@ -1526,11 +1527,11 @@ class Interp:
                 fr = self.stack[-1] if self.stack else frame
                 self.note_unresolved((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
             return UNKNOWN_V
-        if self.steps - caller.step0 > budget or self.steps > budget * STEP_CAP_FACTOR:
+        if self.steps - caller.step0 > budget or self.steps > cap:
             # the calling function has used its budget (its own statements and its callees'): a cut
             # that depends on that call alone, so the call stays reusable; past the cap for the whole
             # run everything on the stack depends on where the run is
-            if self.steps > budget * STEP_CAP_FACTOR:
+            if self.steps > cap:
                 self.cut_at = self.stack_base
             self.budget_hit = True
             if not self.sweep:
