@@ -690,13 +690,18 @@ def _names_in(node, out: Set[str]) -> None:
                 _names_in(x, out)
 
 
+_REGISTERS = frozenset(("addfinalizer", "addCleanup", "callback", "addClassCleanup"))
+
+
 def _finalizers(s: dict) -> Set[str]:
     """Nested functions registered with addfinalizer / addCleanup: they are teardown code."""
     out: Set[str] = set()
+    if "names" in s and _REGISTERS.isdisjoint(s["names"]):
+        return out   # the file never names one (its names hold every attribute it uses)
     for qn, f in s["functions"].items():
         for node in calls_in(f["body"]):
             fn = node[1]
-            if fn[0] == "attr" and fn[2] in ("addfinalizer", "addCleanup", "callback", "addClassCleanup"):
+            if fn[0] == "attr" and fn[2] in _REGISTERS:
                 for a in node[2]:
                     if a[0] == "name" and f"{qn}.<locals>.{a[1]}" in s["functions"]:
                         out.add(f"{qn}.<locals>.{a[1]}")
