@@ -308,3 +308,21 @@ def test_ht3_result_is_reused_only_under_the_same_imports_after_collection():
     # another module imported after collection
     assert not reuse.ht3_reusable(old, "k", keys, {"app.io": "a1", "app.db": "d1"}, set())
     assert not reuse.ht3_reusable(old[:4], "k", keys, {"app.io": "a1"}, set())   # an entry of another shape
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_run_leaves_the_collector_as_it_found_it(enabled, tmp_path, no_whole_run_hits):
+    # the parse phase and the entry's load run with the collector off; it comes back after
+    import gc
+
+    project = _write(tmp_path / "p", APP)
+    was = gc.isenabled()
+    try:
+        if not enabled:
+            gc.disable()
+        _run(project)
+        _run(project)   # the second loads the analysis entry
+        assert gc.isenabled() is enabled
+    finally:
+        if was:
+            gc.enable()

@@ -69,10 +69,13 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     # summaries and the interpreter recurse once per nesting level of the analysed code: run on
     # a deep stack, as the parse workers do, so code CPython compiles is code we can analyse
     def work() -> Tuple[Report, Config]:
+        was = gc.isenabled()
         try:
             return _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir)
         finally:
             gc.unfreeze()   # frozen after parsing: the summaries are not garbage while the run lasts
+            if was:
+                gc.enable()
 
     return run_deep(work)
 
@@ -115,6 +118,10 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     from .workers import ParseJob, default_jobs, summarize_all
 
     clock = time.perf_counter
+    # what the parse phase builds (the summaries) lives as long as the run: a collection meanwhile
+    # scans a growing heap for garbage that is not there (a sixth of a one-file run); frozen below
+    gc_was = gc.isenabled()
+    gc.disable()
     run_keys: List[str] = []
     entries: List[Tuple[SourceFile, str, str, bytes]] = []
     for exc in project.unreadable:
@@ -198,6 +205,8 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     stats["phases"]["parse"] = clock() - t_phase
     # summaries live as long as the run: keep the collector from rescanning them
     gc.freeze()
+    if gc_was:
+        gc.enable()
 
     # linking and the interpreter work on summaries only
     t_phase = clock()
@@ -241,7 +250,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
                        for qn in set(ip.collection_ran) if qn in ip.p.functions}
     scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
     digest = RU.collection_digest(scope, summaries)
-    prev = cache.get_analysis(scope) if cache.enabled else None
+    prev = _long_lived(lambda: cache.get_analysis(scope)) if cache.enabled else None
     reused = RU.plan(prev, digest, module_keys, items, ip, cache.get)
     done = analyse(runner, items, jobs or default_jobs(), _wants(config, ("HT201",)), progress, reused)
     runs, sweep_events = done.runs, done.sweep_events
@@ -301,6 +310,19 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
                                                effects[1] if effects else None))
     stats["phases"]["analyse"] = clock() - t_phase
     return report, config
+
+
+def _long_lived(load):
+    """``load()`` with the collector off, what it built frozen after (as the summaries are):
+    the per-test result cache entry lives as long as the run."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return load()
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
 
 
 def _report_to(report: Report) -> dict:
