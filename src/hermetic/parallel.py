@@ -30,6 +30,7 @@ TESTS_PER_PROCESS = 16   # at least this many tests for each process started
 CHUNKS_PER_PROCESS = 4   # each chunk is this share of what is left per process
 MIN_CHUNK = 4
 MAX_CHUNK = 16   # a module with more tests than four chunks' worth is shared out
+TESTS_PER_COLLECT = 5_000   # a worker's full collection (0.4-0.8 s on Django) after this many tests
 
 
 @dataclass
@@ -187,6 +188,12 @@ def _serve(conn, runner: Runner, items: List[TestItem]) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
     gc.freeze()   # everything inherited from the parent lives as long as this process
+    # the interpreter makes next to no cyclic garbage (measured: 28 objects over Django's first
+    # 2,000 tests, 8 over each 2,000 after), but the collector rescanning its heap (the memo,
+    # the instances, the bodies read) took a quarter of the tests' analysis: collect by hand,
+    # once every TESTS_PER_COLLECT tests
+    gc.disable()
+    since_collect = 0
     ip = runner.ip
     events_from = len(ip.import_events)
     swept = False
@@ -199,6 +206,10 @@ def _serve(conn, runner: Runner, items: List[TestItem]) -> None:
         try:
             if kind == "tests":
                 conn.send(("tests", msg[1], _run_tests(runner, items, msg[2])))
+                since_collect += len(msg[2])
+                if since_collect >= TESTS_PER_COLLECT:
+                    since_collect = 0
+                    gc.collect()
             elif kind == "sweep":
                 if not swept:   # the sweep starts from the modules every test imported, as in one process
                     ip.memo.clear()
