@@ -69,7 +69,12 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     # summaries and the interpreter recurse once per nesting level of the analysed code: run on
     # a deep stack, as the parse workers do, so code CPython compiles is code we can analyse
     def work() -> Tuple[Report, Config]:
+        # a run builds what lives as long as it does (summaries, the analysis entry, the
+        # interpreter's state) and next to no cyclic garbage (parallel._serve has the figures):
+        # the automatic collector rescanning that heap was 5% of Django's run, a sixth of a
+        # one-file run; it is back on when the run ends
         was = gc.isenabled()
+        gc.disable()
         try:
             return _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir)
         finally:
@@ -118,10 +123,6 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     from .workers import ParseJob, default_jobs, summarize_all
 
     clock = time.perf_counter
-    # what the parse phase builds (the summaries) lives as long as the run: a collection meanwhile
-    # scans a growing heap for garbage that is not there (a sixth of a one-file run); frozen below
-    gc_was = gc.isenabled()
-    gc.disable()
     run_keys: List[str] = []
     entries: List[Tuple[SourceFile, str, str, bytes]] = []
     for exc in project.unreadable:
@@ -205,8 +206,6 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     stats["phases"]["parse"] = clock() - t_phase
     # summaries live as long as the run: keep the collector from rescanning them
     gc.freeze()
-    if gc_was:
-        gc.enable()
 
     # linking and the interpreter work on summaries only
     t_phase = clock()
@@ -250,7 +249,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
                        for qn in set(ip.collection_ran) if qn in ip.p.functions}
     scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
     digest = RU.collection_digest(scope, summaries)
-    prev = _long_lived(lambda: cache.get_analysis(scope)) if cache.enabled else None
+    prev = cache.get_analysis(scope) if cache.enabled else None
     reused = RU.plan(prev, digest, module_keys, items, ip, cache.get)
     done = analyse(runner, items, jobs or default_jobs(), _wants(config, ("HT201",)), progress, reused)
     runs, sweep_events = done.runs, done.sweep_events
@@ -310,19 +309,6 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
                                                effects[1] if effects else None))
     stats["phases"]["analyse"] = clock() - t_phase
     return report, config
-
-
-def _long_lived(load):
-    """``load()`` with the collector off, what it built frozen after (as the summaries are):
-    the per-test result cache entry lives as long as the run."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        return load()
-    finally:
-        gc.freeze()
-        if was:
-            gc.enable()
 
 
 def _report_to(report: Report) -> dict:
