@@ -224,9 +224,16 @@ class _Runs:
 
 
 def test_an_entry_loads_only_plain_data_and_hermetic_classes():
-    evil = reuse._MAGIC + __import__("zlib").compress(pickle.dumps({"version": reuse.ANALYSIS_VERSION,
-                                                                    "x": _Runs()}))
-    assert reuse.loads(evil) is None
+    import zlib
+
+    def framed(head, runs):
+        head_blob = zlib.compress(pickle.dumps(head))
+        return reuse._MAGIC + len(head_blob).to_bytes(8, "big") + head_blob + zlib.compress(pickle.dumps(runs))
+
+    plain = {"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {}, "plain": {}}
+    assert reuse.loads(framed(plain, {"tests": {}, "sweep": {}}))["digest"] == "d"
+    assert reuse.loads(framed({**plain, "x": _Runs()}, {"tests": {}, "sweep": {}})) is None
+    assert reuse.loads(framed(plain, {"tests": {"t": _Runs()}, "sweep": {}})) is None
     ok = reuse.dumps({"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {},
                       "tests": {}, "sweep": {}, "plain": {}, "ht3": None})
     assert reuse.loads(ok)["digest"] == "d"
@@ -308,6 +315,31 @@ def test_ht3_result_is_reused_only_under_the_same_imports_after_collection():
     # another module imported after collection
     assert not reuse.ht3_reusable(old, "k", keys, {"app.io": "a1", "app.db": "d1"}, set())
     assert not reuse.ht3_reusable(old[:4], "k", keys, {"app.io": "a1"}, set())   # an entry of another shape
+
+
+def test_a_run_that_reused_every_result_writes_the_runs_as_they_were(tmp_path, monkeypatch, no_whole_run_hits):
+    project = _write(tmp_path / "p", APP)
+    _run(project)
+    [path] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
+    before = reuse.loads(path.read_bytes())
+    dumped = []
+    real = reuse.pickle.dumps
+    monkeypatch.setattr(reuse.pickle, "dumps", lambda obj, **kw: dumped.append(sorted(obj)) or real(obj, **kw))
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + "\n\ndef read_c():\n    return 3\n")
+    second = _run(project)
+    assert second.statistics["tests_reused"] == 4
+    after = reuse.loads(path.read_bytes())
+    assert after["_runs"] == before["_runs"]
+    assert all("tests" not in keys for keys in dumped)   # only the head was pickled
+    assert after["keys"] != before["keys"]
+    assert to_json(second) == _cold(project)
+    io.write_text(io.read_text().replace("return 1", "return 5"))   # a changed body: its tests run again
+    dumped.clear()
+    third = _run(project)
+    assert third.statistics["tests_analysed"] == 3
+    assert ["sweep", "tests"] in dumped   # the runs were pickled again
+    assert to_json(third) == _cold(project)
 
 
 @pytest.mark.parametrize("enabled", [True, False])
