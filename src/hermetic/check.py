@@ -204,7 +204,9 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     stats.update(files=len(run_keys), parsed=len(to_parse), cache_hits=cache.hits,
                  jobs=min(jobs or default_jobs(), len(to_parse)) if to_parse else 0, result_cache="miss")
     stats["phases"]["parse"] = clock() - t_phase
-    # summaries live as long as the run: keep the collector from rescanning them
+    # summaries live as long as the run: the collector is off for it (``run_check``), but the
+    # analysis workers forked from here collect by hand, and frozen objects are not scanned
+    # (nor their pages copied into the workers by the scan)
     gc.freeze()
 
     # linking and the interpreter work on summaries only
@@ -402,13 +404,13 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
         return out
     if sf.is_test and mod not in tests_by_mod:
         return out   # a test module outside the selected targets
-    if not sf.is_test and not _reached(s, runner, tests_by_qn, index):
+    if not sf.is_test and not any(_direct_tests(qn, f, runner, tests_by_qn, index) or index.named_by(f)
+                                  for qn, f in s["functions"].items()):
         return out   # a helper module no selected test reaches: nothing to report, nothing to import
+    ip.import_module(mod)
     if sf.is_test:
-        ip.import_module(mod)
         for m in P.scan_module(ip, s, mod, effects):
             out.append(_ht3_finding(m, s["path"], sorted(tests_by_mod.get(mod, [])), "<module>"))
-    ip.import_module(mod)
     # tearDown-like methods restore for their whole class
     class_restores: Dict[str, set] = {}
     for cqn, c in s["classes"].items():
@@ -423,19 +425,16 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
         nested = [(s["functions"][q], mod) for q in finalizers if q.startswith(qn + ".<locals>.")]
         if nested:
             restores |= P.teardown_restores(ip, nested)
-        setup_tests = []
-        if f.get("class") and f["name"] in _SETUPS:
-            setup_tests = index.of_class(f["class"])
         mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
-        helper_tests: List[str] = []
-        if mutations and qn not in tests_by_qn and not runner.fixture_users.get(qn) and not setup_tests:
-            helper_tests = index.callers(f)
+        if not mutations:
+            continue
+        direct = _direct_tests(qn, f, runner, tests_by_qn, index)
         mutations = [m for m in mutations if m.key not in hook_restores]
         if covered:
-            mine = set(tests_by_qn.get(qn) or runner.fixture_users.get(qn, ()) or setup_tests)
+            mine = set(direct)
             mutations = [m for m in mutations if not (
                 m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
-        tests = tests_by_qn.get(qn) or sorted(runner.fixture_users.get(qn, ())) or setup_tests or helper_tests
+        tests = direct or index.callers(f)
         if not tests:
             continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
         for m in mutations:
@@ -446,16 +445,18 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
 _SETUPS = ("setUp", "setUpClass", "setup_method", "setup_class", "asyncSetUp")
 
 
-def _reached(s: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> bool:
-    """Whether some function of module summary ``s`` is a selected test, a fixture a selected
-    test uses, the set-up of a selected test's class, or a helper a selected test names: the
-    only functions whose state changes HT301-HT304 report (``_ht3_module``)."""
-    for qn, f in s["functions"].items():
-        if qn in tests_by_qn or runner.fixture_users.get(qn) or index.names(f):
-            return True
-        if f.get("class") and f["name"] in _SETUPS and index.of_class(f["class"]):
-            return True
-    return False
+def _direct_tests(qn: str, f: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> List[str]:
+    """The selected tests a function is (node ids), or the tests of a fixture it is, or of the
+    class whose set-up it is; else none (a helper reaches the tests that name it,
+    ``_TestIndex.callers``). HT301-HT304 report a state change against these."""
+    if qn in tests_by_qn:
+        return tests_by_qn[qn]
+    users = runner.fixture_users.get(qn)
+    if users:
+        return sorted(users)
+    if f.get("class") and f["name"] in _SETUPS:
+        return index.of_class(f["class"])
+    return []
 
 
 def _ht4(runs, ip: I.Interp, runner: Runner, config: Config, files_by_module, import_events) -> List[Finding]:
@@ -666,22 +667,18 @@ class _TestIndex:
                     for c in ip.mro(it.cls):
                         self.by_class.setdefault(c, []).append(it)
 
-    def callers(self, f: dict) -> List[str]:
+    def named_by(self, f: dict) -> List[TestItem]:
         """Tests whose body names a helper (``self.helper(...)``, ``helper(...)``): the tests a
         helper's state change reaches (of its class, for a method)."""
         its = self.by_name.get(f["name"], [])
-        if f.get("class"):
+        if its and f.get("class"):
             mine = {id(it) for it in self.by_class.get(f["class"], [])}
             its = [it for it in its if id(it) in mine]
-        return sorted(it.node_id for it in its)
+        return its
 
-    def names(self, f: dict) -> bool:
-        """Whether ``callers(f)`` is not empty."""
-        its = self.by_name.get(f["name"])
-        if not its or not f.get("class"):
-            return bool(its)
-        mine = {id(it) for it in self.by_class.get(f["class"], [])}
-        return any(id(it) in mine for it in its)
+    def callers(self, f: dict) -> List[str]:
+        """The node ids of ``named_by(f)``, sorted."""
+        return sorted(it.node_id for it in self.named_by(f))
 
     def of_class(self, cls: str) -> List[str]:
         return [it.node_id for it in self.by_class.get(cls, [])]

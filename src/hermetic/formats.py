@@ -6,13 +6,13 @@ deterministic for the same report.
 from __future__ import annotations
 
 import json
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 
-def xml_escape(text: str, entities: Dict[str, str] = {}) -> str:   # noqa: B006 - read only
+def xml_escape(text: str, entities: Optional[Dict[str, str]] = None) -> str:
     from xml.sax.saxutils import escape   # imported when a JUnit report is written
 
-    return escape(text, entities)
+    return escape(text, entities or {})
 
 from . import __version__
 from .model import Finding, Report

@@ -16,6 +16,7 @@ names the form; see ``_expr`` and ``_stmt`` for the complete set. Positions are
 """
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -224,7 +225,18 @@ class _Extractor:
         self.spans: Dict[str, List[int]] = {}   # line -> [column, end_line, end_column] of its simple statements
         self.calls = 0   # call expressions in the file
         self.names: set = set()   # identifiers the file uses: names, attributes, imports, in short strings
-        self.yields: List[bool] = []   # per function, class body and lambda being built: a yield seen in it
+        self.yields: List[List[bool]] = []   # per function, class body and lambda being built: a yield seen in it
+
+    @contextlib.contextmanager
+    def _own_yields(self):
+        """A scope a ``yield`` inside belongs to (a function, a class body, a lambda): yields
+        ``[seen]``, set when one was converted while it was the innermost."""
+        mine = [False]
+        self.yields.append(mine)
+        try:
+            yield mine
+        finally:
+            self.yields.pop()
 
     def _string_names(self, text: str) -> None:
         # a string that names something: "attr", "pkg.mod.attr", "pkg.mod:attr"
@@ -392,11 +404,9 @@ class _Extractor:
         if qn in self.functions:  # redefinition (e.g. a property setter): keep both
             qn = f"{qn}@{self.line(node.name)}"
         inner_scope = f"{qn}.<locals>"
-        self.yields.append(False)
-        try:
+        with self._own_yields() as mine:
             body = self.suite(node.body, inner_scope, None)
-        finally:
-            generator = self.yields.pop()
+        generator = mine[0]
         self.functions[qn] = {
             "qualname": qn,
             "name": name,
@@ -419,11 +429,8 @@ class _Extractor:
 
     def klass(self, node, scope: str) -> str:
         qn = f"{scope}.{node.name.value}"
-        self.yields.append(False)   # a class body is no generator's
-        try:
+        with self._own_yields():   # a class body is no generator's
             body = self.suite(node.body, qn, qn)
-        finally:
-            self.yields.pop()
         methods = {}
         for st in body:
             if st[0] == "def":
@@ -556,17 +563,14 @@ class _Extractor:
             return ("dict", items)
         if isinstance(e, c.Lambda):
             params = self.params(e.params)
-            self.yields.append(False)   # `lambda: (yield)` makes the lambda a generator, not its function
-            try:
+            with self._own_yields():   # `lambda: (yield)` makes the lambda a generator, not its function
                 body = self.expr(e.body)
-            finally:
-                self.yields.pop()
             return ("lambda", params, body, self.pos(e))
         if isinstance(e, c.Await):
             return self.expr(e.expression)
         if isinstance(e, c.Yield):
             if self.yields:
-                self.yields[-1] = True
+                self.yields[-1][0] = True
             val = e.value
             if val is not None and isinstance(val, c.From):
                 return ("yield", self.expr(val.item), self.pos(e))
