@@ -96,3 +96,42 @@ def test_calls_on_objects_another_test_made_are_reused_renumbered(tmp_path, monk
     monkeypatch.setattr(I.Interp, "_reuse", counting)
     run_check(["."], copy_fixture("determinism-memo", tmp_path), use_cache=False)
     assert len(moved) >= 2
+
+
+def test_calls_inside_a_recursion_are_reused(tmp_path, monkeypatch):
+    # determinism-memo's ListSerializer.dump serializes each item twice, inside a recursion the
+    # recursion limit cuts: the second serialize(v) is answered from the memo. Before, a call
+    # whose run reached the recursion limit was not stored (it depended on its callers), which
+    # made Django's migration-writer tests a third of the suite's analysis.
+    from hermetic.check import run_check
+
+    inner_hits = []
+    lookup = I.Interp._lookup
+
+    def counting(self, key, depth, ids):
+        found = lookup(self, key, depth, ids)
+        if found is not None and key[0] == "app.jobs.serialize" and "app.jobs.serialize" in self._on_stack:
+            inner_hits.append(key)
+        return found
+
+    monkeypatch.setattr(I.Interp, "_lookup", counting)
+    report, _ = run_check(["."], copy_fixture("determinism-memo", tmp_path), use_cache=False)
+    assert inner_hits
+    assert any(f.code == "HT102" and "serialized.txt" in f.message for f in report.findings)
+
+
+@pytest.mark.parametrize("name", ["determinism-memo", "determinism-budget", "flow-objects"])
+def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
+    from hermetic.check import run_check
+    from hermetic.report import to_json
+
+    project = copy_fixture(name, tmp_path)
+    with_memo = to_json(run_check(["."], project, use_cache=False)[0])
+    init = I.Interp.__init__
+
+    def without_memo(self, program):
+        init(self, program)
+        self.use_memo = False
+
+    monkeypatch.setattr(I.Interp, "__init__", without_memo)
+    assert to_json(run_check(["."], project, use_cache=False)[0]) == with_memo

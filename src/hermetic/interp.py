@@ -1542,7 +1542,9 @@ class Interp:
         if on_stack is not None and len(on_stack) >= 2:
             same = [i for i in on_stack if i >= self.stack_base]   # an import's frames count from its module
             if len(same) >= 2:
-                self.cut_at = min(self.cut_at, same[0])
+                # no cut mark: every call around this one has ``qn`` among its calls, and its memo
+                # entry holds how often ``qn`` ran above it, so it is reused only where this check
+                # cuts the same way (``_usable``)
                 return UNKNOWN_V
         # a decorator that wraps and replaces the function is not followed (contextmanager is)
         loc = self.bind_params(qn, f, args, kwargs, self_atom)
