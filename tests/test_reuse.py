@@ -227,13 +227,17 @@ def test_an_entry_loads_only_plain_data_and_hermetic_classes():
     import zlib
 
     def framed(head, runs):
-        head_blob = zlib.compress(pickle.dumps(head))
-        return reuse._MAGIC + len(head_blob).to_bytes(8, "big") + head_blob + zlib.compress(pickle.dumps(runs))
+        head_blob, tests_blob = zlib.compress(pickle.dumps(head)), zlib.compress(pickle.dumps(runs["tests"]))
+        return (reuse._MAGIC + len(head_blob).to_bytes(8, "big") + len(tests_blob).to_bytes(8, "big")
+                + head_blob + tests_blob + zlib.compress(pickle.dumps(runs["sweep"])))
 
     plain = {"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {}, "plain": {}}
     assert reuse.loads(framed(plain, {"tests": {}, "sweep": {}}))["digest"] == "d"
     assert reuse.loads(framed({**plain, "x": _Runs()}, {"tests": {}, "sweep": {}})) is None
     assert reuse.loads(framed(plain, {"tests": {"t": _Runs()}, "sweep": {}})) is None
+    assert reuse.loads(framed(plain, {"tests": {}, "sweep": {"r": _Runs()}})) is None
+    assert reuse.loads(framed(plain, {"tests": [], "sweep": {}})) is None   # parts of another shape
+    assert reuse.loads(framed(plain, {"tests": {}, "sweep": {}})[:-3]) is None   # cut short
     ok = reuse.dumps({"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {},
                       "tests": {}, "sweep": {}, "plain": {}, "ht3": None})
     assert reuse.loads(ok)["digest"] == "d"
@@ -330,16 +334,42 @@ def test_a_run_that_reused_every_result_writes_the_runs_as_they_were(tmp_path, m
     second = _run(project)
     assert second.statistics["tests_reused"] == 4
     after = reuse.loads(path.read_bytes())
-    assert after["_runs"] == before["_runs"]
-    assert all("tests" not in keys for keys in dumped)   # only the head was pickled
+    assert after["_blobs"] == before["_blobs"]
+    assert all("tests" not in keys and "digest" in keys for keys in dumped)   # only the head was pickled
     assert after["keys"] != before["keys"]
     assert to_json(second) == _cold(project)
     io.write_text(io.read_text().replace("return 1", "return 5"))   # a changed body: its tests run again
     dumped.clear()
     third = _run(project)
     assert third.statistics["tests_analysed"] == 3
-    assert ["sweep", "tests"] in dumped   # the runs were pickled again
+    assert len(dumped) == 2 and "digest" in dumped[0]   # the head, then the tests' results again
+    assert dumped[1] == sorted(after["tests"])
     assert to_json(third) == _cold(project)
+
+
+def test_a_new_sweep_root_pickles_the_sweep_and_keeps_the_tests_blob(tmp_path, monkeypatch, no_whole_run_hits):
+    # a module with a computed path constant: its functions are HT201 sweep roots, so an
+    # appended function is one more root to run, while every test's result is reused
+    files = dict(APP)
+    files["src/app/io.py"] = APP["src/app/io.py"].replace("LIMIT = 3", 'BASE = os.path.join(os.path.dirname(__file__), "data")')
+    project = _write(tmp_path / "p", files)
+    _run(project)
+    [path] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
+    before = reuse.loads(path.read_bytes())
+    assert before["sweep"]
+    dumped = []
+    real = reuse.pickle.dumps
+    monkeypatch.setattr(reuse.pickle, "dumps", lambda obj, **kw: dumped.append(obj) or real(obj, **kw))
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + "\n\ndef write_c():\n    open(BASE, 'w').write('c')\n")
+    second = _run(project)
+    assert second.statistics["tests_analysed"] == 0
+    after = reuse.loads(path.read_bytes())
+    assert after["_blobs"]["tests"] == before["_blobs"]["tests"]
+    assert "app.io.write_c" in after["sweep"] and "app.io.write_c" not in before["sweep"]
+    assert [type(d).__name__ for d in dumped] == ["dict", "dict"] and "digest" in dumped[0]
+    assert set(dumped[1]) == set(after["sweep"])   # the head, then the sweep roots' results
+    assert to_json(second) == _cold(project)
 
 
 @pytest.mark.parametrize("enabled", [True, False])

@@ -307,7 +307,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     if not transient:
         cache.put_result(run_key, _report_to(report))
         if cache.enabled:
-            same = prev["_runs"] if RU.all_reused(prev, reused, items, done) else None
+            same = {k: prev["_blobs"][k] for k in RU.reused_parts(prev, reused, items, done)}
             cache.put_analysis(scope, RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3,
                                                effects[1] if effects else None, same))
     stats["phases"]["analyse"] = clock() - t_phase

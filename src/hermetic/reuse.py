@@ -30,8 +30,8 @@ import pickle
 import zlib
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
-ANALYSIS_VERSION = 3
-_MAGIC = b"HTA3"
+ANALYSIS_VERSION = 4
+_MAGIC = b"HTA4"
 
 
 def scope_key(*parts: Any) -> str:
@@ -61,50 +61,61 @@ class _Loader(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an analysis entry")
 
 
-_RUNS = ("tests", "sweep")   # the part of an entry written as a blob of its own
+_RUNS = ("tests", "sweep")   # the parts of an entry written as blobs of their own, in this order
+
+
+def _blob(obj) -> bytes:
+    return zlib.compress(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
 
 def dumps(entry: dict) -> bytes:
-    """``_MAGIC``, the length of the head, the head (every key but the tests' and sweep roots'
-    results) and the runs blob, each a compressed pickle. An entry whose ``tests`` is None
-    carries the runs blob of the entry it was loaded from (``"_runs"``) and writes it as it was:
-    a run that reused every result does not pickle them again."""
-    head = {k: v for k, v in entry.items() if k not in _RUNS and k != "_runs"}
-    head_blob = zlib.compress(pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL), 1)
-    if entry.get("tests") is None:
-        runs_blob = entry["_runs"]
-    else:
-        runs_blob = zlib.compress(pickle.dumps({k: entry[k] for k in _RUNS}, protocol=pickle.HIGHEST_PROTOCOL), 1)
-    return _MAGIC + len(head_blob).to_bytes(8, "big") + head_blob + runs_blob
+    """``_MAGIC``, the lengths of the head and of the tests' blob (8 bytes each), then the head
+    (every key but the tests' and sweep roots' results), the tests' results and the sweep
+    roots' results, each a compressed pickle. A part that is None carries the blob of the
+    entry it was loaded from (``"_blobs"``) and is written as it was: a run that reused every
+    test's result does not pickle them again."""
+    head = {k: v for k, v in entry.items() if k not in _RUNS and k != "_blobs"}
+    head_blob = _blob(head)
+    tests_blob, sweep_blob = (entry["_blobs"][k] if entry.get(k) is None else _blob(entry[k]) for k in _RUNS)
+    return (_MAGIC + len(head_blob).to_bytes(8, "big") + len(tests_blob).to_bytes(8, "big")
+            + head_blob + tests_blob + sweep_blob)
 
 
 def loads(data: bytes) -> Optional[dict]:
-    """The entry ``dumps`` wrote (with its runs blob as ``"_runs"``), or None for anything else."""
-    if not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + 8:
+    """The entry ``dumps`` wrote (with the blobs of its results as ``"_blobs"``: part -> bytes),
+    or None for anything else."""
+    at = len(_MAGIC) + 16
+    if not data.startswith(_MAGIC) or len(data) < at:
         return None
-    at = len(_MAGIC) + 8
-    end = at + int.from_bytes(data[len(_MAGIC):at], "big")
+    mid = at + int.from_bytes(data[len(_MAGIC):len(_MAGIC) + 8], "big")
+    end = mid + int.from_bytes(data[len(_MAGIC) + 8:at], "big")
+    blobs = {"tests": data[mid:end], "sweep": data[end:]}
     try:
-        entry = _Loader(io.BytesIO(zlib.decompress(data[at:end]))).load()
-        runs = _Loader(io.BytesIO(zlib.decompress(data[end:]))).load()
+        entry = _Loader(io.BytesIO(zlib.decompress(data[at:mid]))).load()
+        parts = {k: _Loader(io.BytesIO(zlib.decompress(b))).load() for k, b in blobs.items()}
     except Exception:   # damaged, foreign or from another version of the classes: run again
         return None
-    if not isinstance(entry, dict) or entry.get("version") != ANALYSIS_VERSION or not isinstance(runs, dict):
+    if not isinstance(entry, dict) or entry.get("version") != ANALYSIS_VERSION:
         return None
-    entry.update({k: runs.get(k) for k in _RUNS})
-    entry["_runs"] = data[end:]
+    entry.update(parts)
+    entry["_blobs"] = blobs
     if not all(isinstance(entry.get(k), t) for k, t in (("digest", str), ("keys", dict), ("collection", dict),
                                                          ("tests", dict), ("sweep", dict), ("plain", dict))):
         return None
     return entry
 
 
-def all_reused(prev: Optional[dict], reused, items, analysis) -> bool:
-    """Whether this run's tests and sweep roots are those of ``prev`` and every result was
-    taken from it: the runs part of the new entry is ``prev``'s, byte for byte."""
-    return (prev is not None and reused is not None and len(reused.runs) == len(items) == len(prev["tests"])
-            and all(it.node_id in prev["tests"] for it in items)
-            and len(reused.sweep) == len(analysis.sweep_runs) == len(prev["sweep"]))
+def reused_parts(prev: Optional[dict], reused, items, analysis) -> Set[str]:
+    """The parts of ``prev`` (``"tests"``, ``"sweep"``) that this run took whole: the same tests
+    (sweep roots), every result taken from it. The new entry writes their blobs as they were."""
+    out: Set[str] = set()
+    if prev is None or reused is None:
+        return out
+    if len(reused.runs) == len(items) == len(prev["tests"]) and all(it.node_id in prev["tests"] for it in items):
+        out.add("tests")
+    if len(reused.sweep) == len(analysis.sweep_runs) == len(prev["sweep"]):
+        out.add("sweep")
+    return out
 
 
 def changed_modules(prev: dict, keys: Dict[str, str]) -> Set[str]:
@@ -193,25 +204,27 @@ def _bits(mods: List[str], bits: Dict[str, int]) -> int:
 
 def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, analysis, ip,
           ht3: Optional[tuple], effects: Optional[Dict[str, tuple]] = None,
-          same_runs: Optional[bytes] = None) -> dict:
+          same: Optional[Dict[str, bytes]] = None) -> dict:
     """The entry for this run: its digest, keys, every test's and sweep root's result, HT3xx's
     result ``(key, findings, unresolved notes, {module its own imports ran code of: content key},
     {module imported after collection, or one such import ran code of: content key})`` and the
-    project functions' effects per module (``pollution.function_effects``). ``same_runs``: the
-    runs blob of the loaded entry, when every result came from it (``all_reused``)."""
+    project functions' effects per module (``pollution.function_effects``). ``same``: the blobs
+    of the loaded entry's parts this run took whole (``reused_parts``), written as they were."""
+    same = same or {}
     plain = {m: s.get("plain_defs", []) for m, s in ip.p.summaries.items() if s.get("plain_defs")}
-    head = {"version": ANALYSIS_VERSION, "digest": digest, "keys": dict(keys), "collection": collection,
-            "ht3": ht3, "plain": plain, "effects": effects or {}}
-    if same_runs is not None:
-        return {**head, "tests": None, "sweep": None, "_runs": same_runs}
-    tests = {}
-    for it, run in zip(items, analysis.runs):
-        deps = ip.files_of(run.deps)
-        item, run.item = run.item, None
-        tests[it.node_id] = (deps, _copy(run), set(it.markers))
-        run.item = item
-    sweep = {r.root: (ip.files_of(r.deps), r) for r in analysis.sweep_runs}
-    return {**head, "tests": tests, "sweep": sweep}
+    out = {"version": ANALYSIS_VERSION, "digest": digest, "keys": dict(keys), "collection": collection,
+           "ht3": ht3, "plain": plain, "effects": effects or {}, "tests": None, "sweep": None, "_blobs": same}
+    if "tests" not in same:
+        tests = {}
+        for it, run in zip(items, analysis.runs):
+            deps = ip.files_of(run.deps)
+            item, run.item = run.item, None
+            tests[it.node_id] = (deps, _copy(run), set(it.markers))
+            run.item = item
+        out["tests"] = tests
+    if "sweep" not in same:
+        out["sweep"] = {r.root: (ip.files_of(r.deps), r) for r in analysis.sweep_runs}
+    return out
 
 
 def _copy(run):
