@@ -388,3 +388,16 @@ def test_a_run_leaves_the_collector_as_it_found_it(enabled, tmp_path, no_whole_r
     finally:
         if was:
             gc.enable()
+
+
+def test_an_edited_lru_cache_function_reruns_ht3(tmp_path, no_whole_run_hits):
+    # HT304 looks into the project functions decorated with lru_cache (an I/O result kept for
+    # the process): a body edit there changes HT3xx's result, which must not be reused
+    project = copy_fixture("ht304-process-state", tmp_path)
+    first = _run(project)
+    catalog = project / "src/toolkit/catalog.py"
+    catalog.write_text(catalog.read_text().replace(
+        'return Path(path).read_text(encoding="utf-8").splitlines()', "return [str(path)]"))
+    second = _run(project)
+    assert to_json(second) == _cold(project)
+    assert [f.code for f in second.findings if f.code == "HT304"] != [f.code for f in first.findings if f.code == "HT304"]

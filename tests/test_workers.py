@@ -1,6 +1,7 @@
 """Parse workers: crash isolation, the time budget, deep input; and the cache counts behind the
 warm and one-file-changed guarantees (asserted through ``report.statistics``)."""
 import json
+import marshal
 import time
 
 import pytest
@@ -166,18 +167,24 @@ def test_corrupt_and_foreign_cache_entries_are_ignored_and_rebuilt(tmp_path):
 
     project = copy_fixture("quickstart", tmp_path)
     cold, _ = run_check([], project)
-    entries = sorted(p for p in (project / ".hermetic_cache").rglob("*.bin") if p.parent.name != "analysis")
-    runs = sorted((project / ".hermetic_cache").rglob("runs/*.json"))
+    entries = sorted(p for p in (project / ".hermetic_cache").rglob("*.bin")
+                     if p.parent.name not in ("analysis", "runs"))
+    runs = sorted((project / ".hermetic_cache").rglob("runs/*.bin"))
     assert entries and runs
     entries[0].write_bytes(b"\xff\xfe not a summary")            # corrupt
     entries[1].write_bytes(serialize({"module": 1, "body": "x"}))   # readable, foreign shape
-    for r in runs:
-        r.write_text('{"findings": [{"code": 1}], "files": 0, "tests": 0, "unresolved": [], "unknown": [], '
-                     '"calls": 0, "sinks": 0, "inventory": [], "errors": []}', encoding="utf-8")
+    for r in runs:   # a whole-run result of the right keys with a finding of the wrong shape
+        r.write_bytes(marshal.dumps({"findings": [{"code": 1}], "files": 0, "tests": 0, "unresolved": [],
+                                     "unknown": [], "calls": 0, "sinks": 0, "inventory": [], "errors": []}))
     again, _ = run_check([], project)
     assert again.statistics["parsed"] == 2 and again.statistics["result_cache"] == "miss"
     assert to_json(again) == to_json(cold)
-    assert run_check([], project)[0].statistics["parsed"] == 0   # rebuilt
+    for r in sorted((project / ".hermetic_cache").rglob("runs/*.bin")):
+        r.write_bytes(b"\x00 not marshal data")   # a damaged whole-run result: a miss, not an error
+    third, _ = run_check([], project)
+    assert third.statistics["parsed"] == 0 and third.statistics["result_cache"] == "miss"
+    assert to_json(third) == to_json(cold)
+    assert run_check([], project)[0].statistics["result_cache"] == "hit"   # rebuilt
 
 
 def test_clean_leaves_a_folder_with_a_v_named_entry_alone(tmp_path):

@@ -24,6 +24,7 @@ so a cache restored from elsewhere cannot run code. A damaged or foreign entry i
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import io
 import pickle
@@ -248,8 +249,10 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, r
         if ip.p.in_test.get(mod, False):
             looked.add(mod)
             continue
+        if not any(_has_name(s, n) for n in _CACHE_DECORATORS):
+            continue   # no function of a file that never names them is decorated with them
         for f in s["functions"].values():
-            if any(_decorator_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
+            if any(_decorator_name(d).rsplit(".", 1)[-1] in _CACHE_DECORATORS for d, _l in f["decorators"]):
                 looked.add(mod)
                 break
     for mod in sorted(looked):
@@ -258,6 +261,16 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, r
     h.update(repr([it.node_id for it in items]).encode())
     h.update(repr(sorted((m, sorted(fx.items())) for m, (_k, _c, fx) in effects.items() if fx)).encode())
     return h.hexdigest()
+
+
+_CACHE_DECORATORS = ("lru_cache", "cache")
+
+
+def _has_name(summary: dict, name: str) -> bool:
+    """Whether the file uses the identifier ``name`` (its summary's sorted ``names``)."""
+    names = summary.get("names", ())
+    i = bisect.bisect_left(names, name)
+    return i < len(names) and names[i] == name
 
 
 def ht3_ran(ip, keys: Dict[str, str], since: Optional[Set[str]] = None) -> Dict[str, str]:
