@@ -92,7 +92,7 @@ else:
         list(ex.map(parse, files, chunksize=8))
 """
 
-RUN_HERMETIC = "from hermetic.cli import main\nmain()\n"   # what the console script runs
+RUN_HERMETIC = "from hermetic.__main__ import main\nmain()\n"   # what the console script runs
 
 
 def _sha256(path: Path) -> str:

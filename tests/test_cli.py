@@ -187,3 +187,39 @@ def test_rules_and_explain():
     assert listing[0].startswith("HT101") and any(line.startswith("HT403") for line in listing)
     assert run("explain", "HT202").output == run("rule", "HT202").output
     assert CliRunner().invoke(cli, ["explain", "HT000"]).exit_code == 2
+
+
+_ENTRY = """\
+import sys
+import hermetic.workers as W
+
+started = W.start_early
+
+
+def noting():
+    print("cli imported" if "hermetic.cli" in sys.modules else "before the cli", file=sys.stderr)
+    started()
+
+
+W.start_early = noting
+sys.argv = ["hermetic"] + sys.argv[1:]
+from hermetic.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("args, first", [(["check", "--format", "json"], "before the cli"),
+                                         (["--version"], None)])
+def test_the_console_script_starts_the_parse_worker_before_the_cli_loads(quickstart, args, first):
+    # `hermetic check` forks the parse worker first, so libcst's import in it overlaps the
+    # command's own start-up; other commands start none
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _ENTRY, *args], capture_output=True, text=True, check=False)
+    lines = done.stderr.splitlines()
+    if first is None:
+        assert done.returncode == 0 and "before the cli" not in lines
+    else:
+        assert lines[0] == first and done.returncode == 1
+        assert [f["code"] for f in json.loads(done.stdout)["findings"]] == ["HT101"]
