@@ -93,9 +93,12 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
                 paths.append(d / name)
     paths.sort()
     taken = set()
+    root_n = len(root.parts)
+    has_init: Dict[Path, bool] = {}   # folder -> holds an __init__.py (one stat per folder)
     for p in paths:
-        rel = p.relative_to(root).as_posix()
-        names = _module_names(p, root, import_roots)
+        rel_parts = p.parts[root_n:]
+        rel = "/".join(rel_parts)
+        names = _module_names(p, root, import_roots, has_init)
         if not names:
             continue
         if p.name == "conftest.py" or names[0] in taken:
@@ -110,10 +113,9 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         base = p.name
         is_conftest = base == "conftest.py"
         is_test = (not is_conftest) and any(_fnmatch_ex(pat, p) for pat in pytest_cfg.python_files)
-        if is_test and _in_norecurse(p, root, pytest_cfg.norecursedirs):
+        if is_test and any(_norecurse(part, pytest_cfg.norecursedirs) for part in rel_parts[:-1]):
             is_test = False
-        parts = set(p.relative_to(root).parts[:-1])
-        in_tree = is_test or is_conftest or bool(parts & {"tests", "test"}) or any(
+        in_tree = is_test or is_conftest or bool(set(rel_parts[:-1]) & {"tests", "test"}) or any(
             _is_under(p, t) for t in test_dirs)
         sf = SourceFile(p, rel, names[0], names[1:], is_pkg, is_test, is_conftest, in_tree)
         proj.files.append(sf)
@@ -136,21 +138,24 @@ def _fnmatch_ex(pattern: str, path: Path) -> bool:
     return fnmatch.fnmatch(path.as_posix(), pattern)
 
 
-def _in_norecurse(p: Path, root: Path, patterns: List[str]) -> bool:
-    return any(_norecurse(part, patterns) for part in p.relative_to(root).parts[:-1])
-
-
 def _is_under(p: Path, d: Path) -> bool:
-    try:
-        p.relative_to(d)
-        return True
-    except ValueError:
-        return False
+    """``p.relative_to(d)`` succeeds. By parts, on POSIX (case-sensitive there, as pathlib
+    compares), without parsing ``d`` again: discovery asks this for every file and root."""
+    if os.name != "posix":
+        try:
+            p.relative_to(d)
+            return True
+        except ValueError:
+            return False
+    n = len(d.parts)
+    return p.parts[:n] == d.parts
 
 
 def _dotted(p: Path, base: Path) -> Optional[str]:
-    rel = p.relative_to(base).with_suffix("")
-    parts = list(rel.parts)
+    """The dotted name of ``p`` (a ``.py`` file under ``base``) relative to ``base``."""
+    parts = list(p.parts[len(base.parts):]) if os.name == "posix" else list(p.relative_to(base).parts)
+    if parts:
+        parts[-1] = Path(parts[-1]).stem   # what with_suffix("") leaves
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
     if not parts or not all(part.isidentifier() for part in parts):
@@ -158,7 +163,15 @@ def _dotted(p: Path, base: Path) -> Optional[str]:
     return ".".join(parts)
 
 
-def _module_names(p: Path, root: Path, import_roots: List[Path]) -> List[str]:
+def _init_in(folder: Path, has_init: Dict[Path, bool]) -> bool:
+    found = has_init.get(folder)
+    if found is None:
+        found = has_init[folder] = (folder / "__init__.py").is_file()
+    return found
+
+
+def _module_names(p: Path, root: Path, import_roots: List[Path],
+                  has_init: Optional[Dict[Path, bool]] = None) -> List[str]:
     names: List[str] = []
     for r in import_roots:
         if _is_under(p, r):
@@ -167,9 +180,10 @@ def _module_names(p: Path, root: Path, import_roots: List[Path]) -> List[str]:
                 names.append(n)
     # pytest's basedir: the first folder upwards without __init__.py
     base = p.parent
-    while (base / "__init__.py").is_file() and base != root and base.parent != base:
+    has_init = {} if has_init is None else has_init
+    while _init_in(base, has_init) and base != root and base.parent != base:
         base = base.parent
-    if (base / "__init__.py").is_file() and base == root:
+    if _init_in(base, has_init) and base == root:
         base = root.parent
     if _is_under(p, base):
         n = _dotted(p, base)
