@@ -401,3 +401,18 @@ def test_an_edited_lru_cache_function_reruns_ht3(tmp_path, no_whole_run_hits):
     second = _run(project)
     assert to_json(second) == _cold(project)
     assert [f.code for f in second.findings if f.code == "HT304"] != [f.code for f in first.findings if f.code == "HT304"]
+
+
+def test_the_sweep_blob_is_kept_only_when_every_root_swept_is_a_reused_one():
+    # plan keeps every unchanged root of the entry, also one no longer swept; with one root
+    # gone and a new one run, the counts still match, but the old blob would lose the new root
+    from types import SimpleNamespace
+
+    from hermetic.runner import SweepRun
+
+    old_a, old_b, new_c = (SweepRun(root=r, events=[], deps=0, unresolved={}, touched=[]) for r in "abc")
+    prev = {"tests": {}, "sweep": {"a": (["m"], old_a), "b": (["m"], old_b)}}
+    reused = SimpleNamespace(runs={}, sweep={"a": old_a, "b": old_b})
+    assert reuse.reused_parts(prev, reused, [], SimpleNamespace(sweep_runs=[old_a, old_b])) == {"tests", "sweep"}
+    assert reuse.reused_parts(prev, reused, [], SimpleNamespace(sweep_runs=[old_a, new_c])) == {"tests"}
+    assert reuse.reused_parts(None, reused, [], SimpleNamespace(sweep_runs=[])) == set()

@@ -164,3 +164,12 @@ def test_string_literals_are_their_values():
     values = [st[2] for st in body if st[0] == "assign"]
     assert [v for v in values] == [("lit", "plain"), ("lit", "tri'ple"), ("lit", "esc\\n"), ("lit", "raw\\\\d"),
                                    ("lit", "by"), ("lit", ""), ("lit", 'x"y')]
+
+
+def test_may_name_looks_up_the_sorted_names_and_answers_yes_without_them():
+    from hermetic.summary import may_name, summarize
+
+    s = summarize(b"import functools\n\n@functools.lru_cache()\ndef f():\n    return 1\n", "m", "m.py")
+    assert may_name(s, ("cache", "lru_cache"))
+    assert not may_name(s, ("addCleanup", "addfinalizer"))
+    assert may_name({}, ("anything",))   # nothing recorded: the caller walks the file

@@ -11,7 +11,6 @@ import errno
 import fnmatch
 import gc
 import hashlib
-import json
 import os
 import stat
 import time
@@ -26,6 +25,7 @@ from .project import Project, SourceFile, discover
 from .rules import severity
 from .runner import Runner, TestItem
 from .hints import calls_in
+from .summary import may_name
 from .values import UNCONTROLLED, UNKNOWN, Origin, lit
 
 _CODES = {"connection": "HT101", "file": "HT102", "env": "HT103", "clock": "HT104", "network": "HT105",
@@ -696,13 +696,13 @@ def _names_in(node, out: Set[str]) -> None:
                 _names_in(x, out)
 
 
-_REGISTERS = frozenset(("addfinalizer", "addCleanup", "callback", "addClassCleanup"))
+_REGISTERS = ("addCleanup", "addClassCleanup", "addfinalizer", "callback")
 
 
 def _finalizers(s: dict) -> Set[str]:
     """Nested functions registered with addfinalizer / addCleanup: they are teardown code."""
     out: Set[str] = set()
-    if "names" in s and _REGISTERS.isdisjoint(s["names"]):
+    if not may_name(s, _REGISTERS):
         return out   # the file never names one (its names hold every attribute it uses)
     for qn, f in s["functions"].items():
         for node in calls_in(f["body"]):

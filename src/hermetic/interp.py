@@ -1592,7 +1592,7 @@ class Interp:
             inner_files = self.files
             self.files |= outer_files
         ret = fr.returns
-        if _is_generator(f):
+        if f["generator"]:
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
             if any(_decorator_name(d).endswith("contextmanager") for d, _l in f["decorators"]):
                 cm_id = len(self.cm_ctx)
@@ -3115,15 +3115,6 @@ def _decorator_name(d) -> str:
     if d[0] == "name":
         parts.append(d[1])
     return ".".join(reversed(parts))
-
-
-def _is_generator(f: dict) -> bool:
-    g = f.get("generator")
-    if g is None:
-        from .summary import _contains_yield
-
-        return _contains_yield(f["body"])
-    return g
 
 
 def _has_inst(loc: Dict[str, V]) -> bool:

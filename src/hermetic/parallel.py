@@ -20,7 +20,7 @@ import gc
 import sys
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set
 
 from . import interp as I
 from .runner import Runner, SweepRun, TestItem, TestRun, start_run

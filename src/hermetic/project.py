@@ -170,8 +170,7 @@ def _init_in(folder: Path, has_init: Dict[Path, bool]) -> bool:
     return found
 
 
-def _module_names(p: Path, root: Path, import_roots: List[Path],
-                  has_init: Optional[Dict[Path, bool]] = None) -> List[str]:
+def _module_names(p: Path, root: Path, import_roots: List[Path], has_init: Dict[Path, bool]) -> List[str]:
     names: List[str] = []
     for r in import_roots:
         if _is_under(p, r):
@@ -180,7 +179,6 @@ def _module_names(p: Path, root: Path, import_roots: List[Path],
                 names.append(n)
     # pytest's basedir: the first folder upwards without __init__.py
     base = p.parent
-    has_init = {} if has_init is None else has_init
     while _init_in(base, has_init) and base != root and base.parent != base:
         base = base.parent
     if _init_in(base, has_init) and base == root:

@@ -24,12 +24,13 @@ so a cache restored from elsewhere cannot run code. A damaged or foreign entry i
 """
 from __future__ import annotations
 
-import bisect
 import hashlib
 import io
 import pickle
 import zlib
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set
+
+from .summary import may_name
 
 ANALYSIS_VERSION = 4
 _MAGIC = b"HTA4"
@@ -90,7 +91,7 @@ def loads(data: bytes) -> Optional[dict]:
         return None
     mid = at + int.from_bytes(data[len(_MAGIC):len(_MAGIC) + 8], "big")
     end = mid + int.from_bytes(data[len(_MAGIC) + 8:at], "big")
-    blobs = {"tests": data[mid:end], "sweep": data[end:]}
+    blobs = dict(zip(_RUNS, (data[mid:end], data[end:])))
     try:
         entry = _Loader(io.BytesIO(zlib.decompress(data[at:mid]))).load()
         parts = {k: _Loader(io.BytesIO(zlib.decompress(b))).load() for k, b in blobs.items()}
@@ -112,9 +113,12 @@ def reused_parts(prev: Optional[dict], reused, items, analysis) -> Set[str]:
     out: Set[str] = set()
     if prev is None or reused is None:
         return out
-    if len(reused.runs) == len(items) == len(prev["tests"]) and all(it.node_id in prev["tests"] for it in items):
+    # every item's result was taken from ``prev`` by its node id, and ``prev`` holds no other
+    if len(reused.runs) == len(items) == len(prev["tests"]):
         out.add("tests")
-    if len(reused.sweep) == len(analysis.sweep_runs) == len(prev["sweep"]):
+    # every root this run swept is a result of ``prev``'s (``plan`` also keeps roots no longer swept)
+    if len(analysis.sweep_runs) == len(prev["sweep"]) and all(
+            reused.sweep.get(r.root) is r for r in analysis.sweep_runs):
         out.add("sweep")
     return out
 
@@ -249,7 +253,7 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, r
         if ip.p.in_test.get(mod, False):
             looked.add(mod)
             continue
-        if not any(_has_name(s, n) for n in _CACHE_DECORATORS):
+        if not may_name(s, _CACHE_DECORATORS):
             continue   # no function of a file that never names them is decorated with them
         for f in s["functions"].values():
             if any(_decorator_name(d).rsplit(".", 1)[-1] in _CACHE_DECORATORS for d, _l in f["decorators"]):
@@ -263,14 +267,7 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, r
     return h.hexdigest()
 
 
-_CACHE_DECORATORS = ("lru_cache", "cache")
-
-
-def _has_name(summary: dict, name: str) -> bool:
-    """Whether the file uses the identifier ``name`` (its summary's sorted ``names``)."""
-    names = summary.get("names", ())
-    i = bisect.bisect_left(names, name)
-    return i < len(names) and names[i] == name
+_CACHE_DECORATORS = ("cache", "lru_cache")
 
 
 def ht3_ran(ip, keys: Dict[str, str], since: Optional[Set[str]] = None) -> Dict[str, str]:

@@ -629,7 +629,7 @@ class _FixtureScope:
             pass
         finally:
             ip.stack = saved_stack
-        if I._is_generator(f):
+        if f["generator"]:
             v = frame.yields
             if frame.yield_ctx is not None:
                 # the test runs at the yield: inside its `with freeze_time(...)`, patch, ...

@@ -16,6 +16,7 @@ names the form; see ``_expr`` and ``_stmt`` for the complete set. Positions are
 """
 from __future__ import annotations
 
+import bisect
 import contextlib
 import re
 from typing import Any, Dict, List, Optional, Tuple
@@ -76,6 +77,20 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
 
 
 _NAME_STRING = 200   # longer strings are prose, not attribute names or patch targets
+
+
+def may_name(summary: Dict[str, Any], names) -> bool:
+    """Whether the file a summary is of may use one of the identifiers ``names`` (as a name, an
+    attribute, an import or in a short string): its sorted ``names`` hold one, or it has none
+    recorded. A cheap exact pre-filter before a walk that looks for those identifiers."""
+    have = summary.get("names")
+    if have is None:
+        return True
+    for name in names:
+        i = bisect.bisect_left(have, name)
+        if i < len(have) and have[i] == name:
+            return True
+    return False
 
 
 def _body_digest(f: Dict[str, Any]) -> str:
@@ -597,16 +612,6 @@ class _Extractor:
         if isinstance(e, c.Ellipsis):
             return ("lit", "...")
         return ("unk",)
-
-
-def _contains_yield(node) -> bool:
-    if isinstance(node, (list, tuple)):
-        if node and node[0] == "yield":
-            return True
-        if node and node[0] in ("def", "class", "lambda"):
-            return False
-        return any(_contains_yield(x) for x in node if isinstance(x, (list, tuple)))
-    return False
 
 
 def _dotted(node) -> str:
