@@ -2,6 +2,7 @@
 warm and one-file-changed guarantees (asserted through ``report.statistics``)."""
 import json
 import marshal
+import sys
 import time
 
 import pytest
@@ -233,3 +234,51 @@ def _eager(summary: dict) -> dict:
     out = dict(summary)
     out["functions"] = {qn: dict(f, body=f["body"]) for qn, f in summary["functions"].items()}
     return out
+
+
+def _rec(n: int) -> int:
+    return 0 if n == 0 else _rec(n - 1)
+
+
+def _shallow_calls_at(depth: int) -> None:
+    if depth:
+        return _shallow_calls_at(depth - 1)
+    for _ in range(50):
+        _rec(4)
+
+
+def _sweep_depths() -> None:
+    # short recursions from every third depth up to 600 frames: many of them cross the
+    # boundary of a 16 KiB frame chunk
+    for depth in range(0, 600, 3):
+        _shallow_calls_at(depth)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="frames live in chunked stacks from 3.11")
+def test_roomy_keeps_callees_in_one_frame_chunk():
+    import resource
+
+    from hermetic.workers import roomy
+
+    def faults(fn, *args) -> int:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        fn(*args)
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+    roomy(_sweep_depths)   # the chunk's pages, touched once
+    assert roomy(lambda a, b: (a, b), 1, b"x") == (1, b"x")
+    # measured: about 1,500 page faults outside, under 20 inside; each one is a chunk mapped
+    # again with fresh zeroed pages
+    assert faults(roomy, _sweep_depths) < 200 < faults(_sweep_depths)
+
+
+def test_console_script_runs_the_command_in_a_roomy_frame(monkeypatch):
+    import hermetic.cli
+    import hermetic.workers
+    from hermetic.__main__ import main
+
+    seen = []
+    monkeypatch.setattr(hermetic.workers, "roomy", lambda fn, *a: seen.append(fn))
+    monkeypatch.setattr(sys, "argv", ["hermetic", "--version"])
+    main()
+    assert seen == [hermetic.cli.main]

@@ -8,13 +8,15 @@ import sys
 
 
 def main() -> None:
+    from .workers import roomy
+
     if sys.argv[1:2] == ["check"]:
         from .workers import start_early
 
         start_early()
     from .cli import main as run
 
-    run()
+    roomy(run)
 
 
 if __name__ == "__main__":  # pragma: no cover

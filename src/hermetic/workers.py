@@ -117,6 +117,23 @@ def _serve(conn, fn: Callable[..., str]) -> None:
     run_deep(loop)
 
 
+def roomy(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, called from a frame that leaves its callees megabytes of frame stack.
+
+    CPython 3.11+ keeps frames in 16 KiB chunks, each mapped when a call needs it and unmapped
+    as soon as the frame at its base returns, so a recursion going up and down across a
+    boundary pays an ``mmap``, an ``munmap`` and fresh zeroed pages every time (measured: about
+    800,000 pairs in each analysis worker on Django, 4 s of system time). This frame is declared
+    large enough to be given a chunk of its own with about 4 MiB to spare, which its callees
+    fill before they need another. Elsewhere it is an ordinary call."""
+    return fn(*args)
+
+
+# 2**19 slots of 8 bytes: with the frame's own overhead the chunk is rounded up to 8 MiB;
+# pages are only touched as callees use them
+roomy.__code__ = roomy.__code__.replace(co_stacksize=1 << 19)
+
+
 def run_deep(target: Callable[[], Any]) -> Any:
     """``target()`` run in a thread with a large stack and a raised recursion limit; its
     result, or its exception re-raised here."""
@@ -132,7 +149,7 @@ def run_deep(target: Callable[[], Any]) -> Any:
 
     def wrapped() -> None:
         try:
-            result.append(target())
+            result.append(roomy(target))
         except BaseException as exc:  # re-raised in the caller's thread
             failure.append(exc)
 
