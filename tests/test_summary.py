@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import hermetic
@@ -173,3 +174,33 @@ def test_may_name_looks_up_the_sorted_names_and_answers_yes_without_them():
     assert may_name(s, ("cache", "lru_cache"))
     assert not may_name(s, ("addCleanup", "addfinalizer"))
     assert may_name({}, ("anything",))   # nothing recorded: the caller walks the file
+
+
+def test_parse_without_node_checks_builds_the_same_tree_and_restores_the_check():
+    import libcst as cst
+
+    from hermetic.summary import _parse_module
+
+    src = SRC.decode()
+    assert _parse_module(cst, SRC).deep_equals(cst.parse_module(SRC))
+    assert _parse_module(cst, SRC).code == src
+    with pytest.raises(cst.ParserSyntaxError):
+        _parse_module(cst, b"def f(:\n")
+    with pytest.raises(cst.CSTValidationError):   # the check is back, after a failed parse too
+        cst.Name("1 not a name")
+
+
+def test_parse_keeps_a_post_init_that_does_more_than_the_check(monkeypatch):
+    import libcst as cst
+
+    from hermetic.summary import _parse_module
+
+    built = []
+
+    def counting(self):
+        built.append(type(self).__name__)
+        self._validate()
+
+    monkeypatch.setattr(cst.CSTNode, "__post_init__", counting)
+    _parse_module(cst, b"x = 1\n")
+    assert "Name" in built and "Assign" in built
