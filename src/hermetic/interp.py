@@ -1626,30 +1626,37 @@ class Interp:
         Instances made at import are shared by every test and keep their ids: the state
         version (``gver``) covers their state."""
         roots: List[V] = list(loc.values())
-        if closure:
-            roots.extend(closure[k] for k in sorted(closure))
+        ck = sorted(closure) if closure else ()
+        if ck:
+            roots.extend([closure[k] for k in ck])
         if self.ctx.patches:
             roots.extend(self.ctx.patches.values())
-        roots.extend(self.shared_roots)
+        if self.shared_roots:
+            roots.extend(self.shared_roots)
+        found: Dict[int, int] = {}
+        order: List[int] = []
         lams: List[int] = []
-        for v in roots:
-            lams.extend(v.lambdas())
+        for v in roots:   # one pass: lambdas and test instances, in the order found
+            insts = v._insts if v._insts is not None else v.instances()
+            if v._lams:
+                lams.extend(v._lams)
+            for iid in insts:
+                if iid >= TEST_HEAP_BASE and iid not in found:
+                    found[iid] = -1 - len(order)
+                    order.append(iid)
         lam = ()
         if lams:
             lams = sorted(set(lams))
             lam_vals = [(lid, self.lambdas[lid][3]) for lid in lams if lid in self.lambdas]
-            for _lid, captured in lam_vals:
-                roots.extend(captured[k] for k in sorted(captured))
-        found: Dict[int, int] = {}
-        order: List[int] = []
-        for v in roots:
-            for iid in v.instances():
-                if iid >= TEST_HEAP_BASE and iid not in found:
-                    found[iid] = -1 - len(order)
-                    order.append(iid)
+            for _lid, captured in lam_vals:   # what they captured, after every other input
+                for k in sorted(captured):
+                    for iid in captured[k].instances():
+                        if iid >= TEST_HEAP_BASE and iid not in found:
+                            found[iid] = -1 - len(order)
+                            order.append(iid)
         if not order and not lams:
             args = tuple((k, hash(v)) for k, v in loc.items())
-            cl = tuple((k, hash(closure[k])) for k in sorted(closure)) if closure else ()
+            cl = tuple((k, hash(closure[k])) for k in ck) if ck else ()
             return (args, cl), ()
         heap = self.heap
         states = []
@@ -1676,7 +1683,7 @@ class Interp:
             return (v.shape(), tuple(found.get(iid, iid) for iid in v._insts)) if v._insts else hash(v)
 
         args = tuple((k, canon(v)) for k, v in loc.items())
-        cl = tuple((k, canon(closure[k])) for k in sorted(closure)) if closure else ()
+        cl = tuple((k, canon(closure[k])) for k in ck) if ck else ()
         if lams:
             lam = tuple((lid, tuple((k, canon(captured[k])) for k in sorted(captured))) for lid, captured in lam_vals)
         return (args, cl, tuple(states), lam), tuple(order)
