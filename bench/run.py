@@ -15,7 +15,8 @@ wall-clock seconds:
 - floor 1p / floor Np: reading and libcst-parsing every ``*.py`` file, in one process and in
   N processes (N = --jobs, default the CPU count), nothing else: the floor a libcst tool
   cannot go below;
-- cold: ``hermetic check --jobs N`` with its cache removed before each run;
+- cold: ``hermetic check --jobs N`` with its cache removed before each run, each run right
+  after one of the floor Np runs (the machine's speed drifts; the ratio compares the pairs);
 - warm: the same again, nothing changed;
 - one-file: after appending a function that opens a file to one source file (pinned per
   project; --change, or the first non-test file, elsewhere; undone afterwards), from a warm
@@ -194,11 +195,12 @@ def bench(project: Path, change: Optional[str], args: argparse.Namespace, scratc
     shutil.rmtree(cache, ignore_errors=True)
     lines = _lines(project)
     floor1 = _median(n, lambda: _timed([sys.executable, "-c", FLOOR, str(project), "1"]))
-    floorn = _median(n, lambda: _timed([sys.executable, "-c", FLOOR, str(project), str(jobs)]))
-    colds = []
-    for _ in range(n):
+    floorns, colds = [], []
+    for _ in range(n):   # in pairs: the machine's speed drifts, and the ratio compares the two
+        floorns.append(_timed([sys.executable, "-c", FLOOR, str(project), str(jobs)]))
         shutil.rmtree(cache, ignore_errors=True)
         colds.append(_check(project, jobs, scratch / "cold.json"))
+    floorn = statistics.median(floorns)
     cold, peak, s_cold = statistics.median(c[0] for c in colds), max(c[1] for c in colds), colds[-1][2]
     warms = [_check(project, jobs, scratch / "warm.json") for _ in range(n)]
     warm, s_warm = statistics.median(w[0] for w in warms), warms[-1][2]

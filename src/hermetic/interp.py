@@ -3101,10 +3101,24 @@ def is_none(v: V) -> Optional[bool]:
 
 
 def _canonical(d: str) -> str:
+    """``d`` under the name the catalogue knows it by (``io.open`` -> ``open``); cached: a run
+    asks again for the same few thousand names hundreds of thousands of times."""
+    c = _CANONICAL.get(d)
+    if c is None:
+        if len(_CANONICAL) > 100_000:
+            _CANONICAL.clear()
+        c = _CANONICAL[d] = _canonical_of(d)
+    return c
+
+
+def _canonical_of(d: str) -> str:
     for a, b in _ALIASES:
         if d == a or d.startswith(a + "."):
             return b + d[len(a):]
     return d
+
+
+_CANONICAL: Dict[str, str] = {}
 
 
 _ALIASES = (("builtins.open", "open"), ("io.open", "open"), ("mock.", "unittest.mock."),
