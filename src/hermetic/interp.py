@@ -1640,20 +1640,15 @@ class Interp:
             insts = v._insts if v._insts is not None else v.instances()
             if v._lams:
                 lams.extend(v._lams)
-            for iid in insts:
-                if iid >= TEST_HEAP_BASE and iid not in found:
-                    found[iid] = -1 - len(order)
-                    order.append(iid)
+            if insts:
+                _number(insts, found, order)
         lam = ()
         if lams:
             lams = sorted(set(lams))
             lam_vals = [(lid, self.lambdas[lid][3]) for lid in lams if lid in self.lambdas]
             for _lid, captured in lam_vals:   # what they captured, after every other input
                 for k in sorted(captured):
-                    for iid in captured[k].instances():
-                        if iid >= TEST_HEAP_BASE and iid not in found:
-                            found[iid] = -1 - len(order)
-                            order.append(iid)
+                    _number(captured[k].instances(), found, order)
         if not order and not lams:
             args = tuple((k, hash(v)) for k, v in loc.items())
             cl = tuple((k, hash(closure[k])) for k in ck) if ck else ()
@@ -1673,10 +1668,7 @@ class Interp:
                 names = sorted(attrs)
                 sig = h["sig"] = (hash((h["cls"], tuple((k, attrs[k].shape()) for k in names))),
                                   tuple(iid for k in names for iid in attrs[k].instances()))
-            for iid in sig[1]:
-                if iid >= TEST_HEAP_BASE and iid not in found:
-                    found[iid] = -1 - len(order)
-                    order.append(iid)
+            _number(sig[1], found, order)
             states.append((sig[0], tuple(found.get(iid, iid) for iid in sig[1])))
 
         def canon(v: V) -> tuple:
@@ -3098,6 +3090,15 @@ def is_none(v: V) -> Optional[bool]:
         else:
             return None
     return states.pop() if len(states) == 1 else None
+
+
+def _number(insts, found: Dict[int, int], order: List[int]) -> None:
+    """Number the test instances among ``insts`` not numbered yet (``_canon_inputs``): the
+    next free negative number in ``found``, the id appended to ``order``."""
+    for iid in insts:
+        if iid >= TEST_HEAP_BASE and iid not in found:
+            found[iid] = -1 - len(order)
+            order.append(iid)
 
 
 def _canonical(d: str) -> str:
