@@ -197,10 +197,31 @@ def test_clean_leaves_a_folder_with_a_v_named_entry_alone(tmp_path):
 
 def test_compact_shares_short_tuples_but_never_mixes_true_and_one():
     from hermetic.cache import compact
-    a = compact({"x": [["name", "self"], ["lit", 1], ["lit", True]]})
-    b = compact({"y": [["name", "self"], ["lit", True], ["lit", 1]]})
-    assert a["x"][0] is b["y"][0]
-    assert a["x"][2][1] is True and b["y"][2][1] == 1 and type(b["y"][2][1]) is int
+    a = compact({"x": [["name", "self"], ["lit", 1], ["lit", True]], "y": [["name", "self"], ["lit", True], ["lit", 1]]})
+    assert a["x"][0] is a["y"][0] and a["x"][1] is a["y"][2]
+    assert a["x"][2][1] is True and a["y"][2][1] == 1 and type(a["y"][2][1]) is int
+
+
+def test_compact_makes_no_cyclic_garbage_and_keeps_nothing_alive():
+    # a parse worker compacts every summary with its collector off: garbage in cycles, or a
+    # table of every summary's tuples, would pile up there until a collection rescans it
+    import gc
+
+    from hermetic.cache import compact
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        out = compact({"body": [["call", ["name", "f"], [["lit", 1]]], ["name", "self"]] * 50})
+        assert out["body"][1] is out["body"][3]
+        del out
+        assert gc.collect() == 0
+        leaf = compact({"a": [["name", "only_here"]]})["a"][0]
+        assert sys.getrefcount(leaf) == 2   # this name and the call's argument: no table keeps it
+    finally:
+        if was:
+            gc.enable()
 
 
 def test_a_serialized_summary_is_what_a_json_round_trip_gives():
