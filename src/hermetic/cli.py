@@ -178,7 +178,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         _print_statistics(report.statistics)
     levels = ("error",) if config.fail_on == "error" else ("error", "warning")
     failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
-    sys.exit(1 if failing and not exit_zero else 0)
+    _exit(1 if failing and not exit_zero else 0)
 
 
 def _mark_runtime(report, records, cwd: Path) -> None:
