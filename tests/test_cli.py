@@ -251,3 +251,30 @@ def test_check_from_the_console_script_ends_without_tearing_down_its_objects(qui
         assert [r["ruleId"] for r in json.loads((quickstart / "out.sarif").read_text())["runs"][0]["results"]] == ["HT101"]
     else:
         assert [f["code"] for f in json.loads(done.stdout)["findings"]] == ["HT101"]
+
+
+def test_a_one_shot_run_leaves_its_state_for_the_process_end(quickstart, monkeypatch):
+    # the console script's run ends the process: its summaries and interpreter state are kept
+    # (and the collector left off) instead of being freed object by object before the report
+    import gc
+
+    from hermetic import check as CK
+    from hermetic import workers
+
+    kept: list = []
+    monkeypatch.setattr(CK, "_LEFT_FOR_EXIT", kept)
+    monkeypatch.setattr(workers, "ONE_SHOT", True)
+    was = gc.isenabled()
+    try:
+        report, _config = CK.run_check([], quickstart, use_cache=False, jobs=1)
+        assert [f.code for f in report.findings] == ["HT101"]
+        assert len(kept) == 1 and "ip" in kept[0] and "summaries" in kept[0]
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        kept.clear()
+        gc.unfreeze()
+        if was:
+            gc.enable()
+    monkeypatch.setattr(workers, "ONE_SHOT", False)
+    report, _config = CK.run_check([], quickstart, use_cache=False, jobs=1)
+    assert [f.code for f in report.findings] == ["HT101"] and kept == [] and gc.isenabled() == was
