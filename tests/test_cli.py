@@ -270,6 +270,8 @@ def test_a_one_shot_run_leaves_its_state_for_the_process_end(quickstart, monkeyp
         assert [f.code for f in report.findings] == ["HT101"]
         assert len(kept) == 1 and "ip" in kept[0] and "summaries" in kept[0]
         assert not gc.isenabled() and gc.get_freeze_count() > 0
+        CK.release_state()   # before a second run in the process (--diff)
+        assert kept == [] and gc.isenabled() and gc.get_freeze_count() == 0
     finally:
         kept.clear()
         gc.unfreeze()

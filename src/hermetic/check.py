@@ -323,6 +323,14 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
 _LEFT_FOR_EXIT: List[dict] = []
 
 
+def release_state() -> None:
+    """Free what one-shot runs kept for the process end (``cli`` before a second run in the
+    same process, ``--diff``'s, so two runs' states are never held at once); the collector back on."""
+    _LEFT_FOR_EXIT.clear()
+    gc.unfreeze()
+    gc.enable()
+
+
 def _report_to(report: Report) -> dict:
     fs = []
     for f in report.findings:

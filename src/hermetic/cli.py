@@ -107,8 +107,9 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
 
             report.findings = touching_files(report.findings, changed, cwd)
         if diff_rev:
-            from .check import findings_at_revision
+            from .check import findings_at_revision, release_state
 
+            release_state()   # the run above is done with: not held through the second one
             before = findings_at_revision(diff_rev, check_targets, cwd, explicit, report_unused_suppressions)
             report.findings = [f for f in report.findings if f.fingerprint not in before]
     except ConfigError as exc:
