@@ -64,7 +64,7 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     parse processes (0: one per CPU); ``cache_dir`` replaces ``ROOT/.hermetic_cache``.
     ``report.statistics`` holds seconds per phase and the parse and cache counts.
     """
-    from . import workers
+    from .workers import ONE_SHOT, run_deep
 
     # summaries and the interpreter recurse once per nesting level of the analysed code: run on
     # a deep stack, as the parse workers do, so code CPython compiles is code we can analyse
@@ -78,12 +78,12 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
         try:
             return _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir)
         finally:
-            if not workers.ONE_SHOT:   # the console script's process ends with the report: left as is
+            if not ONE_SHOT:   # the console script's process ends with the report: left as is
                 gc.unfreeze()   # frozen after parsing: the summaries are not garbage while the run lasts
                 if was:
                     gc.enable()
 
-    return workers.run_deep(work)
+    return run_deep(work)
 
 
 def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_cache, jobs, cache_dir):
@@ -121,8 +121,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
 def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppressions, jobs, stats, t_phase,
                        paths, node_ids, pytest_cfg, root, project, report, cache, early):
     from .cache import serialize
-    from . import workers
-    from .workers import ParseJob, default_jobs, summarize_all
+    from .workers import ONE_SHOT, ParseJob, default_jobs, summarize_all
 
     clock = time.perf_counter
     run_keys: List[str] = []
@@ -313,7 +312,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
             cache.put_analysis(scope, RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3,
                                                effects[1] if effects else None, same))
     stats["phases"]["analyse"] = clock() - t_phase
-    if workers.ONE_SHOT:
+    if ONE_SHOT:
         # the console script ends once the report is out (``cli._exit``): freeing the summaries
         # and the interpreter's state here, object by object, would only delay that
         _LEFT_FOR_EXIT.append(locals())
@@ -325,7 +324,8 @@ _LEFT_FOR_EXIT: List[dict] = []
 
 def release_state() -> None:
     """Free what one-shot runs kept for the process end (``cli`` before a second run in the
-    same process, ``--diff``'s, so two runs' states are never held at once); the collector back on."""
+    same process, ``--diff``'s, so two runs' states are never held at once); the collector back
+    on, as it is when the console script starts."""
     _LEFT_FOR_EXIT.clear()
     gc.unfreeze()
     gc.enable()

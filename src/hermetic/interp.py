@@ -1637,7 +1637,7 @@ class Interp:
         order: List[int] = []
         lams: List[int] = []
         for v in roots:   # one pass: lambdas and test instances, in the order found
-            insts = v._insts if v._insts is not None else v.instances()
+            insts = v.instances()   # also fills ``_lams``
             if v._lams:
                 lams.extend(v._lams)
             if insts:
