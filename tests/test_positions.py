@@ -85,6 +85,7 @@ def test_a_suppression_comment_is_found_through_code_generation():
     assert summary["suppressions"] == {"1": ["HT102"]}
 
 
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")   # hypothesmith compiles what it generates: `1()` warns
 @settings(deadline=None, database=None, max_examples=60,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
 @given(source=hypothesmith.from_grammar())
