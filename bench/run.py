@@ -16,7 +16,8 @@ wall-clock seconds:
   N processes (N = --jobs, default the CPU count), nothing else: the floor a libcst tool
   cannot go below;
 - cold: ``hermetic check --jobs N`` with its cache removed before each run, each run right
-  after one of the floor Np runs (the machine's speed drifts; the ratio compares the pairs);
+  after one of the floor Np runs (the machine's speed drifts, so ``cold / floor Np`` is the
+  median of the runs' ratios to the floor run before each, not a ratio of the two medians);
 - warm: the same again, nothing changed;
 - one-file: after appending a function that opens a file to one source file (pinned per
   project; --change, or the first non-test file, elsewhere; undone afterwards), from a warm
@@ -202,6 +203,7 @@ def bench(project: Path, change: Optional[str], args: argparse.Namespace, scratc
         colds.append(_check(project, jobs, scratch / "cold.json"))
     floorn = statistics.median(floorns)
     cold, peak, s_cold = statistics.median(c[0] for c in colds), max(c[1] for c in colds), colds[-1][2]
+    ratio = statistics.median(c[0] / f for c, f in zip(colds, floorns))   # pair by pair, as measured
     warms = [_check(project, jobs, scratch / "warm.json") for _ in range(n)]
     warm, s_warm = statistics.median(w[0] for w in warms), warms[-1][2]
     target = _target(project, change)
@@ -231,7 +233,7 @@ def bench(project: Path, change: Optional[str], args: argparse.Namespace, scratc
     if args.ruff:
         ruff = f"{_median(n, lambda: _timed([args.ruff, 'check', '--isolated', '--no-cache', '--exit-zero', str(project)], cwd=project)):.2f}"
     row = (f"| {project.name} | {lines:,} | {s_cold.get('files', '?')} | {floor1:.1f} | {floorn:.1f} | "
-           f"{cold:.1f} | {warm:.2f} | {one:.2f} | {cold / floorn:.1f}x | {warm / cold:.0%} | {one / cold:.0%} | "
+           f"{cold:.1f} | {warm:.2f} | {one:.2f} | {ratio:.1f}x | {warm / cold:.0%} | {one / cold:.0%} | "
            f"{s_warm.get('parsed', '?')} / {s_one.get('parsed', '?')} | {same} | {peak // 1024} | {fixit} | {ruff} |")
     return row, lines, cold
 
@@ -299,6 +301,7 @@ def main(argv: List[str]) -> int:
         shutil.rmtree(scratch, ignore_errors=True)
     say()
     say("floor: reading and libcst-parsing every *.py file and nothing else. cold: cache removed before each run; "
+        "cold / floor Np: the median of each cold run's ratio to the floor run just before it; "
         "warm: nothing changed; one-file: a function that opens a file appended to one source file, from a warm "
         "cache; identical: its report is byte for byte that of a cold run of the changed tree. "
         "Fixit: `fixit lint`, its default rules (pytest tree only); "

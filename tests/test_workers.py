@@ -303,3 +303,74 @@ def test_console_script_runs_the_command_in_a_roomy_frame(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["hermetic", "--version"])
     main()
     assert seen == [hermetic.cli.main]
+
+
+def _summary_entries(project):
+    return sorted(p.name for p in (project / ".hermetic_cache").rglob("*.bin") if p.parent.name not in ("analysis", "runs"))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or sys.platform == "darwin", reason="needs fork")
+def test_many_summaries_are_written_by_a_child_process_after_the_parse(tmp_path, monkeypatch):
+    import os
+
+    from hermetic import cache as C
+
+    project = copy_fixture("quickstart", tmp_path)
+    forks, written_here = [], []
+    fork, write = C._fork_writer, C.SummaryCache._write
+    parent = os.getpid()
+
+    def counting_fork():
+        pid = fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    def recording_write(self, path, text, replace_siblings=False):
+        if os.getpid() == parent:
+            written_here.append(path.parent.name)
+        return write(self, path, text, replace_siblings)
+
+    monkeypatch.setattr(C, "_fork_writer", counting_fork)
+    monkeypatch.setattr(C.SummaryCache, "_write", recording_write)
+    few, _ = run_check([], project)   # fewer files than WRITE_APART: written here, no fork
+    assert few.statistics["parsed"] > 2 and not forks
+    assert len([d for d in written_here if d not in ("analysis", "runs")]) == few.statistics["parsed"]
+
+    (project / ".hermetic_cache").rename(tmp_path / "first-cache")
+    written_here.clear()
+    monkeypatch.setattr(C, "WRITE_APART", 2)
+    cold, _ = run_check([], project)
+    assert len(forks) == 1
+    # the parent wrote only the run's own entries; every summary is there once run_check returns
+    assert sorted(set(written_here)) == ["analysis", "runs"]
+    assert _summary_entries(project) == sorted(p.name for p in (tmp_path / "first-cache").rglob("*.bin")
+                                               if p.parent.name not in ("analysis", "runs"))
+    assert len(_summary_entries(project)) == cold.statistics["parsed"]
+    warm, _ = run_check([], project)
+    assert warm.statistics["parsed"] == 0 and warm.statistics["result_cache"] == "hit"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or sys.platform == "darwin", reason="needs fork")
+def test_a_writer_process_that_cannot_write_turns_the_cache_off_for_the_run(tmp_path, monkeypatch):
+    import os
+
+    from hermetic import cache as C
+    from hermetic.report import to_json
+
+    project = copy_fixture("quickstart", tmp_path)
+    parent, replace = os.getpid(), os.replace
+
+    def failing_in_the_child(src, dst):
+        if os.getpid() != parent:
+            raise OSError(28, "No space left on device")
+        return replace(src, dst)
+
+    monkeypatch.setattr(C, "WRITE_APART", 2)
+    monkeypatch.setattr(C.os, "replace", failing_in_the_child)
+    first, _ = run_check([], project)
+    assert first.statistics["parsed"] > 2
+    assert not list((project / ".hermetic_cache").rglob("*.bin"))   # no summaries, so no result naming them
+    again, _ = run_check([], project)
+    assert again.statistics["parsed"] == first.statistics["parsed"] and again.statistics["result_cache"] == "miss"
+    assert to_json(again) == to_json(first) == to_json(run_check([], project, use_cache=False)[0])

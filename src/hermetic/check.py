@@ -114,6 +114,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
         return _parse_and_analyse(targets, cwd, progress, config, report_unused_suppressions, jobs, stats, t_phase,
                                   paths, node_ids, pytest_cfg, root, project, report, cache, early)
     finally:
+        cache.wait()   # a run that failed half way does not leave its writer behind
         if early is not None:
             early.close()
 
@@ -168,6 +169,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
             loaded[key] = s
     failed: Dict[str, str] = {k: s["error"] for k, s in loaded.items() if "error" in s}
     transient = False   # a timeout or a crash may not recur: such a run's result is not reused
+    cache.hold()   # written once the parse is over (``SummaryCache.hold`` says why)
     for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout, early=early):
         if res.data is None:
             failed[res.job.key] = res.error or "not analysed"
@@ -201,6 +203,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
                 files_by_module[alias] = sf
                 module_keys[alias] = key
     del entries, loaded   # the files' bytes are not needed any more
+    cache.write_held()   # from a child process, while the linking below runs
     report.files = len({id(s) for s in summaries.values()})
     stats.update(files=len(run_keys), parsed=len(to_parse), cache_hits=cache.hits,
                  jobs=min(jobs or default_jobs(), len(to_parse)) if to_parse else 0, result_cache="miss")
@@ -305,6 +308,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
                               {it.node_id: (it.path, it.def_line) for it in items})
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
+    cache.wait()   # the summaries are in the cache before the result that names them
     if not transient:
         cache.put_result(run_key, _report_to(report))
         if cache.enabled:
