@@ -51,6 +51,55 @@ def test_config_error_suggests_the_key(quickstart):
     assert invoke("config").exit_code == 2
 
 
+@pytest.mark.parametrize("text, where", [
+    (b"# caf\xe9\nselect = [\"HT\"]\n", "not UTF-8"),                      # latin-1
+    ("select = ['HT']\n".encode("utf-16"), "not UTF-8"),
+    (b"exclude = [\"!\"]\n", "exclude"),                                    # gitignore refuses it
+    (b"file-timeout = 1e400\n", "file-timeout"),                             # infinite
+    (b"file-timeout = 99999999999999999999\n", "file-timeout"),              # past what the pool can wait
+    (b"file-timeout = nan\n", "file-timeout"),
+])
+def test_bad_configuration_values_exit_2_with_the_file_and_key(quickstart, text, where):
+    # found by a trial run on hostile input: each was a traceback with exit 1
+    (quickstart / "hermetic.toml").write_bytes(text)
+    for cmd in ("check", "config"):
+        res = invoke(cmd)
+        assert res.exit_code == 2, (cmd, res.output)
+        assert "Traceback" not in res.output and res.exception is None or isinstance(res.exception, SystemExit)
+        line = [ln for ln in res.output.splitlines() if "hermetic.toml" in ln]
+        assert line and where in line[0], res.output
+
+
+@pytest.mark.parametrize("option", ["-o", "--write-baseline", "--output-format"])
+def test_an_output_file_that_cannot_be_written_exits_2_naming_it(quickstart, tmp_path, option):
+    dest = str(tmp_path / "missing-folder" / "out.json")
+    res = invoke("check", option, f"sarif={dest}" if option == "--output-format" else dest)
+    assert res.exit_code == 2, res.output
+    assert isinstance(res.exception, SystemExit)
+    assert f"{option if option != '-o' else '--output'}: cannot write {dest}" in res.output
+
+
+@pytest.mark.parametrize("args, where", [
+    (["--select", "ZZ999"], "--select: unknown rule code 'ZZ999'"),
+    (["--select", "ht102"], "did you mean 'HT102'"),
+    (["--select", ",,,"], "--select: no rule code given"),
+    (["--ignore", "HT7"], "--ignore: unknown rule code 'HT7'"),
+])
+def test_a_rule_code_that_selects_nothing_is_a_usage_error(quickstart, args, where):
+    res = invoke("check", *args)
+    assert res.exit_code == 2 and where in res.output, res.output
+    (quickstart / "hermetic.toml").write_text('select = ["ZZ999"]\n', encoding="utf-8")
+    res = invoke("check")
+    assert res.exit_code == 2 and "hermetic.toml" in res.output and "select: unknown rule code" in res.output
+
+
+def test_an_ignore_as_specific_as_the_select_wins(quickstart):
+    assert invoke("check").exit_code == 1   # the example's HT101
+    assert invoke("check", "--ignore", "HT").exit_code == 0   # against the default select, HT
+    assert invoke("check", "--select", "HT1", "--ignore", "HT1").exit_code == 0
+    assert invoke("check", "--select", "HT101", "--ignore", "HT1").exit_code == 1   # the longer prefix decides
+
+
 def test_explicit_config_file(quickstart, tmp_path):
     other = tmp_path / "strict.toml"
     other.write_text('select = ["HT2"]\n', encoding="utf-8")

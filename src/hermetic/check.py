@@ -1409,9 +1409,11 @@ def _rel_to(root: Path, cwd: Path, path: str) -> str:
 
 
 def _selected(code: str, select: List[str], ignore: List[str]) -> bool:
+    """The most specific matching prefix decides; between a select and an ignore of the same
+    length the ignore wins (``--select HT1 --ignore HT1`` reports nothing, as in ruff)."""
     sel = max((len(p) for p in select if code.startswith(p)), default=-1)
     ign = max((len(p) for p in ignore if code.startswith(p)), default=-1)
-    return sel >= 0 and sel >= ign if ign >= 0 else sel >= 0
+    return sel >= 0 and sel > ign
 
 
 def _fingerprints(findings: List[Finding]) -> None:

@@ -76,11 +76,21 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
           touching: bool = False, no_cache: bool = False, cache_dir: Optional[str] = None,
           jobs: Optional[int] = None, statistics: bool = False, runtime_records=()) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
+    from .config import ConfigError, rule_codes
+
+    try:   # before any work: a misspelt code would otherwise silently select nothing
+        if select is not None:
+            select = ",".join(rule_codes([c.strip() for c in select.split(",") if c.strip()], "--select",
+                                         empty_ok=False))
+        if ignore is not None:
+            ignore = ",".join(rule_codes([c.strip() for c in ignore.split(",") if c.strip()], "--ignore"))
+    except ConfigError as exc:
+        click.echo(f"hermetic: {exc}", err=True)
+        sys.exit(2)
     from .workers import start_early
 
     start_early()   # a parse worker imports libcst while the rest starts up
     from .check import UsageError, run_check
-    from .config import ConfigError
     from .report import render_terminal
 
     cwd = Path.cwd()
@@ -140,7 +150,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     if write_baseline:
         from .check import baseline_json
 
-        Path(write_baseline).write_text(baseline_json(report), encoding="utf-8")
+        _save(write_baseline, lambda fh: fh.write(baseline_json(report)), "--write-baseline")
         click.echo(f"hermetic: wrote {len(report.findings)} findings to {write_baseline}", err=True)
     if baseline:
         from .check import apply_baseline
@@ -164,13 +174,13 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     if fmt != "text":
         text = _render(fmt, report, cwd)
         if output:
-            Path(output).write_text(text, encoding="utf-8")
+            _save(output, lambda fh: fh.write(text), "--output")
         else:
             click.echo(text, nl=False)
     else:
         if output:
-            with open(output, "w", encoding="utf-8") as fh:
-                render_terminal(report, fh, color=False, show_unresolved=show_unresolved, show_unknown=show_unknown)
+            _save(output, lambda fh: render_terminal(report, fh, color=False, show_unresolved=show_unresolved,
+                                                      show_unknown=show_unknown), "--output")
         else:
             render_terminal(report, sys.stdout, color=_color(sys.stdout), show_unresolved=show_unresolved,
                             show_unknown=show_unknown)
@@ -250,10 +260,22 @@ def _write(fmt: str, report, cwd: Path, dest: str, show_unresolved: bool, show_u
     from .report import render_terminal
 
     if fmt == "text":
-        with open(dest, "w", encoding="utf-8") as fh:
-            render_terminal(report, fh, color=False, show_unresolved=show_unresolved, show_unknown=show_unknown)
+        _save(dest, lambda fh: render_terminal(report, fh, color=False, show_unresolved=show_unresolved,
+                                                show_unknown=show_unknown), "--output-format")
         return
-    Path(dest).write_text(_render(fmt, report, cwd), encoding="utf-8")
+    text = _render(fmt, report, cwd)
+    _save(dest, lambda fh: fh.write(text), "--output-format")
+
+
+def _save(dest: str, write, option: str) -> None:
+    """``write(fh)`` into the file ``dest`` (UTF-8); a file that cannot be written is a usage
+    error: one line naming ``option`` and the file, exit 2."""
+    try:
+        with open(dest, "w", encoding="utf-8") as fh:
+            write(fh)
+    except OSError as exc:
+        click.echo(f"hermetic: {option}: cannot write {dest}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
 
 
 @cli.command("config")
@@ -436,12 +458,11 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
     if fmt == "json":
         text = to_json(result)
         if output:
-            Path(output).write_text(text, encoding="utf-8")
+            _save(output, lambda fh: fh.write(text), "--output")
         else:
             click.echo(text, nl=False)
     elif output:
-        with open(output, "w", encoding="utf-8") as fh:
-            render_text(result, fh, color=False)
+        _save(output, lambda fh: render_text(result, fh, color=False), "--output")
     else:
         render_text(result, sys.stdout, color=_color(sys.stdout))
     _exit(0 if exit_zero else exit_status(result))

@@ -81,6 +81,8 @@ def _load_toml(path: Path) -> Dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError:   # TOML is UTF-8 by definition
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 text") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
 
@@ -100,6 +102,39 @@ def _str_list(value: Any, where: str) -> List[str]:
     return list(value)
 
 
+MAX_FILE_TIMEOUT = 86_400   # seconds
+
+
+def rule_codes(values: List[str], where: str, empty_ok: bool = True) -> List[str]:
+    """``values`` checked as rule codes or prefixes of them (``HT``, ``HT1``, ``HT102``); raises
+    ConfigError naming ``where`` for one that selects no rule (a misspelt or lower-case code)."""
+    from .rules import RULES
+
+    if not values and not empty_ok:
+        raise ConfigError(f"{where}: no rule code given")
+    for v in values:
+        if not any(code.startswith(v) for code in RULES):
+            hint = f" (did you mean {v.upper()!r}?)" if any(c.startswith(v.upper()) for c in RULES) else ""
+            raise ConfigError(f"{where}: unknown rule code {v!r}{hint}; codes start with HT "
+                              f"(`hermetic rules` lists them)")
+    return values
+
+
+def _check_patterns(patterns: List[str], where: str) -> None:
+    """Raise ConfigError naming ``where`` for a pattern gitignore syntax does not allow."""
+    import warnings
+
+    import pathspec
+
+    for p in patterns:
+        try:
+            with warnings.catch_warnings():   # newer pathspec calls the name discover uses deprecated
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pathspec.PathSpec.from_lines("gitwildmatch", [p])
+        except Exception as exc:   # pathspec's own error types differ between its versions
+            raise ConfigError(f"{where}: invalid pattern {p!r}: {exc}") from None
+
+
 _TOP_KEYS = {"select", "ignore", "fail-on", "exclude", "per-file-ignores", "sinks", "controls",
              "integration", "guard", "file-timeout"}
 
@@ -117,25 +152,29 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
         if k not in _TOP_KEYS:
             raise ConfigError(f"{key(k)}: unknown key{_did_you_mean(k, _TOP_KEYS)}")
     if "select" in table:
-        cfg.select = _str_list(table["select"], key("select"))
+        cfg.select = rule_codes(_str_list(table["select"], key("select")), key("select"))
     if "ignore" in table:
-        cfg.ignore = _str_list(table["ignore"], key("ignore"))
+        cfg.ignore = rule_codes(_str_list(table["ignore"], key("ignore")), key("ignore"))
     if "fail-on" in table:
         if table["fail-on"] not in ("error", "warning"):
             raise ConfigError(f"{key('fail-on')}: expected \"error\" or \"warning\"")
         cfg.fail_on = table["fail-on"]
     if "exclude" in table:
         cfg.exclude = _str_list(table["exclude"], key("exclude"))
+        _check_patterns(cfg.exclude, key("exclude"))
     if "file-timeout" in table:
         t = table["file-timeout"]
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0:
-            raise ConfigError(f"{key('file-timeout')}: expected a positive number of seconds")
+        # finite and at most a day: the pool waits on it (``selectors`` refuses larger values)
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= MAX_FILE_TIMEOUT:
+            raise ConfigError(f"{key('file-timeout')}: expected a positive number of seconds "
+                              f"(at most {MAX_FILE_TIMEOUT})")
         cfg.file_timeout = float(t)
     if "per-file-ignores" in table:
         pfi = table["per-file-ignores"]
         if not isinstance(pfi, dict):
             raise ConfigError(f"{key('per-file-ignores')}: expected a table of pattern = [codes]")
-        cfg.per_file_ignores = {p: _str_list(v, key(f"per-file-ignores.{p}")) for p, v in pfi.items()}
+        cfg.per_file_ignores = {p: rule_codes(_str_list(v, key(f"per-file-ignores.{p}")), key(f"per-file-ignores.{p}"))
+                                for p, v in pfi.items()}
     if "sinks" in table:
         sinks = table["sinks"]
         if not isinstance(sinks, dict):
