@@ -522,3 +522,44 @@ def test_mixed_line_endings_keep_the_finding_where_cpython_puts_it(project, endi
     assert_sane(run, [], good=[])
     [f] = run.report["findings"]
     assert (f["path"], f["line"], f["column"]) == (GOOD[1], call.lineno, call.col_offset + 1)
+
+
+def test_an_origin_hashes_its_chain_once_and_pickles_without_the_hash(monkeypatch):
+    # a module constant built from a chain of constants nests its origins as deep as the chain;
+    # hashing the chain again at every level made a 5,000-line chain run for minutes
+    import pickle
+
+    from hermetic.values import Origin
+
+    chain = Origin("literal", "P0", value="/etc")
+    for i in range(200):
+        chain = Origin("module-constant", f"P{i + 1}", inner=(chain,))
+        hash(chain)   # as putting it in a set does, level by level
+    calls = []
+    plain = Origin.__hash__
+
+    def counting(self):
+        calls.append(self.expr)
+        return plain(self)
+
+    monkeypatch.setattr(Origin, "__hash__", counting)
+    top = Origin("module-constant", "P", inner=(chain,))
+    hash(top)
+    assert len(calls) <= 3, len(calls)   # the new level and the one below it, not all 200
+    monkeypatch.undo()
+    back = pickle.loads(pickle.dumps(top))
+    assert back == top and hash(back) == hash(top)
+    assert "_hash" not in pickle.loads(pickle.dumps(top)).__dict__   # string hashing differs per process
+
+
+def test_a_long_chain_of_module_constants_is_analysed(tmp_path, monkeypatch):
+    write(tmp_path, "src/app/__init__.py", "")
+    n = 1500
+    write(tmp_path, "src/app/core.py", 'P0 = "/etc"\n' + "".join(f'P{i + 1} = P{i} + "/d"\n' for i in range(n))
+          + f"def load():\n    return open(P{n})\n")
+    write(tmp_path, "tests/test_x.py", "from app.core import load\n\n\ndef test_load():\n    load()\n")
+    (tmp_path / ".git").mkdir()   # the repository root: discovery stops here
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json"])
+    assert res.exit_code == 1, res.output
+    assert [f["code"] for f in json.loads(res.output)["findings"]] == ["HT102"]

@@ -48,6 +48,21 @@ class Origin:
     partial: bool = False          # literal / module-constant: a string built from it and other parts,
     #                                so ``value`` is only its leading part (decides no equality)
 
+    def __hash__(self) -> int:
+        # cached: a constant derived from a chain of constants nests its origins as deep as the
+        # chain, and hashing the whole chain again at every level made a long chain cubic (a
+        # module of 5,000 `P{i+1} = P{i} + "/d"` lines ran for minutes)
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple([getattr(self, f) for f in _ORIGIN_FIELDS]))
+            object.__setattr__(self, "_hash", h)   # not a field: equality ignores it
+        return h
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_hash", None)   # it follows string hashing, which differs per process
+        return state
+
 
 _ORIGIN_FIELDS = tuple(f.name for f in fields(Origin))
 
