@@ -79,11 +79,8 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     from .config import ConfigError, rule_codes
 
     try:   # before any work: a misspelt code would otherwise silently select nothing
-        if select is not None:
-            select = ",".join(rule_codes([c.strip() for c in select.split(",") if c.strip()], "--select",
-                                         empty_ok=False))
-        if ignore is not None:
-            ignore = ",".join(rule_codes([c.strip() for c in ignore.split(",") if c.strip()], "--ignore"))
+        selected = None if select is None else rule_codes(_codes(select), "--select", empty_ok=False)
+        ignored = None if ignore is None else rule_codes(_codes(ignore), "--ignore")
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
@@ -137,11 +134,11 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     t_report = time.perf_counter()
     if runtime_records:
         _mark_runtime(report, runtime_records, cwd)
-    if select:
-        config.select = [s.strip() for s in select.split(",") if s.strip()]
-    if ignore:
-        config.ignore = [s.strip() for s in ignore.split(",") if s.strip()]
-    if select or ignore:
+    if selected is not None:
+        config.select = selected
+    if ignored:
+        config.ignore = ignored
+    if selected is not None or ignored:
         from .check import _selected
 
         report.findings = [f for f in report.findings if _selected(f.code, config.select, config.ignore)]
@@ -265,6 +262,11 @@ def _write(fmt: str, report, cwd: Path, dest: str, show_unresolved: bool, show_u
         return
     text = _render(fmt, report, cwd)
     _save(dest, lambda fh: fh.write(text), "--output-format")
+
+
+def _codes(text: str) -> List[str]:
+    """A comma-separated ``--select`` / ``--ignore`` value as its codes."""
+    return [c.strip() for c in text.split(",") if c.strip()]
 
 
 def _save(dest: str, write, option: str) -> None:

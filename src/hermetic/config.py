@@ -122,15 +122,11 @@ def rule_codes(values: List[str], where: str, empty_ok: bool = True) -> List[str
 
 def _check_patterns(patterns: List[str], where: str) -> None:
     """Raise ConfigError naming ``where`` for a pattern gitignore syntax does not allow."""
-    import warnings
-
-    import pathspec
+    from .project import gitignore_spec
 
     for p in patterns:
         try:
-            with warnings.catch_warnings():   # newer pathspec calls the name discover uses deprecated
-                warnings.simplefilter("ignore", DeprecationWarning)
-                pathspec.PathSpec.from_lines("gitwildmatch", [p])
+            gitignore_spec([p])
         except Exception as exc:   # pathspec's own error types differ between its versions
             raise ConfigError(f"{where}: invalid pattern {p!r}: {exc}") from None
 

@@ -57,21 +57,19 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
     prefix: List[str] = []
     patterns = list(config.exclude)
     if patterns:
-        import pathspec
-
         # exclude patterns are relative to the configuration file's folder
         base = (config.root or root).resolve()
         try:
             prefix = list(root.resolve().relative_to(base).parts)
         except ValueError:
             prefix = []
-        spec = pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+        spec = gitignore_spec(patterns)
         if prefix and _excluded([], spec, prefix):
             # the folder the user asked to check is itself excluded: check it anyway, with the
             # patterns that do not exclude it
             keep = [p for p in patterns
-                    if not pathspec.PathSpec.from_lines("gitwildmatch", [p]).match_file("/".join(prefix) + "/")]
-            spec = pathspec.PathSpec.from_lines("gitwildmatch", keep) if keep else None
+                    if not gitignore_spec([p]).match_file("/".join(prefix) + "/")]
+            spec = gitignore_spec(keep) if keep else None
     proj = Project(root=root)
     import_roots = [root / p for p in pytest_cfg.pythonpath]
     if (root / "src").is_dir() and (root / "src") not in import_roots:
@@ -196,3 +194,15 @@ def _module_names(p: Path, root: Path, import_roots: List[Path], has_init: Dict[
         if stem.isidentifier():
             names.append(stem)
     return names
+
+
+def gitignore_spec(patterns: List[str]):
+    """``patterns`` (gitignore syntax) as one ``pathspec.PathSpec``; raises pathspec's error for
+    a pattern the syntax does not allow (``config`` turns that into a ConfigError)."""
+    import warnings
+
+    import pathspec
+
+    with warnings.catch_warnings():   # newer pathspec calls the "gitwildmatch" name deprecated
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
