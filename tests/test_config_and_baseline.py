@@ -209,3 +209,24 @@ def test_rootdir_is_the_common_ancestor_without_any_marker(tmp_path):
     (tmp_path / "a" / "b").mkdir(parents=True)
     cfg = find_pytest_config(tmp_path / "a" / "b", tmp_path / "a")
     assert cfg.rootdir == tmp_path / "a" and cfg.inifile is None
+
+
+def test_a_target_outside_the_working_folder_is_its_own_project(tmp_path, monkeypatch):
+    """Without markers, a sibling target is not analysed together with the working folder's
+    project: the common ancestor would parse both and resolve names across them."""
+    from hermetic.check import run_check
+    from hermetic.config import find_pytest_config
+
+    for name, var in (("a", "A_HOME"), ("b", "B_HOME")):
+        (tmp_path / name / "tests").mkdir(parents=True)
+        (tmp_path / name / "app.py").write_text(f"import os\n\n\ndef home():\n    return os.getenv('{var}')\n",
+                                                encoding="utf-8")
+        (tmp_path / name / "tests" / "test_app.py").write_text(
+            "from app import home\n\n\ndef test_home():\n    home()\n", encoding="utf-8")
+    assert find_pytest_config(tmp_path / "b", tmp_path / "a").rootdir == tmp_path / "b"
+    assert find_pytest_config(tmp_path / "a" / "tests", tmp_path / "a").rootdir == tmp_path / "a"
+    monkeypatch.chdir(tmp_path / "a")
+    report, _ = run_check([str(tmp_path / "b")], tmp_path / "a")
+    # paths are shown relative to the working folder, node ids relative to the rootdir
+    assert [(f.path, f.tests) for f in report.findings] == [("../b/app.py", ["tests/test_app.py::test_home"])]
+    assert "B_HOME" in report.findings[0].message

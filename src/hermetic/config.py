@@ -317,7 +317,11 @@ def find_pytest_config(start: Path, invocation_dir: Optional[Path] = None) -> Py
        tox.ini (``[pytest]``), setup.cfg (``[tool:pytest]``) in ``start`` or a parent; failing
        that, the nearest pyproject.toml even without the table (no settings);
     2. else the nearest folder holding setup.py, from ``start`` up;
-    3. else the common ancestor of ``invocation_dir`` (default ``start``) and ``start``.
+    3. else ``invocation_dir`` (default ``start``) where ``start`` lies inside it, and ``start``
+       itself where it does not. pytest takes the common ancestor of the two (unless that is the
+       file system's root); hermetic parses everything under the rootdir, so a target outside the
+       working folder, with no marker above it, is its own project: a sibling project or the
+       whole machine is not analysed with it (docs/limits.md).
     """
     first_pyproject: Optional[Path] = None
     for d in [start, *start.parents]:
@@ -340,8 +344,8 @@ def find_pytest_config(start: Path, invocation_dir: Optional[Path] = None) -> Py
             cfg.rootdir = d
             return cfg
     inv = (invocation_dir or start).resolve()
-    common = Path(os.path.commonpath([str(inv), str(start.resolve())]))
-    cfg.rootdir = common
+    target = start.resolve()
+    cfg.rootdir = inv if Path(os.path.commonpath([str(inv), str(target)])) == inv else target
     return cfg
 
 
