@@ -230,3 +230,25 @@ def test_a_target_outside_the_working_folder_is_its_own_project(tmp_path, monkey
     # paths are shown relative to the working folder, node ids relative to the rootdir
     assert [(f.path, f.tests) for f in report.findings] == [("../b/app.py", ["tests/test_app.py::test_home"])]
     assert "B_HOME" in report.findings[0].message
+
+
+@pytest.mark.parametrize("testpaths, selected", [
+    ("5", ["it/test_b.py::test_b", "unit/test_a.py::test_a"]),          # a number: matches nothing
+    ("['nowhere']", ["it/test_b.py::test_b", "unit/test_a.py::test_a"]),  # no match: every test, as pytest
+    ("['un*']", ["unit/test_a.py::test_a"]),                           # a glob, as pytest expands it
+    ("'it'", ["it/test_b.py::test_b"]),                                # a string: split like the ini form
+])
+def test_testpaths_are_globs_and_a_miss_selects_every_test(tmp_path, monkeypatch, testpaths, selected):
+    from hermetic.check import run_check
+
+    (tmp_path / "pyproject.toml").write_text(f"[tool.pytest.ini_options]\ntestpaths = {testpaths}\n",
+                                             encoding="utf-8")
+    (tmp_path / "app.py").write_text("import os\n\n\ndef home():\n    return os.getenv('HOME_DIR')\n",
+                                     encoding="utf-8")
+    for d, name in (("unit", "a"), ("it", "b")):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / f"test_{name}.py").write_text(f"from app import home\n\n\ndef test_{name}():\n    home()\n",
+                                                      encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    assert sorted(t for f in report.findings for t in f.tests) == selected

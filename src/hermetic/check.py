@@ -992,14 +992,15 @@ def _common_dir(paths: List[Path]) -> Path:
 def _selected_test_files(project: Project, paths: List[Path], pytest_cfg, root: Path) -> Set[SourceFile]:
     out = set()
     explicit = [p for p in paths if p != root]
+    test_dirs = [] if explicit else pytest_cfg.testpath_dirs(root)
     for sf in project.files:
         if not sf.is_test:
             continue
         if explicit:
             if any(sf.path == p or _under(sf.path, p) for p in explicit):
                 out.add(sf)
-        elif pytest_cfg.testpaths:
-            if any(_under(sf.path, root / t) or sf.path == root / t for t in pytest_cfg.testpaths):
+        elif test_dirs:
+            if any(_under(sf.path, t) or sf.path == t for t in test_dirs):
                 out.add(sf)
         else:
             out.add(sf)

@@ -74,6 +74,18 @@ class PytestConfig:
     env: Dict[str, str] = field(default_factory=dict)
     addopts: str = ""
 
+    def testpath_dirs(self, root: Path) -> List[Path]:
+        """What ``testpaths`` names under ``root``, as pytest expands it: each entry a glob
+        (``**`` recursive) relative to the rootdir, entries that match nothing dropped. Empty
+        means every test file counts, as pytest collects from the rootdir when none matches
+        (``_pytest/main.py``)."""
+        import glob
+
+        out: List[Path] = []
+        for t in self.testpaths:
+            out.extend(Path(g) for g in sorted(glob.glob(os.path.join(glob.escape(str(root)), t), recursive=True)))
+        return out
+
 
 def _load_toml(path: Path) -> Dict[str, Any]:
     try:

@@ -74,7 +74,7 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
     import_roots = [root / p for p in pytest_cfg.pythonpath]
     if (root / "src").is_dir() and (root / "src") not in import_roots:
         import_roots.append(root / "src")
-    test_dirs = [root / t for t in pytest_cfg.testpaths]
+    test_dirs = pytest_cfg.testpath_dirs(root)
     paths: List[Path] = []
     # a folder that cannot be listed is an error for the report, not files silently missing
     for dirpath, dirnames, filenames in os.walk(root, onerror=proj.unreadable.append):
