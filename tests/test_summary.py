@@ -71,6 +71,26 @@ def test_syntax_error_is_one_line():
         raise AssertionError("no SummaryError")
 
 
+@pytest.mark.parametrize("src, message", [
+    (b"a = 1\nb = (1,\n  2\nc = 3\n", "syntax error at line 2, column 5: '(' was never closed"),
+    (b"x = 1\n\nif x\n    y = 2\n", "syntax error at line 3, column 5: expected ':'"),
+    (b"a = 1\nb = 2 +\n", "syntax error at line 2, column 8: invalid syntax"),
+])
+def test_a_syntax_error_gives_the_line_and_reason_cpython_gives(src, message):
+    # libcst's own messages point past the mistake ("error at 3:0" for line 2) and list tokens
+    with pytest.raises(SummaryError) as info:
+        summarize(src, "m", "m.py")
+    assert str(info.value) == message
+
+
+def test_valid_code_libcst_cannot_read_is_not_called_a_syntax_error():
+    src = ("x = (" + " ".join(repr(f"a{i}") for i in range(5000)) + ")\n").encode()
+    with pytest.raises(SummaryError) as info:
+        summarize(src, "m", "m.py")
+    text = str(info.value)
+    assert text.startswith("libcst cannot parse this file, which CPython accepts: ") and "\n" not in text
+
+
 @settings(max_examples=60, deadline=None, database=None)
 @given(st.binary(max_size=200) | st.text(max_size=200).map(lambda t: t.encode("utf-8")))
 def test_arbitrary_bytes_give_a_summary_or_a_summary_error(data):

@@ -40,12 +40,12 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
     """
     import libcst as cst
 
-    amod = _precheck(data)
+    amod, refused = _precheck(data)
     try:
         # unchecked nodes only where CPython accepted the source: else libcst's checks judge it
         tree = _parse_module(cst, data) if amod is not None else cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
-        raise SummaryError(f"syntax error at line {exc.raw_line}: {exc.message}") from None
+        raise SummaryError(_syntax_message(exc, refused)) from None
     except (UnicodeDecodeError, LookupError) as exc:
         raise SummaryError(f"cannot decode source: {exc}") from None
     except Exception as exc:  # libcst raises assorted errors on exotic input
@@ -201,7 +201,21 @@ def positions(tree) -> Tuple[Dict[Any, tuple], List[tuple]]:
     return from_codegen(tree)
 
 
-def _precheck(data: bytes) -> Optional[Any]:
+def _syntax_message(exc, refused: Optional[SyntaxError]) -> str:
+    """One line for a file libcst does not parse. Where CPython refused it too, CPython's
+    message and line, which name the mistake ("'(' was never closed" where libcst says what it
+    expected at the line after); where CPython accepted it, libcst's, saying so: the code is
+    valid, libcst cannot read it (a 5,000-literal implicit concatenation)."""
+    if refused is not None and refused.lineno:
+        col = f", column {refused.offset}" if refused.offset else ""
+        return f"syntax error at line {refused.lineno}{col}: {' '.join(str(refused.msg).split())}"
+    text = " ".join(str(exc.message).split())
+    if refused is None:
+        return f"libcst cannot parse this file, which CPython accepts: {text}"
+    return f"syntax error: {text}"
+
+
+def _precheck(data: bytes) -> Tuple[Optional[Any], Optional[SyntaxError]]:
     """Refuse input the native parser cannot take safely, before it sees it.
 
     libcst's native parser overflows its stack (a segfault, not an exception) on ~1,500 nested
@@ -210,8 +224,9 @@ def _precheck(data: bytes) -> Optional[Any]:
     expression trees too deep to build, so a file refused here could not be imported by the
     tests either. So is a NUL byte, which no Python version accepts and libcst reads inside a
     string or a comment. Other syntax errors are left to libcst, which knows newer syntax than an
-    older interpreter's ``ast``. Costs about a tenth of the libcst parse; returns the ``ast``
-    module (the positions are read off it), or None where ``ast`` refuses what libcst reads.
+    older interpreter's ``ast``. Costs about a tenth of the libcst parse. Returns ``(the ast
+    module, None)`` (the positions are read off it), or ``(None, the SyntaxError)`` where ``ast``
+    refuses the source (libcst may still read it), or ``(None, None)``.
     """
     import ast
     import sys
@@ -220,13 +235,14 @@ def _precheck(data: bytes) -> Optional[Any]:
     if limit != _DEFAULT_RECURSION_LIMIT:   # parse workers raise it for libcst's recursive walks
         sys.setrecursionlimit(_DEFAULT_RECURSION_LIMIT)
     try:
-        return ast.parse(data)
+        return ast.parse(data), None
     except SyntaxError as exc:
         if exc.msg and exc.msg.startswith("too many"):
             raise SummaryError(f"too deeply nested to analyse (line {exc.lineno}): {exc.msg}; "
                                "CPython cannot compile it either") from None
         if exc.msg and "null bytes" in exc.msg:
             raise SummaryError(f"cannot parse: {exc.msg}; CPython cannot compile it either") from None
+        return None, exc
     except (RecursionError, MemoryError):
         raise SummaryError("too deeply nested or too long an expression to analyse; "
                            "CPython cannot compile it either") from None
@@ -238,6 +254,7 @@ def _precheck(data: bytes) -> Optional[Any]:
     finally:
         if limit != _DEFAULT_RECURSION_LIMIT:
             sys.setrecursionlimit(limit)
+    return None, None
 
 
 _DEFAULT_RECURSION_LIMIT = 1000
