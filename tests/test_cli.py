@@ -84,6 +84,27 @@ def test_nothing_to_publish(story_db):
     assert json.loads(res.output)["summary"]["tests"] == 1
 
 
+@pytest.mark.parametrize("where, spelling", [
+    ("", "./tests/test_publish.py::test_nothing_to_publish"),
+    ("", "tests//test_publish.py::test_nothing_to_publish"),
+    ("", "{root}/tests/test_publish.py::test_nothing_to_publish"),
+    ("tests", "../tests/test_publish.py::test_nothing_to_publish"),
+    ("tests", "test_publish.py::test_nothing_to_publish"),
+])
+def test_equivalent_spellings_of_a_node_id_select_the_same_test(quickstart, monkeypatch, where, spelling):
+    tests = quickstart / "tests" / "test_publish.py"
+    tests.write_text(tests.read_text(encoding="utf-8") + '''
+
+def test_nothing_to_publish(story_db):
+    assert publish_scheduled(story_db, "2031-04-03") == 0
+''', encoding="utf-8")
+    monkeypatch.chdir(quickstart / where)
+    res = run("check", "--format", "json", spelling.format(root=quickstart))
+    out = json.loads(res.output)
+    assert out["summary"]["tests"] == 1
+    assert [f["tests"] for f in out["findings"]] == [["tests/test_publish.py::test_nothing_to_publish"]]
+
+
 def test_unknown_node_id_is_a_usage_error(quickstart):
     res = CliRunner().invoke(cli, ["check", "tests/test_publish.py::test_missing"])
     assert res.exit_code == 2

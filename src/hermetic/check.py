@@ -237,9 +237,10 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
         ip.import_module(sf.module)
         items.extend(runner.collect(sf.module, sf.rel))
     if node_ids:
-        items = [it for it in items if any(_node_match(it.node_id, n) for n in node_ids)]
+        wanted = [w for w in (_rooted_node_id(p, rest, root) for p, rest, _t in node_ids) if w is not None]
+        items = [it for it in items if any(_node_match(it.node_id, w) for w in wanted)]
         if not items:
-            raise UsageError(f"no test matches {', '.join(node_ids)}")
+            raise UsageError(f"no test matches {', '.join(t for _p, _r, t in node_ids)}")
     report.tests = len(items)
     stats["phases"]["link"] = clock() - t_phase
     t_phase = clock()
@@ -964,9 +965,11 @@ def _ht202_hint(site, e, summaries, hints) -> List[str]:
     return lines
 
 
-def _split_targets(targets: Sequence[str], cwd: Path) -> Tuple[List[Path], List[str]]:
+def _split_targets(targets: Sequence[str], cwd: Path) -> Tuple[List[Path], List[Tuple[Path, str, str]]]:
+    """The targets' paths (resolved against ``cwd``), and the node ids among them as ``(the
+    file's resolved path, what follows its first "::", the target as given)``."""
     paths: List[Path] = []
-    node_ids: List[str] = []
+    node_ids: List[Tuple[Path, str, str]] = []
     for t in targets:
         if "::" in t:
             file_part = t.split("::", 1)[0]
@@ -974,7 +977,7 @@ def _split_targets(targets: Sequence[str], cwd: Path) -> Tuple[List[Path], List[
             if not p.exists():
                 raise UsageError(f"{file_part}: no such file or folder")
             paths.append(p)
-            node_ids.append(t)
+            node_ids.append((p, t.split("::", 1)[1], t))
         else:
             p = (cwd / t).resolve()
             if not p.exists():
@@ -1015,15 +1018,20 @@ def _under(p: Path, d: Path) -> bool:
         return False
 
 
+def _rooted_node_id(path: Path, rest: str, root: Path) -> Optional[str]:
+    """A node id as the report spells it (the file relative to the rootdir), from its file's
+    resolved path: ``./tests/x.py``, ``tests//x.py``, ``../tests/x.py`` from ``tests/`` and an
+    absolute path all name the same test, as they do for pytest. None outside the rootdir."""
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError:
+        return None
+    return f"{rel}::{rest}"
+
+
 def _node_match(node_id: str, want: str) -> bool:
-    want = want.split("[", 1)[0]
-    return node_id == want or node_id.startswith(want + "::") or _tail_match(node_id, want)
-
-
-def _tail_match(node_id: str, want: str) -> bool:
-    # a node id given relative to the current folder rather than the rootdir
-    return node_id.endswith("/" + want) or ("/" + node_id).endswith("/" + want.split("::")[0]) and \
-        node_id.split("::", 1)[1:] == want.split("::", 1)[1:]
+    want = want.split("[", 1)[0]   # a parameter id selects the test (its cases are one item here)
+    return node_id == want or node_id.startswith(want + "::")
 
 
 # ---------------------------------------------------------------------- findings
