@@ -57,3 +57,36 @@ def test_open_anchor_spans_only_the_call(findings):
     assert found.end_line == line + 2  # the open(...) call, not the with body
 
 
+
+
+def test_one_sink_reached_with_different_targets_names_each(tmp_path, monkeypatch):
+    """One finding per sink location (contract section 4) shows the first test's origin; a test
+    that reaches the sink with another target is named in the message with that target, so
+    fixing the first test is not taken for fixing the finding."""
+    from hermetic.check import run_check
+
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    (tmp_path / "app.py").write_text(
+        "from pathlib import Path\nGOALS_FILE = Path.home() / 'goals.yaml'\n\n\n"
+        "def save(text):\n    GOALS_FILE.write_text(text)\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "from pathlib import Path\nimport app\n\n\n"
+        "def test_patched(monkeypatch):\n    monkeypatch.setattr(app, 'GOALS_FILE', Path('/srv/goals.yaml'))\n"
+        "    app.save('x')\n\n\n"
+        "def test_plain():\n    app.save('y')\n\n\n"
+        "def test_plain_too():\n    app.save('z')\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    [f] = [f for f in report.findings if f.code == "HT102"]
+    assert f.origin["kind"] == "literal" and len(f.tests) == 3
+    assert f.message.endswith("; tests/test_a.py::test_plain and 1 more reach it with GOALS_FILE "
+                              "(a module constant, app.py:2, from the home folder)")
+
+    # the same target for every test: nothing added
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import app\n\n\ndef test_plain():\n    app.save('y')\n\n\ndef test_plain_too():\n    app.save('z')\n",
+        encoding="utf-8")
+    report, _ = run_check([], tmp_path)
+    [f] = [f for f in report.findings if f.code == "HT102"]
+    assert f.message.endswith("not controlled by tests/test_a.py::test_plain and 1 more")

@@ -1078,6 +1078,9 @@ def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Projec
             entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": test}
         if test is not None:
             entry["tests"].add(test)
+            what = _what_reached(ev)
+            if what is not None:
+                entry.setdefault("what", {}).setdefault(what, set()).add(test)
             # the shown origin and trace: the first test's, and among its events the least by
             # a fixed order (evaluation order follows set iteration, which varies by process)
             if entry["first"] is None or test < entry["first"] or (
@@ -1149,7 +1152,7 @@ def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Projec
     reported_pos = set()
     for (code, path, pos), entry in agg.items():
         ev: I.SinkEvent = entry["ev"]
-        f = _make_finding(code, ev, sorted(entry["tests"]), runner)
+        f = _make_finding(code, ev, sorted(entry["tests"]), runner, entry.get("what"))
         findings.append(f)
         reported_pos.add((path, pos))
     unknown_list = [{"path": p, "line": pos[0], "column": pos[1], "operation": e["ev"].call,
@@ -1281,7 +1284,33 @@ def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:
     return "make the target a parameter the test can control"
 
 
-def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner) -> Finding:
+def _what_reached(ev: I.SinkEvent) -> Optional[str]:
+    """How a finding's message names what a sink operates on, for tests that reach one sink
+    location with different targets (None where the message names none: the clock)."""
+    if ev.category == "clock":
+        return None
+    if ev.category == "env":
+        return f"the environment variable {ev.target}"
+    return _describe_origin(ev.origin)
+
+
+def _others(ev: I.SinkEvent, what: Optional[Dict[str, Set[str]]]) -> str:
+    """The message's tail for the tests that reach the sink with another target than the
+    shown one (the finding's origin and trace are the first test's): each other target with
+    the first test that reaches it (and how many more do), at most two, then a count."""
+    shown = _what_reached(ev)
+    rest = sorted((min(ts), w, len(ts)) for w, ts in (what or {}).items() if w != shown)
+    if not rest:
+        return ""
+    parts = [f"{t}" + (f" and {n - 1} more reach" if n > 1 else " reaches") + f" it with {w}" for t, w, n in rest[:2]]
+    more = f"; {len(rest) - 2} more targets" if len(rest) > 2 else ""
+    return "; " + "; ".join(parts) + more
+
+
+def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
+                  what: Optional[Dict[str, Set[str]]] = None) -> Finding:
+    """The finding for sink event ``ev`` reached by ``tests``; ``what``: what each test reaches
+    the sink with (``_what_reached`` -> tests), when the tests differ in it."""
     line, col, end_line, end_col = ev.pos
     trace = [TraceStep(p, ln, fn) for p, ln, fn in ev.trace]
     func = ev.trace[-1][2] if ev.trace else "<module>"
@@ -1321,6 +1350,7 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner) 
             msg += f" {where}"
     if tests:
         msg += f"; not controlled by {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
+    msg += _others(ev, what)
     return Finding(code, severity(code), ev.path, line, col, end_line, end_col, msg, tests, trace,
                    _origin_json(o) if cat != "clock" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"},
