@@ -85,3 +85,14 @@ def test_path_helpers_agree_with_pathlib(base_parts, rest, name):
                 parts = parts[:-1]
             want = ".".join(parts) if parts and all(x.isidentifier() for x in parts) else None
             assert PJ._dotted(p, Path(base)) == want
+
+
+def test_a_test_module_named_like_no_identifier_is_still_a_test(tmp_path):
+    # pytest collects "test_a b.py" and "test_a-b.py" (it imports them by path); a helper module
+    # of that name cannot be imported by anything and stays out
+    root = _tree(tmp_path / "p", ["tests/test_a b.py", "tests/test_a-b.py", "tests/my-helper.py",
+                                  "tests/test_a.b.py"])
+    names = _names(root)
+    assert names["tests/test_a b.py"][2] is True and names["tests/test_a-b.py"][2] is True
+    assert names["tests/test_a b.py"][0] != names["tests/test_a-b.py"][0]
+    assert "tests/my-helper.py" not in names and "tests/test_a.b.py" not in names

@@ -97,6 +97,10 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         rel_parts = p.parts[root_n:]
         rel = "/".join(rel_parts)
         names = _module_names(p, root, import_roots, has_init)
+        if not names and "." not in p.stem and any(_fnmatch_ex(pat, p) for pat in pytest_cfg.python_files):
+            # a test module named like no identifier ("test_a b.py", "test_a-b.py"): pytest imports
+            # it all the same (nothing else can), under its stem
+            names = [n for n in [_dotted(p, root, loose=True)] if n]
         if not names:
             continue
         if p.name == "conftest.py" or names[0] in taken:
@@ -149,14 +153,15 @@ def _is_under(p: Path, d: Path) -> bool:
     return p.parts[:n] == d.parts
 
 
-def _dotted(p: Path, base: Path) -> Optional[str]:
-    """The dotted name of ``p`` (a ``.py`` file under ``base``) relative to ``base``."""
+def _dotted(p: Path, base: Path, loose: bool = False) -> Optional[str]:
+    """The dotted name of ``p`` (a ``.py`` file under ``base``) relative to ``base``; with
+    ``loose``, the file's own stem need not be an identifier."""
     parts = list(p.parts[len(base.parts):]) if os.name == "posix" else list(p.relative_to(base).parts)
     if parts:
         parts[-1] = Path(parts[-1]).stem   # what with_suffix("") leaves
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
-    if not parts or not all(part.isidentifier() for part in parts):
+    if not parts or not all(part.isidentifier() for part in (parts[:-1] if loose else parts)):
         return None
     return ".".join(parts)
 
