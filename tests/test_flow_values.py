@@ -85,3 +85,35 @@ def test_silent(findings, near):
 
 def test_nothing_else(findings):
     assert_nothing_else(FIX, findings, EXPECTED)
+
+
+def test_builtins_reached_through_dunder_builtins(tmp_path, monkeypatch):
+    """``getattr(__builtins__, "open")`` and ``__builtins__["open"]`` are the builtin ``open``:
+    reported like a plain ``open``, controlled like it by a patch of ``builtins.open``."""
+    from hermetic.check import run_check
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_b.py").write_text('''import builtins
+
+
+def test_getattr():
+    getattr(__builtins__, "open")("/srv/a", "w")
+
+
+def test_subscript():
+    __builtins__["open"]("/srv/b", "w")
+
+
+def test_patched(monkeypatch):
+    monkeypatch.setattr(builtins, "open", lambda *a: None)
+    __builtins__["open"]("/srv/c", "w")
+    getattr(__builtins__, "open")("/srv/d", "w")
+
+
+def test_shadowed():
+    __builtins__ = {"open": lambda *a: None}
+    __builtins__["open"]("/srv/e", "w")
+''', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    assert sorted((f.code, f.line) for f in report.findings) == [("HT102", 5), ("HT102", 9)]

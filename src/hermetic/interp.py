@@ -1015,6 +1015,8 @@ class Interp:
             if key in self.ctx.patches:
                 return self.ctx.patches[key]
             return of(("ext", f"builtins.{name}"))
+        if name == "__builtins__":   # the builtins module (its dict in an imported module)
+            return of(("ext", "builtins"))
         return UNKNOWN_V
 
     # ------------------------------------------------------------------ expressions
@@ -1240,6 +1242,8 @@ class Interp:
                 out = out | (union(hit) if hit else union(v for _, v in a[1]) if ks is None else UNKNOWN_V)
             elif a == DOUBLE:
                 out = out | DOUBLE_V
+            elif a == ("ext", "builtins") and _literal_str(key) is not None:
+                out = out | self.eval_attr(of(a), _literal_str(key), frame)   # __builtins__["open"]
             else:
                 out = out | UNKNOWN_V
         return out if out.atoms else UNKNOWN_V
