@@ -52,3 +52,44 @@ def test_patched_test_not_listed(findings, path, snippet, code, node, form):
     assert node not in listed_at(FIX, findings, code, path, snippet)
 
 
+
+
+def test_monkeypatch_undo_puts_back_what_it_replaced(tmp_path, monkeypatch):
+    """After ``monkeypatch.undo()`` the real environment and functions are back: what the test
+    reaches then is reported; a patch made after the undo, or by mock.patch, still counts."""
+    from hermetic.check import run_check
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_u.py").write_text('''import os
+from unittest import mock
+
+
+def test_env(monkeypatch):
+    monkeypatch.setenv("APP_MODE", "x")
+    os.getenv("APP_MODE")
+    monkeypatch.undo()
+    os.getenv("APP_MODE")
+
+
+def test_attr(monkeypatch):
+    monkeypatch.setattr(os, "getcwd", lambda: "/tmp")
+    monkeypatch.undo()
+    open(os.path.join(os.getcwd(), "x"), "w")
+
+
+def test_set_again(monkeypatch):
+    monkeypatch.setenv("APP_MODE", "x")
+    monkeypatch.undo()
+    monkeypatch.setenv("APP_MODE", "y")
+    os.getenv("APP_MODE")
+
+
+@mock.patch.dict(os.environ, {"APP_MODE": "z"})
+def test_mock_stays(monkeypatch):
+    monkeypatch.setenv("OTHER", "1")
+    monkeypatch.undo()
+    os.getenv("APP_MODE")
+''', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    assert sorted((f.code, f.line) for f in report.findings) == [("HT102", 15), ("HT103", 9)]

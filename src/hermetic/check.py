@@ -1295,11 +1295,13 @@ def _what_reached(ev: I.SinkEvent) -> Optional[str]:
 
 
 def _others(ev: I.SinkEvent, what: Optional[Dict[str, Set[str]]]) -> str:
-    """The message's tail for the tests that reach the sink with another target than the
+    """The message's tail for the tests that reach the sink only with other targets than the
     shown one (the finding's origin and trace are the first test's): each other target with
-    the first test that reaches it (and how many more do), at most two, then a count."""
+    the first such test that reaches it (and how many more do), at most two, then a count."""
     shown = _what_reached(ev)
-    rest = sorted((min(ts), w, len(ts)) for w, ts in (what or {}).items() if w != shown)
+    covered = (what or {}).get(shown, set())   # a test that reaches it with the shown one too is said
+    rest = sorted((min(ts), w, len(ts)) for w, ts in ((w, ts - covered) for w, ts in (what or {}).items()
+                                                      if w != shown) if ts)
     if not rest:
         return ""
     parts = [f"{t}" + (f" and {n - 1} more reach" if n > 1 else " reaches") + f" it with {w}" for t, w, n in rest[:2]]

@@ -138,10 +138,13 @@ class Ctx:
     subprocess_fake: bool = False
     fs_fake: bool = False
     cwd: Optional[V] = None
+    # what each monkeypatch change replaced, oldest first: (store, key, had, old) with store one
+    # of "patches", "sites", "env", "cwd"; ``monkeypatch.undo()`` puts them back
+    mp_log: tuple = ()
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
-                   self.subprocess_fake, self.fs_fake, self.cwd)
+                   self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log)
 
     def key(self) -> tuple:
         # sites (where a substitute was installed) are not part of the key: replayed HT202/HT205
@@ -150,7 +153,9 @@ class Ctx:
         return (tuple(sorted(((repr(k), hash(v)) for k, v in p.items()))) if p else (),
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
-                hash(self.cwd) if self.cwd is not None else None)
+                hash(self.cwd) if self.cwd is not None else None,
+                hash(tuple((st, repr(k), had, hash(o) if isinstance(o, V) else repr(o)) for st, k, had, o in self.mp_log))
+                if self.mp_log else 0)
 
 
 class _Effects(NamedTuple):
@@ -229,6 +234,9 @@ def _remap_ctx(c: "Ctx", m: Dict[int, int]) -> "Ctx":
     out.env = {k: (v if v is DELETED else _remap(v, m)) for k, v in c.env.items()}
     if c.cwd is not None:
         out.cwd = _remap(c.cwd, m)
+    if c.mp_log:
+        out.mp_log = tuple((st, _remap(k, m) if st in ("patches", "sites") else k, had,
+                            _remap(o, m) if isinstance(o, V) else o) for st, k, had, o in c.mp_log)
     return out
 
 
@@ -2259,12 +2267,41 @@ class Interp:
                 out = out | self._activate(a)
         return out if out.atoms else DOUBLE_V
 
+    def _mp_note(self, store: str, key) -> None:
+        """Log what a monkeypatch change to ``store`` at ``key`` replaces (for ``undo``)."""
+        c = self.ctx
+        if store == "cwd":
+            c.mp_log = c.mp_log + (("cwd", None, True, c.cwd),)
+            return
+        entries = [(store, key)] + ([("sites", key)] if store == "patches" else [("sites", ("env", key))])
+        for st, k in entries:
+            d = getattr(c, st)
+            c.mp_log = c.mp_log + ((st, k, k in d, d.get(k)),)
+
+    def _mp_undo(self) -> None:
+        """``monkeypatch.undo()``: every change the test's monkeypatch made, put back."""
+        c = self.ctx
+        for st, k, had, old in reversed(c.mp_log):
+            if st == "cwd":
+                c.cwd = old
+                continue
+            d = getattr(c, st)
+            if had:
+                d[k] = old
+            else:
+                d.pop(k, None)
+        c.mp_log = ()
+
     def monkeypatch(self, name: str, args, kwargs, frame: Frame) -> V:
+        if name == "undo":
+            self._mp_undo()
+            return EMPTY
         if name == "setattr":
             value = args[2] if len(args) > 2 else kwargs.get("value")
             if len(args) >= 2 and _literal_str(args[0]) is not None and (len(args) == 2 or value is None):
                 res = self._owner_from_string(_literal_str(args[0]))
                 if res is not None:
+                    self._mp_note("patches", res)
                     self.ctx.patches[res] = args[1]
                     self.ctx.sites[res] = self._site
                 return EMPTY
@@ -2272,6 +2309,7 @@ class Interp:
                 owner = self._owner(args[0])
                 attr = _literal_str(args[1])
                 if owner is not None and attr is not None:
+                    self._mp_note("patches", (owner, attr))
                     self.ctx.patches[(owner, attr)] = value if value is not None else UNKNOWN_V
                     self.ctx.sites[(owner, attr)] = self._site
             return EMPTY
@@ -2280,31 +2318,37 @@ class Interp:
                 if len(args) == 1 and _literal_str(args[0]):
                     res = self._owner_from_string(_literal_str(args[0]))
                     if res is not None:
+                        self._mp_note("patches", res)
                         self.ctx.patches[res] = UNKNOWN_V
                 elif len(args) >= 2:
                     owner = self._owner(args[0])
                     attr = _literal_str(args[1])
                     if owner and attr:
+                        self._mp_note("patches", (owner, attr))
                         self.ctx.patches[(owner, attr)] = UNKNOWN_V
             return EMPTY
         if name == "setenv":
             value = args[1] if len(args) > 1 else kwargs.get("value", UNKNOWN_V)
             for key in _literal_strs(args[0] if args else kwargs.get("name", EMPTY)):
+                self._mp_note("env", key)
                 self.ctx.env[key] = value
                 self.ctx.sites[("env", key)] = self._site
             return EMPTY
         if name == "delenv":
             for key in _literal_strs(args[0] if args else kwargs.get("name", EMPTY)):
+                self._mp_note("env", key)
                 self.ctx.env[key] = DELETED
             return EMPTY
         if name in ("setitem", "delitem"):
             if args and any(a == ("ext", "os.environ") for a in args[0].refs()) and len(args) > 1:
                 key = _literal_str(args[1], prefix=True)
                 if key is not None:
+                    self._mp_note("env", key)
                     self.ctx.env[key] = (args[2] if len(args) > 2 else UNKNOWN_V) if name == "setitem" else DELETED
             return EMPTY
         if name == "chdir":
             if args:
+                self._mp_note("cwd", None)
                 self.ctx.cwd = args[0]
             return EMPTY
         if name == "context":
