@@ -224,3 +224,14 @@ def test_parse_keeps_a_post_init_that_does_more_than_the_check(monkeypatch):
     monkeypatch.setattr(cst.CSTNode, "__post_init__", counting)
     _parse_module(cst, b"x = 1\n")
     assert "Name" in built and "Assign" in built
+
+
+def test_identifiers_are_read_as_python_folds_them():
+    # PEP 3131: identifiers are NFKC-normalized, so fullwidth "ｏｓ" is the module os; strings keep
+    # their spelling, and positions stay those of the source text
+    src = 'import os\n\n\ndef ｔest_a():\n    ｏｓ.getenv("ｏｓ")\n\n\ndef test_é():\n    pass\n'.encode()
+    s = summarize(src, "m", "m.py")
+    assert sorted(f["name"] for f in s["functions"].values()) == ["test_a", "test_é"]
+    body = s["functions"]["m.test_a"]["body"]
+    text = repr(body)
+    assert "'os'" in text and "ｏｓ" in text and "ｔ" not in text   # the name folded, the string kept

@@ -52,6 +52,8 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         raise SummaryError(f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
     try:
         pos, comments = _positions(tree, amod, data)
+        if not data.isascii():
+            _fold_identifiers(cst, tree, data)   # after the positions, which follow the source text
         suppressions = _suppressions(comments)
         ex = _Extractor(module, is_package, pos, cst)
         body = ex.block(tree.body, scope=module, cls=None)
@@ -76,6 +78,34 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
     for f in ex.functions.values():   # after the import digest, which leaves them out
         f["body_digest"] = _body_digest(f)
     return out
+
+
+_NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*")
+
+
+def _fold_identifiers(cst, tree, data: bytes) -> None:
+    """Spell every identifier as Python reads it: NFKC-normalized (PEP 3131), so ``ｏｓ.getenv``
+    is ``os.getenv``. libcst keeps the source spelling. Only where some non-ASCII word of the
+    source changes under NFKC (a cheap scan of the text); then every ``Name`` node is checked,
+    and changed in place (nodes are compared by identity, so the positions still apply)."""
+    import unicodedata
+
+    try:
+        text = data.decode(tree.encoding)
+    except (UnicodeDecodeError, LookupError):
+        return
+    if not any(unicodedata.normalize("NFKC", w) != w for w in _NON_ASCII_WORD.findall(text)):
+        return
+    name_cls = cst.Name
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if type(node) is name_cls:
+            v = node.value
+            if not v.isascii():
+                object.__setattr__(node, "value", unicodedata.normalize("NFKC", v))
+            continue
+        todo.extend(node.children)
 
 
 def _parse_module(cst, data: bytes):
