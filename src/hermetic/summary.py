@@ -51,12 +51,14 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
     except Exception as exc:  # libcst raises assorted errors on exotic input
         raise SummaryError(f"cannot parse: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
     try:
-        pos, comments = _positions(tree, amod, data)
-        if not data.isascii():
-            _fold_identifiers(cst, tree, data)   # after the positions, which follow the source text
+        pos, comments = _positions(tree, amod, data)   # from the source's own spelling
         suppressions = _suppressions(comments)
         ex = _Extractor(module, is_package, pos, cst)
-        body = ex.block(tree.body, scope=module, cls=None)
+        if data.isascii() or not _needs_folding(tree, data):
+            body = ex.block(tree.body, scope=module, cls=None)
+        else:
+            with _folded_names(cst):
+                body = ex.block(tree.body, scope=module, cls=None)
     except RecursionError:   # parse workers run with a deep stack; a plain caller may not
         raise SummaryError("too deeply nested to analyse at this recursion limit") from None
     out = {
@@ -83,29 +85,39 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
 _NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*")
 
 
-def _fold_identifiers(cst, tree, data: bytes) -> None:
-    """Spell every identifier as Python reads it: NFKC-normalized (PEP 3131), so ``ｏｓ.getenv``
-    is ``os.getenv``. libcst keeps the source spelling. Only where some non-ASCII word of the
-    source changes under NFKC (a cheap scan of the text); then every ``Name`` node is checked,
-    and changed in place (nodes are compared by identity, so the positions still apply)."""
+def _needs_folding(tree, data: bytes) -> bool:
+    """Whether some identifier of the source may change under NFKC (PEP 3131): some non-ASCII
+    word of the text (strings and comments included, which errs on the safe side) does. Most
+    non-ASCII files are NFKC already, which one C-level check tells."""
     import unicodedata
 
     try:
         text = data.decode(tree.encoding)
     except (UnicodeDecodeError, LookupError):
-        return
-    if not any(unicodedata.normalize("NFKC", w) != w for w in _NON_ASCII_WORD.findall(text)):
-        return
-    name_cls = cst.Name
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        if type(node) is name_cls:
-            v = node.value
-            if not v.isascii():
-                object.__setattr__(node, "value", unicodedata.normalize("NFKC", v))
-            continue
-        todo.extend(node.children)
+        return False
+    if unicodedata.is_normalized("NFKC", text):
+        return False
+    return any(w.isidentifier() and unicodedata.normalize("NFKC", w) != w for w in _NON_ASCII_WORD.findall(text))
+
+
+@contextlib.contextmanager
+def _folded_names(cst):
+    """While it lasts, every libcst ``Name`` reads as Python spells the identifier: NFKC-normalized
+    (``ｏｓ`` is ``os``). libcst keeps the source spelling. The slot that stores the value stays
+    the storage; only reading goes through the fold. Parse workers run one file at a time."""
+    import unicodedata
+
+    slot = cst.Name.__dict__["value"]
+
+    def read(node):
+        v = slot.__get__(node, cst.Name)
+        return v if v.isascii() else unicodedata.normalize("NFKC", v)
+
+    cst.Name.value = property(read, slot.__set__)
+    try:
+        yield
+    finally:
+        cst.Name.value = slot
 
 
 def _parse_module(cst, data: bytes):
