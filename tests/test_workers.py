@@ -129,6 +129,49 @@ def test_clean_leaves_a_folder_that_is_not_a_cache_alone(tmp_path):
     assert r.exit_code == 2 and (other / "data.txt").exists()
 
 
+@pytest.mark.parametrize("make, why", [
+    (lambda d: (d.mkdir(), (d / "data.txt").write_text("keep", encoding="utf-8")), "holds files hermetic did not write"),
+    (lambda d: d.write_text("", encoding="utf-8"), "is a file"),   # click's own check
+])
+def test_a_cache_dir_that_is_not_one_is_refused_before_any_write(tmp_path, monkeypatch, make, why):
+    """--cache-dir at a folder of other files would get hermetic's .gitignore of "*" (git stops
+    seeing the folder) and `hermetic clean` would then take it for a cache and remove it."""
+    project = copy_fixture("quickstart", tmp_path)
+    monkeypatch.chdir(project)
+    target = tmp_path / "target"
+    make(target)
+    before = sorted(p.name for p in target.iterdir()) if target.is_dir() else None
+    for args, env in ((["--cache-dir", str(target)], {}), ([], {"HERMETIC_CACHE_DIR": str(target)})):
+        r = CliRunner(env=env).invoke(cli, ["check", *args])
+        assert r.exit_code == 2 and why in r.stderr
+        assert (sorted(p.name for p in target.iterdir()) if target.is_dir() else None) == before
+    if target.is_dir():   # not used at all: no complaint
+        assert CliRunner().invoke(cli, ["check", "--no-cache", "--cache-dir", str(target)]).exit_code == 1
+
+
+def test_the_cache_never_adopts_a_folder_of_other_files(tmp_path):
+    from hermetic.cache import SummaryCache
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("keep", encoding="utf-8")
+    cache = SummaryCache(tmp_path, directory=folder)
+    cache.put("ab" * 32, b"x")
+    cache.put_result("cd" * 32, {"findings": []})
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"] and not cache.enabled
+
+
+def test_clean_removes_only_what_hermetic_wrote(tmp_path, monkeypatch):
+    project = copy_fixture("quickstart", tmp_path)
+    monkeypatch.chdir(project)
+    cache = tmp_path / "cache"
+    assert CliRunner().invoke(cli, ["check", "--cache-dir", str(cache)]).exit_code == 1
+    (cache / "later.txt").write_text("someone's", encoding="utf-8")   # put there after hermetic made it
+    r = CliRunner().invoke(cli, ["clean", "--cache-dir", str(cache)])
+    assert r.exit_code == 0 and "left" in r.stderr
+    assert [p.name for p in cache.iterdir()] == ["later.txt"]
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "\"soon\"", "true"])
 def test_bad_file_timeout_exits_2_with_file_and_key(tmp_path, monkeypatch, value):
     project = copy_fixture("quickstart", tmp_path)

@@ -244,6 +244,59 @@ def _conv(o, leaves, intern=sys.intern, nested=_NESTED, leaf_types=_LEAF_TYPES):
             for k, v in o.items()}
 
 
+_MARKER = "# created by hermetic\n"   # the first line of the cache folder's own .gitignore
+
+
+def is_cache_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a cache folder hermetic made: its ``.gitignore`` starts with the marker."""
+    try:
+        with open(folder / ".gitignore", encoding="utf-8") as fh:
+            return fh.read(len(_MARKER)) == _MARKER
+    except (OSError, ValueError):
+        return False
+
+
+def cache_folder_problem(folder: Path) -> Optional[str]:
+    """Why ``folder`` cannot be a cache folder (one line), or None. It can be one that hermetic
+    made, an empty folder, or one that does not exist yet and can be made; never a folder that
+    holds other files (hermetic would write its ``.gitignore`` of ``*`` there, and ``hermetic
+    clean`` would take it for its own)."""
+    if folder.exists():
+        if not folder.is_dir():
+            return "is not a folder"
+        if is_cache_folder(folder):
+            return None
+        try:
+            if any(folder.iterdir()):
+                return "holds files hermetic did not write; name a new or an empty folder"
+        except OSError as exc:
+            return f"cannot be read: {exc.strerror or exc}"
+        return None
+    for up in folder.parents:
+        if up.exists():
+            return None if up.is_dir() else f"cannot be made: {up} is not a folder"
+    return None
+
+
+def remove_cache_folder(folder: Path) -> bool:
+    """Remove what hermetic wrote in its cache folder ``folder``: the version folders, the
+    marker and temporary files; then the folder, if nothing else is left in it. Returns
+    whether the folder itself went."""
+    import re
+    import shutil
+
+    for child in list(folder.iterdir()):
+        if child.is_dir() and not child.is_symlink() and re.fullmatch(r"v\d+", child.name):
+            shutil.rmtree(child, ignore_errors=True)
+        elif child.name == ".gitignore" or (child.suffix == ".tmp" and child.is_file()):
+            child.unlink(missing_ok=True)
+    try:
+        folder.rmdir()
+        return True
+    except OSError:
+        return False
+
+
 WRITE_APART = 64   # held entries written from a child process (fewer: here, a fork costs more)
 
 
@@ -356,9 +409,12 @@ class SummaryCache:
             return
         try:
             top = self.dir.parent
-            if not (top / ".gitignore").exists():   # `hermetic clean` recognises the folder by it
+            if not is_cache_folder(top):   # `hermetic clean` recognises the folder by its marker
+                if top.exists() and any(top.iterdir()):
+                    self.enabled = False   # never adopt a folder of someone else's files
+                    return
                 top.mkdir(parents=True, exist_ok=True)
-                (top / ".gitignore").write_text("# created by hermetic\n*\n", encoding="utf-8")
+                (top / ".gitignore").write_text(_MARKER + "*\n", encoding="utf-8")
             path.parent.mkdir(parents=True, exist_ok=True)
             if replace_siblings:
                 for old in path.parent.iterdir():

@@ -84,6 +84,13 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
+    if cache_dir and not no_cache:
+        from .cache import cache_folder_problem
+
+        problem = cache_folder_problem(Path(cache_dir).resolve())
+        if problem:
+            click.echo(f"hermetic: --cache-dir / HERMETIC_CACHE_DIR {cache_dir}: {problem}", err=True)
+            sys.exit(2)
     from .workers import start_early
 
     start_early()   # a parse worker imports libcst while the rest starts up
@@ -354,9 +361,7 @@ def inventory_cmd(targets: List[str], fmt: str) -> None:
               help="The cache folder to remove (env: HERMETIC_CACHE_DIR); default: ROOT/.hermetic_cache.")
 def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
     """Remove the cache of the project holding TARGET."""
-    import shutil
-
-    from .cache import CACHE_DIR
+    from .cache import CACHE_DIR, is_cache_folder, remove_cache_folder
     from .config import find_pytest_config
 
     start = Path(target).resolve()
@@ -368,15 +373,13 @@ def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
     if not folder.is_dir():
         click.echo(f"hermetic: no cache at {folder}", err=True)
         return
-    try:   # only a folder hermetic made (it writes this .gitignore first) is removed
-        ours = (folder / ".gitignore").read_text(encoding="utf-8").startswith("# created by hermetic")
-    except (OSError, ValueError):
-        ours = False
-    if not ours:
+    if not is_cache_folder(folder):   # only a folder hermetic made (it writes the marker first)
         click.echo(f"hermetic: {folder} does not look like a hermetic cache; left alone", err=True)
         sys.exit(2)
-    shutil.rmtree(folder, ignore_errors=True)
-    click.echo(f"hermetic: removed {folder}", err=True)
+    if remove_cache_folder(folder):
+        click.echo(f"hermetic: removed {folder}", err=True)
+    else:   # files someone else put there stay
+        click.echo(f"hermetic: removed the cache entries in {folder}; the other files there were left", err=True)
 
 
 @cli.command("rules")
