@@ -117,3 +117,47 @@ def test_inventory_says_no_uncontrolled_io_never_proven(quickstart):
 def test_markdown_matches_the_golden_file(quickstart):
     golden = ROOT / "tests" / "golden" / "quickstart-review.md"
     assert out("--format", "markdown") == golden.read_text(encoding="utf-8")
+
+
+_HOSTILE_TEST = r'''import os
+
+
+def test_i():
+    os.getenv("A\x01B\x1b[31mRED\ud800")
+    open("/srv/a|b`c<d>&\"e'\n::error::x%0A.txt", "w")
+'''
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "markdown", "junit"])
+def test_text_from_the_analysed_code_cannot_break_an_output(tmp_path, monkeypatch, fmt, sarif_schema):
+    """A lone surrogate (no UTF-8 can encode it) and control characters (a terminal escape, what
+    XML refuses, a newline that would start a workflow command) reach reports from literals:
+    each format stays whole, and shows them escaped."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_i.py").write_text(_HOSTILE_TEST, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["check", "--no-cache", "--format", fmt])
+    assert res.exit_code == 1 and res.exception is None or isinstance(res.exception, SystemExit), res.output
+    text = res.stdout
+    assert "\x1b" not in text and "\x01" not in text and "\ud800" not in text
+    assert "\\x1b[31mRED\\ud800" in text or "\\\\x1b[31mRED\\\\ud800" in text
+    if fmt == "junit":
+        ET.fromstring(text)
+    elif fmt == "json":
+        assert len(json.loads(text)["findings"]) == 2
+    elif fmt == "sarif":
+        pytest.importorskip("jsonschema").validate(json.loads(text), sarif_schema)
+    elif fmt == "github":
+        assert all(line.startswith("::") for line in text.splitlines() if line)
+        assert "\n::error::x" not in text
+    elif fmt == "markdown":
+        assert "``'/srv/a|b`c<d>&" in text   # the code span holds the backtick
+        assert "<d>" not in text.replace("``'/srv/a|b`c<d>&", "")   # no raw HTML outside code
+
+
+def test_markdown_messages_do_not_turn_into_emphasis():
+    from hermetic.formats import _code, _md_text
+
+    assert _md_text("__init__() reads *x* [a](b) <b>|") == "\\__init\\_\\_() reads \\*x\\* \\[a\\](b) &lt;b&gt;\\|"
+    assert _md_text("_robot_enabled() and DB_PATH") == "_robot_enabled() and DB_PATH"
+    assert _code("a`b") == "``a`b``" and _code("`x") == "`` `x ``" and _code("plain") == "`plain`"

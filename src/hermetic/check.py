@@ -307,6 +307,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     _widen_statement_spans(report.findings, {s["path"]: s for s in summaries.values()})
     report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions,
                               {it.node_id: (it.path, it.def_line) for it in items})
+    report.make_printable()   # before the sort and the fingerprints, which follow what is shown
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
     cache.wait()   # the summaries are in the cache before the result that names them

@@ -6,6 +6,7 @@ deterministic for the same report.
 from __future__ import annotations
 
 import json
+import re
 from typing import Dict, List, Optional
 
 
@@ -158,17 +159,18 @@ def to_markdown(report: Report, limit: int = MARKDOWN_LIMIT) -> str:
         head.append("")
     blocks: List[str] = []
     for f in report.findings:
-        lines = [f"### `{f.path}:{f.line}` {f.code}", "", _md(f.message), ""]
+        lines = [f"### {_code(f'{f.path}:{f.line}')} {f.code}", "", _md_text(f.message), ""]
         if f.trace:
             lines.append("<details><summary>trace</summary>\n")
-            lines += [f"{i}. `{s.path}:{s.line}` {s.function}" for i, s in enumerate(f.trace, 1)]
+            lines += [f"{i}. {_code(f'{s.path}:{s.line}')} {_md_text(s.function)}" for i, s in enumerate(f.trace, 1)]
             lines.append("\n</details>\n")
         if f.origin and f.origin.get("kind"):
             o = f.origin
-            where = f" (`{o['path']}:{o['line']}`)" if o.get("path") and o.get("line") else ""
-            lines.append(f"**origin:** {o['kind']} `{o.get('expression', '')}`{where}\n")
+            at = f"{o.get('path')}:{o.get('line')}"
+            where = f" ({_code(at)})" if o.get("path") and o.get("line") else ""
+            lines.append(f"**origin:** {o['kind']} {_code(str(o.get('expression', '')))}{where}\n")
         if f.tests:
-            shown = ", ".join(f"`{t}`" for t in f.tests[:5])
+            shown = ", ".join(_code(t) for t in f.tests[:5])
             more = f" and {len(f.tests) - 5} more" if len(f.tests) > 5 else ""
             lines.append(f"**tests:** {shown}{more}\n")
         if f.fix:
@@ -188,7 +190,33 @@ def to_markdown(report: Report, limit: int = MARKDOWN_LIMIT) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("\n", "  \n")
+    """hermetic's own text (a fix hint, which may hold code spans), with its line breaks kept and
+    HTML left inert: the values it quotes come from the analysed code."""
+    return _html(text).replace("\n", "  \n")
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# what opens or closes emphasis, code, links, table cells, strikes; an underscore only where it
+# can close (not followed by a letter or digit: "__init__()" was bold "init")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|_(?![A-Za-z0-9]))")
+
+
+def _md_text(text: str) -> str:
+    """Text that quotes the analysed code (a finding's message): shown as written, with no
+    character of it taken for Markdown or HTML."""
+    return _MD_SPECIAL.sub(r"\\\1", _html(text)).replace("\n", "  \n")
+
+
+def _code(text: str) -> str:
+    """``text`` as one inline code span, whatever backticks it holds (CommonMark: a fence longer
+    than any run of backticks inside, padded where the text starts or ends with one)."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 # ---------------------------------------------------------------------- JUnit

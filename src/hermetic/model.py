@@ -1,6 +1,7 @@
 """The types the report is made of (contract section 8)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
@@ -73,6 +74,30 @@ class FileError:
         return {"path": self.path, "message": self.message}
 
 
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with what would break a report escaped as Python writes it: control characters
+    (a terminal escape, a NUL, a newline that ends a one-line message, what XML refuses) and
+    lone surrogates, which no UTF-8 output can encode. They reach reports from string literals
+    and file names of the analysed code (``"\\x1b[31m"``, ``"\\ud800"``)."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNPRINTABLE.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
+                            else "\\u%04x" % ord(m.group()), text)
+
+
+def _printable_data(obj: Any) -> Any:
+    if isinstance(obj, str):
+        return printable(obj)
+    if isinstance(obj, list):
+        return [_printable_data(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _printable_data(v) for k, v in obj.items()}
+    return obj
+
+
 @dataclass
 class Report:
     findings: List[Finding] = field(default_factory=list)
@@ -88,3 +113,21 @@ class Report:
     sinks_seen: int = 0     # distinct I/O operations reached
     inventory: List[Dict[str, Any]] = field(default_factory=list)   # per test: operations and their control
     statistics: Dict[str, Any] = field(default_factory=dict)   # not in the JSON report: timings vary
+
+    def make_printable(self) -> None:
+        """Escape, in place, what would break an output format in the texts that come from the
+        analysed code (``printable``): paths, node ids, messages, origins, traces. The fix hints
+        are hermetic's own, several lines on purpose, and their values are written as reprs."""
+        for f in self.findings:
+            f.path, f.message, f.function, f.anchor = (printable(f.path), printable(f.message),
+                                                       printable(f.function), printable(f.anchor))
+            f.tests = [printable(t) for t in f.tests]
+            f.trace = [TraceStep(printable(t.path), t.line, printable(t.function)) for t in f.trace]
+            if f.origin:
+                f.origin = _printable_data(f.origin)
+            f.fix = "\n".join(printable(line) for line in f.fix.split("\n"))
+        self.errors = [FileError(printable(e.path), printable(e.message)) for e in self.errors]
+        self.unresolved_calls = _printable_data(self.unresolved_calls)
+        self.unknown_origins = _printable_data(self.unknown_origins)
+        self.unused_suppressions = _printable_data(self.unused_suppressions)
+        self.inventory = _printable_data(self.inventory)
