@@ -563,3 +563,82 @@ def test_a_long_chain_of_module_constants_is_analysed(tmp_path, monkeypatch):
     res = CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json"])
     assert res.exit_code == 1, res.output
     assert [f["code"] for f in json.loads(res.output)["findings"]] == ["HT102"]
+
+
+# --- the process: interrupted, standard output gone ----------------------------------------------
+
+def _cli_process(project: Path, tmp_path: Path, mark: str, **kwargs):
+    env = {"PYTHONPATH": str(Path(hermetic.__file__).resolve().parent.parent), "HOME": str(tmp_path),
+           "PYTHONDONTWRITEBYTECODE": "1", "HERMETIC_TEST_MARK": mark}
+    return subprocess.Popen([sys.executable, "-m", "hermetic", "check", "--no-cache", "--exit-zero"],
+                            cwd=project, env=env, stderr=subprocess.PIPE, **kwargs)
+
+
+def _marked(mark: str) -> list:
+    """The processes whose environment holds ``mark`` (Linux /proc). Reading other processes'
+    state is the point here: what is left of a run once it is gone."""
+    found = []
+    for d in Path("/proc").iterdir():  # hermetic: ignore[HT102]
+        if d.name.isdigit():
+            try:
+                if f"HERMETIC_TEST_MARK={mark}".encode() in (d / "environ").read_bytes():  # hermetic: ignore[HT102]
+                    found.append(int(d.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")  # hermetic: ignore[HT102]
+def test_ctrl_c_ends_with_130_one_line_and_no_process_left(project, tmp_path):
+    import signal
+    import uuid
+
+    for i in range(400):   # enough files that the parse is still running when the signal comes
+        write(project, f"src/newsdesk/gen_{i}.py", "".join(f"def f{j}(x):\n    return [x] * {j}\n" for j in range(60)))
+    mark = uuid.uuid4().hex
+    proc = _cli_process(project, tmp_path, mark, stdout=subprocess.DEVNULL,
+                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    threading.Event().wait(1.0)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=GUARD)[1].decode("utf-8", "replace")
+    assert proc.returncode == 130 and err.strip() == "hermetic: interrupted", (proc.returncode, err)
+    for _ in range(100):   # the workers finish the file in hand, see their pipe closed and end
+        if not _marked(mark):
+            break
+        threading.Event().wait(0.1)
+    assert _marked(mark) == []
+
+
+def test_a_worker_ends_when_its_parent_end_closes_without_a_stop(tmp_path):
+    """A worker process holds no copy of this process's end of its pipe (nor its siblings'), so
+    it sees the pipe close when this process goes away, however it goes."""
+    import multiprocessing
+
+    from hermetic.workers import release, start_worker
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("fork only: elsewhere nothing is inherited")
+    ctx = multiprocessing.get_context("fork")
+    first, first_end = start_worker(ctx, _read_until_eof, ())
+    second, second_end = start_worker(ctx, _read_until_eof, ())   # forked while first_end is open
+    release(first_end)
+    first.join(timeout=20)
+    assert not first.is_alive() and first.exitcode == 0
+    release(second_end)
+    second.join(timeout=20)
+    assert not second.is_alive() and second.exitcode == 0
+
+
+def _read_until_eof(conn) -> None:
+    try:
+        conn.recv()
+    except EOFError:
+        return
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_standard_output_is_one_line_and_exit_2(project, tmp_path):
+    with open("/dev/full", "w") as full:
+        proc = _cli_process(project, tmp_path, "full", stdout=full)
+        err = proc.communicate(timeout=GUARD)[1].decode("utf-8", "replace")
+    assert proc.returncode == 2 and err.strip() == "hermetic: cannot write to standard output: No space left on device"

@@ -481,8 +481,9 @@ def _exit(code: int) -> None:
     analysis' objects one by one (a tenth of a second on a large run): every file is written
     and closed by now, every worker process stopped."""
     if _FAST_EXIT:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()   # an error here (a full disk) is ``main``'s to report
         os._exit(code)
     sys.exit(code)
 
@@ -492,4 +493,14 @@ def main() -> None:
     from . import workers
 
     _FAST_EXIT = workers.ONE_SHOT = True
-    cli(prog_name="hermetic")
+    if sys.stdout is None:   # started with standard output closed: what goes there is discarded
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+    try:
+        cli(prog_name="hermetic")
+    except OSError as exc:   # standard output full or gone (a broken pipe click handles itself)
+        try:
+            sys.stderr.write(f"hermetic: cannot write to standard output: {exc.strerror or exc}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+        os._exit(2)

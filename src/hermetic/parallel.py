@@ -221,8 +221,13 @@ def _serve(conn, runner: Runner, items: List[TestItem]) -> None:
                 events_from = len(ip.import_events)
             else:
                 return
+        except (BrokenPipeError, ConnectionResetError):   # the parent is gone (Ctrl-C, killed)
+            return
         except Exception:   # a bug of ours: the parent analyses the chunk again itself, and fails there
-            conn.send(("error", msg[1] if len(msg) > 1 else None, traceback.format_exc()))
+            try:
+                conn.send(("error", msg[1] if len(msg) > 1 else None, traceback.format_exc()))
+            except OSError:
+                return
 
 
 class _Pool:
@@ -231,14 +236,10 @@ class _Pool:
     def __init__(self, runner: Runner, items: List[TestItem], processes: int,
                  progress: Optional[Callable[[str], None]]) -> None:
         self.runner, self.items, self.n, self.progress = runner, items, processes, progress
+        from .workers import start_worker
+
         ctx = _fork_context()
-        self.workers = []
-        for _ in range(self.n):
-            parent, child = ctx.Pipe()
-            p = ctx.Process(target=_serve, args=(child, runner, items), daemon=True)
-            p.start()
-            child.close()
-            self.workers.append((p, parent))
+        self.workers = [start_worker(ctx, _serve, (runner, items)) for _ in range(self.n)]
 
     def tests(self, todo: List[int]) -> Dict[int, TestRun]:
         items, runs = self.items, {}
@@ -270,12 +271,14 @@ class _Pool:
         return set().union(*(s[2] for s in states)) if states else set()
 
     def close(self) -> None:
+        from .workers import release
+
         for p, conn in self.workers:
             try:
                 conn.send(("stop",))
             except (OSError, ValueError):
                 pass
-            conn.close()
+            release(conn)
             p.join(timeout=5)
             if p.is_alive():
                 p.kill()

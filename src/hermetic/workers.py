@@ -109,7 +109,10 @@ def _serve(conn, fn: Callable[..., str]) -> None:
                 return
             if msg is None:
                 return
-            conn.send(_one(fn, msg))
+            try:
+                conn.send(_one(fn, msg))
+            except (OSError, ValueError):   # the parent is gone (Ctrl-C, killed)
+                return
             n += 1
             if n % GC_EVERY == 0:
                 gc.collect()   # whatever cycles there were, now and then
@@ -165,13 +168,42 @@ def run_deep(target: Callable[[], Any]) -> Any:
     return result[0]
 
 
+# this process's ends of the pipes to its worker processes: a worker forked from here closes its
+# copies first, else it would hold its own pipe open (and its siblings'), and a worker whose
+# parent was killed would wait on its pipe for ever instead of reading its end
+_PARENT_ENDS: set = set()
+
+
+def start_worker(ctx, target: Callable[..., Any], args: tuple):
+    """Start ``target(conn, *args)`` in a daemon process of ``ctx``; return ``(process, this
+    process's end of conn)``. End it with ``release`` once the process is stopped."""
+    parent, child = ctx.Pipe()
+    inherited = list(_PARENT_ENDS) + [parent] if ctx.get_start_method() == "fork" else []
+    process = ctx.Process(target=_in_child, args=(inherited, target, (child,) + args), daemon=True)
+    process.start()
+    child.close()
+    _PARENT_ENDS.add(parent)
+    return process, parent
+
+
+def release(conn) -> None:
+    _PARENT_ENDS.discard(conn)
+    conn.close()
+
+
+def _in_child(inherited: list, target: Callable[..., Any], args: tuple) -> None:
+    for end in inherited:
+        try:
+            end.close()
+        except OSError:
+            pass
+    _PARENT_ENDS.clear()
+    target(*args)
+
+
 class _Worker:
     def __init__(self, ctx, fn: Callable[..., str]) -> None:
-        parent, child = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(child, fn), daemon=True)
-        self.process.start()
-        child.close()
-        self.conn = parent
+        self.process, self.conn = start_worker(ctx, _serve, (fn,))
         self.index: Optional[int] = None
         self.started = 0.0
 
@@ -187,7 +219,7 @@ class _Worker:
         if self.process.is_alive():
             self.process.kill()
             self.process.join()
-        self.conn.close()
+        release(self.conn)
 
 
 def _context(preload: bool = True):
