@@ -90,3 +90,31 @@ def test_one_sink_reached_with_different_targets_names_each(tmp_path, monkeypatc
     report, _ = run_check([], tmp_path)
     [f] = [f for f in report.findings if f.code == "HT102"]
     assert f.message.endswith("not controlled by tests/test_a.py::test_plain and 1 more")
+
+
+def test_stateless_devices_are_controlled(tmp_path, monkeypatch):
+    """/dev/null and its kin keep nothing between opens: a test writing there leaves no state.
+    /dev/shm (shared memory) and /proc (other processes) are files like any other."""
+    from hermetic.check import run_check
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_d.py").write_text('''import os
+from pathlib import Path
+
+
+def test_devices():
+    open("/dev/null", "w").write("x")
+    open("/dev/full", "w")
+    open("/dev/urandom", "rb").read(4)
+    open("/dev/fd/1", "w")
+    open(os.devnull, "w")
+    Path("/dev/null").write_text("x")
+
+
+def test_not_devices():
+    open("/dev/shm/state", "w")
+    open("/proc/1/environ", "rb")
+''', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    assert sorted(f.line for f in report.findings) == [15, 16]
