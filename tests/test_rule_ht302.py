@@ -73,6 +73,9 @@ SILENT = [
     Silent("module-snapshot-fixture", "tests/isolated/test_snapshot.py", 'os.environ["DEPLOY_TIER"] = "isolated"',
            "a module-scoped autouse fixture snapshots and restores os.environ"),
     Silent("snapshot-restore", "tests/isolated/conftest.py", "os.environ.clear()", "the snapshot restore itself"),
+    Silent("own-lambda-finalizer", TR, 'os.environ["DEPLOY_LANE"] = "l1"', "the test's own lambda finalizer pops it"),
+    Silent("addCleanup-callable", TR, 'os.environ["DEPLOY_LANE"] = "l2"',
+           "addCleanup(os.environ.pop, NAME, None) removes it"),
     Silent("call-time-read", "src/deploy/config.py", 'os.environ.get("DEPLOY_REGION", "eu")',
            "S2: every test reaching it sets DEPLOY_REGION (direct write, setenv, delenv, patch.dict)"),
 ]

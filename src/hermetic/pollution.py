@@ -455,6 +455,14 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
                 sc.restores.add(key)
             return
     if fn[0] == "attr" and fn[2] in ("addCleanup", "addfinalizer", "enterContext", "callback"):
+        # a lambda registered as a finalizer runs at teardown: what it changes is a restore
+        for a in args:
+            if a[0] == "lambda":
+                for inner in calls_in(a[2]):
+                    _call(ip, inner, frame, sc, saved, True, effects)
+        # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments
+        if fn[2] in ("addCleanup", "callback") and args and args[0][0] in ("attr", "name"):
+            _call(ip, ("call", args[0], list(args[1:]), e[3], e[4]), frame, sc, saved, True, effects)
         for a in args:
             if a[0] == "attr" and a[2] == "stop":
                 r = a[1]
@@ -487,7 +495,8 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             key = args[0][1] if args and args[0][0] == "lit" else "*"
             if meth in ("update", "clear"):
                 key = "*"
-            restore_like = meth in ("pop", "__delitem__") or (meth == "update" and restoring)
+            restore_like = meth in ("pop", "__delitem__") or (meth == "update" and restoring) or (
+                meth == "__setitem__" and restoring and len(args) > 1 and args[1][0] in ("name", "attr"))
             _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ.{meth}(...)", restore_like), restoring)
             return
         if n in ("os.putenv", "os.unsetenv"):
