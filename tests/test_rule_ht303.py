@@ -97,6 +97,13 @@ SILENT = [
     Silent("del-after-yield", CF, "del settings.TRACE_HOOK", "the restore itself"),
     Silent("local-shadows-module", TR, "settings.RETRIES = 3", "a local named like the module, not the module"),
     Silent("restore-of-other-variable", TL, "settings.RETRIES = saved", "puts back a value it never changed"),
+    Silent("own-module-level-finalizer", TR, 'registry.RUNNERS["buzz"] = shout',
+           "the test registers a module-level function that pops the entry"),
+    Silent("own-module-level-finalizer-body", TR, 'registry.RUNNERS.pop("buzz", None)',
+           "a function used as a finalizer restores, it is not a mutation"),
+    Silent("method-finalizer", TR, 'registry.RUNNERS["purr"] = shout',
+           "addCleanup(self._drop_purr) registers a method that pops the entry"),
+    Silent("method-finalizer-body", TR, 'registry.RUNNERS.pop("purr", None)', "the restore itself"),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT, OPTIONAL)

@@ -439,13 +439,14 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
     for cqn, c in s["classes"].items():
         tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
         class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
-    finalizers = _finalizers(s)
+    registered = _finalizers(s)
+    finalizers = set().union(*registered.values()) if registered else set()
     for qn, f in sorted(s["functions"].items()):
         if f["name"] in _TEARDOWNS or qn in finalizers:
             continue
         is_fixture = runner._fixture_decorator(f, mod) is not None
         restores = set(class_restores.get(f.get("class") or "", set()))
-        nested = [(s["functions"][q], mod) for q in finalizers if q.startswith(qn + ".<locals>.")]
+        nested = [(s["functions"][q], mod) for q in sorted(registered.get(qn, ()))]
         if nested:
             restores |= P.teardown_restores(ip, nested)
         mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
@@ -731,18 +732,28 @@ def _names_in(node, out: Set[str]) -> None:
 _REGISTERS = ("addCleanup", "addClassCleanup", "addfinalizer", "callback")
 
 
-def _finalizers(s: dict) -> Set[str]:
-    """Nested functions registered with addfinalizer / addCleanup: they are teardown code."""
-    out: Set[str] = set()
+def _finalizers(s: dict) -> Dict[str, Set[str]]:
+    """Functions of the module registered with addfinalizer / addCleanup, by the function that
+    registers them: a nested function, a module-level one, a method of its class through
+    ``self.name``. They are teardown code (restores, not mutations)."""
+    out: Dict[str, Set[str]] = {}
     if not may_name(s, _REGISTERS):
         return out   # the file never names one (its names hold every attribute it uses)
-    for qn, f in s["functions"].items():
+    fns = s["functions"]
+    for qn, f in fns.items():
         for node in calls_in(f["body"]):
             fn = node[1]
             if fn[0] == "attr" and fn[2] in _REGISTERS:
-                for a in node[2]:
-                    if a[0] == "name" and f"{qn}.<locals>.{a[1]}" in s["functions"]:
-                        out.add(f"{qn}.<locals>.{a[1]}")
+                for a in node[2][:1]:   # the callable (addCleanup passes the others to it)
+                    found = None
+                    if a[0] == "name":   # a nested function, else a module-level one
+                        found = next((c for c in (f"{qn}.<locals>.{a[1]}", f"{s['module']}.{a[1]}")
+                                      if c in fns), None)
+                    elif a[0] == "attr" and a[1] == ("name", "self") and f.get("class") and \
+                            f"{f['class']}.{a[2]}" in fns:
+                        found = f"{f['class']}.{a[2]}"
+                    if found is not None and found != qn:
+                        out.setdefault(qn, set()).add(found)
     return out
 
 
