@@ -7,7 +7,12 @@ that sets a new value instead of the saved one. Silent: monkeypatch ``setenv`` /
 ``addCleanup(patcher.stop)``) and writes inside it, ``try/finally`` and fixture code after ``yield``
 that put back the saved value, ``tearDown``, a copy of the environment, conftest module level
 (session configuration), and a module-scoped autouse fixture that snapshots and restores the
-environment (issue 4). The save read before a direct write is controlled by that write (S2).
+environment (issue 4), and a fixture the test requests (directly or through another fixture)
+whose teardown puts the variable back (``pop`` / ``del`` / the saved value after ``yield``, a
+whole-environment snapshot, a lambda finalizer); a lambda finalizer or ``addCleanup(os.environ.pop,
+...)`` in the test itself. Still reported: the same fixture when the test changes another variable,
+the variable changed by a test that does not request it, a plain fixture that pops at set-up. The
+save read before a direct write is controlled by that write (S2).
 """
 
 from helpers import (fixture_suite, listed_suite, Expect, Silent)
@@ -27,6 +32,15 @@ EXPECTED = [
     Expect("setdefault-in-setUp", "HT302", TL, 'os.environ.setdefault("DEPLOY_TIER", "standard")'),
     Expect("finally-restores-other-variable", "HT302", TL, 'os.environ["DEPLOY_TIER"] = "spot"'),
     Expect("finally-sets-new-value", "HT302", TL, 'os.environ["DEPLOY_REGION"] = "ap"'),
+    # a requested fixture's teardown covers the variables it puts back, for its own tests only
+    Expect("requested-fixture-restores-other-variable", "HT302", TL, 'os.environ["DEPLOY_AISLE"] = "a1"',
+           tests=[TL + "::test_fixture_removes_another_variable"]),
+    Expect("restoring-fixture-not-requested", "HT302", TL, 'os.environ["DEPLOY_ZONE"] = "z3"',
+           tests=[TL + "::test_zone_without_the_cleanup_fixture"]),
+    Expect("lambda-finalizer-restores-other-variable", "HT302", TL, 'os.environ["DEPLOY_ROW"] = "w1"'),
+    # a plain fixture's code runs before the test: not a teardown
+    Expect("fixture-clears-before-the-test", "HT302", TL, 'os.environ["DEPLOY_BAY"] = "b1"'),
+    Expect("fixture-pop-at-setup", "HT302", CF, 'os.environ.pop("DEPLOY_BAY", None)'),
 ]
 # may be reported or not: the finally's own write leaves a value of its own
 OPTIONAL = [
@@ -73,6 +87,22 @@ SILENT = [
     Silent("module-snapshot-fixture", "tests/isolated/test_snapshot.py", 'os.environ["DEPLOY_TIER"] = "isolated"',
            "a module-scoped autouse fixture snapshots and restores os.environ"),
     Silent("snapshot-restore", "tests/isolated/conftest.py", "os.environ.clear()", "the snapshot restore itself"),
+    Silent("requested-fixture-pop", TR, 'os.environ["DEPLOY_ZONE"] = "z1"',
+           "the requested fixture pops DEPLOY_ZONE after its yield"),
+    Silent("requested-fixture-del", TR, 'os.environ["DEPLOY_RACK"] = "r1"',
+           "the requested fixture deletes DEPLOY_RACK after its yield"),
+    Silent("requested-fixture-saved-value", TR, 'os.environ["DEPLOY_POOL"] = "p1"',
+           "the requested fixture puts back the value it saved before its yield"),
+    Silent("requested-fixture-save-read", CF, 'old_pool = os.environ.get("DEPLOY_POOL")',
+           "S2: every test requesting it sets DEPLOY_POOL itself"),
+    Silent("requested-snapshot-fixture", TR, 'os.environ["DEPLOY_CELL"] = "c1"',
+           "a requested (not autouse) fixture snapshots and restores the whole os.environ"),
+    Silent("requested-snapshot-restore", CF, "os.environ.update(snapshot)", "the snapshot restore itself"),
+    Silent("lambda-finalizer", TR, 'os.environ["DEPLOY_SHARD"] = "s1"',
+           "the requested fixture's lambda finalizer pops DEPLOY_SHARD"),
+    Silent("lambda-finalizer-body", CF, 'lambda: os.environ.pop("DEPLOY_SHARD", None)', "the restore itself"),
+    Silent("fixture-through-fixture", TR, 'os.environ["DEPLOY_ZONE"] = "z2"',
+           "requested through another fixture, zone_cleanup pops DEPLOY_ZONE"),
     Silent("own-lambda-finalizer", TR, 'os.environ["DEPLOY_LANE"] = "l1"', "the test's own lambda finalizer pops it"),
     Silent("addCleanup-callable", TR, 'os.environ["DEPLOY_LANE"] = "l2"',
            "addCleanup(os.environ.pop, NAME, None) removes it"),

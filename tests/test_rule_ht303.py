@@ -9,7 +9,11 @@ sets a new value instead of the saved one. Silent: monkeypatch ``setattr`` / ``s
 ``delitem``, ``patch.object`` (context manager, decorator, ``start()`` + ``addCleanup``),
 ``patch.dict`` and a registration inside it, ``try/finally`` and code after ``yield`` that put back
 the saved value, ``tearDown``, a local copy, an instance's own attribute, a read, conftest module
-level (session configuration), the project's own import-time registration.
+level (session configuration), the project's own import-time registration, a fixture the test
+requests whose teardown puts the entry back (a snapshot of the dict, ``pop`` after ``yield``, a lambda
+or module-level finalizer), a module-level finalizer the test registers itself (and that finalizer's
+own ``pop``). Still reported: the fixture when the test changes another entry, the entry changed by a
+test that does not request the fixture.
 """
 
 from helpers import (fixture_suite, listed_suite, FIXTURES, Expect, Silent, at, line_of)
@@ -41,6 +45,12 @@ EXPECTED = [
     # a project function that sets a global and does not put it back
     Expect("project-function-sets-flag", "HT303", TL, "dispatch.mark_busy()"),
     Expect("new-module-attribute", "HT303", TL, "settings.DEBUG_HOOK = print"),
+    # a requested fixture's teardown covers the entries it puts back, for its own tests only
+    Expect("requested-fixture-restores-other-entry", "HT303", TL, 'registry.RUNNERS["tweet"] = shout',
+           tests=[TL + "::test_fixture_removes_another_runner"]),
+    Expect("restoring-fixture-not-requested", "HT303", TL, 'registry.RUNNERS["chirp"] = shout',
+           tests=[TL + "::test_chirp_without_the_cleanup_fixture"]),
+    Expect("lambda-finalizer-restores-other-entry", "HT303", TL, 'registry.RUNNERS["drone"] = shout'),
 ]
 OPTIONAL = [
     # the writes that put a new literal back (not the import-time value) leave a state of their own
@@ -97,6 +107,18 @@ SILENT = [
     Silent("del-after-yield", CF, "del settings.TRACE_HOOK", "the restore itself"),
     Silent("local-shadows-module", TR, "settings.RETRIES = 3", "a local named like the module, not the module"),
     Silent("restore-of-other-variable", TL, "settings.RETRIES = saved", "puts back a value it never changed"),
+    Silent("requested-snapshot-fixture", TR, 'registry.RUNNERS["snap"] = shout',
+           "a requested fixture snapshots registry.RUNNERS and puts it back after its yield"),
+    Silent("requested-snapshot-restore", CF, "registry.RUNNERS.update(saved_runners)", "the restore itself"),
+    Silent("requested-fixture-pop", TR, 'registry.RUNNERS["chirp"] = shout',
+           "the requested fixture pops the entry after its yield"),
+    Silent("lambda-finalizer", TR, 'registry.RUNNERS["hum"] = shout',
+           "the requested fixture's lambda finalizer pops the entry"),
+    Silent("lambda-finalizer-body", CF, 'lambda: registry.RUNNERS.pop("hum", None)', "the restore itself"),
+    Silent("module-level-finalizer", TR, 'registry.RUNNERS["whistle"] = shout',
+           "the requested fixture registers a module-level function that pops the entry"),
+    Silent("module-level-finalizer-body", CF, 'registry.RUNNERS.pop("whistle", None)',
+           "a function used as a finalizer restores, it is not a mutation"),
     Silent("own-module-level-finalizer", TR, 'registry.RUNNERS["buzz"] = shout',
            "the test registers a module-level function that pops the entry"),
     Silent("own-module-level-finalizer-body", TR, 'registry.RUNNERS.pop("buzz", None)',

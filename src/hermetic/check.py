@@ -382,16 +382,33 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
     hook_restores = _hook_restores(ip, effects)
     # autouse fixtures that snapshot and restore a whole thing (os.environ) cover the tests under them
     covered: Dict[tuple, Set[str]] = {}
-    for mod, s in ip.p.summaries.items():
-        if s["module"] != mod or not ip.p.in_test.get(mod, False):
-            continue
-        for d in runner.fixture_defs(mod).get("", []):
-            if not d.autouse:
+    # what the teardown of each fixture puts back ((key, entry), Scan.restored_items), with the
+    # tests that use the fixture (directly or through other fixtures)
+    requested: Dict[tuple, Set[str]] = {}
+    from .cache import transient_bodies
+
+    with transient_bodies() as scope:   # fixture bodies read here do not all stay in memory
+        for mod, s in sorted(ip.p.summaries.items()):
+            if s["module"] != mod or not ip.p.in_test.get(mod, False):
                 continue
-            f = ip.p.functions[d.qualname][0]
-            for key in P.restores_of(ip, f, mod):
-                if key == ("env", "*"):
-                    covered.setdefault(key, set()).update(runner.fixture_users.get(d.qualname, ()))
+            scope.release()
+            defs = runner.fixture_defs(mod)
+            registered = None
+            for cls in sorted(defs, key=lambda c: c or ""):
+                for d in defs[cls]:
+                    users = runner.fixture_users.get(d.qualname, ())
+                    if not users:
+                        continue
+                    f = ip.p.functions[d.qualname][0]
+                    if d.autouse and not cls:
+                        for key in P.restores_of(ip, f, mod):
+                            if key == ("env", "*"):
+                                covered.setdefault(key, set()).update(users)
+                    if registered is None:
+                        registered = _finalizers(s)
+                    fins = [(s["functions"][q], mod) for q in sorted(registered.get(d.qualname, ()))]
+                    for item in P.fixture_restores(ip, f, mod, fins):
+                        requested.setdefault(item, set()).update(users)
     tests_by_qn: Dict[str, List[str]] = {}
     tests_by_mod: Dict[str, List[str]] = {}
     for it in items:
@@ -408,14 +425,14 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
         store = bodies_of(s)
         was = store is None or store.loaded
         out.extend(_ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn,
-                               effects, hook_restores, covered, index))
+                               effects, hook_restores, covered, index, requested))
         if not was:
             store.evict()
     return out
 
 
 def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn, effects, hook_restores,
-                covered, index) -> List[Finding]:
+                covered, index, requested) -> List[Finding]:
     from . import pollution as P
 
     out: List[Finding] = []
@@ -461,6 +478,11 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
         tests = direct or index.callers(f)
         if not tests:
             continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
+        if requested and (qn in tests_by_qn or not direct):
+            # a test body (or a helper it calls) runs between its fixtures' set-up and teardown:
+            # what the teardown of a fixture every one of its tests requests puts back is restored
+            mutations = [m for m in mutations if not all(
+                any(t in requested.get(c, ()) for c in P.covering(m)) for t in tests)]
         for m in mutations:
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out

@@ -20,6 +20,8 @@ from .values import V
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
 _CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
                       "discard", "popitem", "__setitem__", "__delitem__"}
+# the container methods whose first argument names the one entry they change
+_ITEM_METHODS = {"pop", "setdefault", "__setitem__", "__delitem__", "add", "remove", "discard"}
 _SYSPATH_METHODS = {"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"}
 _PROCESS_CALLS = {"os.chdir": "cwd", "os.umask": "umask", "locale.setlocale": "locale", "time.tzset": "tz",
                   "socket.setdefaulttimeout": "socket-timeout", "sys.setrecursionlimit": "recursionlimit",
@@ -35,6 +37,7 @@ class Mutation:
     what: str
     restore_like: bool = False     # the statement itself could be a restore of `key`
     value_is_saved: bool = False   # assigns a saved variable back (a restore shape)
+    item: object = None            # the entry of a module container it touches (a literal key), if known
 
 
 @dataclass
@@ -42,6 +45,43 @@ class Scan:
     mutations: List[Mutation] = field(default_factory=list)
     restores: Set[tuple] = field(default_factory=set)
     protected: Set[tuple] = field(default_factory=set)   # keys a surrounding patch.dict restores
+    # the entries of `restores` keys a restore statement put back: "*" for the whole key; a key
+    # that is in `restores` but not here was put back whole
+    items: Dict[tuple, Set[object]] = field(default_factory=dict)
+    # the restores made at teardown (after the fixture's yield, in a finalizer it registers), as
+    # (key, entry); kept where `after` is the walk's after-yield cell
+    teardown: Set[Tuple[tuple, object]] = field(default_factory=set)
+    after: Optional[list] = None
+    finalizing: int = 0
+
+    def restored_items(self) -> Set[Tuple[tuple, object]]:
+        """``(key, entry)`` per restore, ``entry`` "*" where the whole key was put back."""
+        out = {(k, "*") for k in self.restores if k not in self.items}
+        for k, entries in self.items.items():
+            out |= {(k, e) for e in entries}
+        return out
+
+
+def _restored(sc: Scan, key: tuple, item: object = "*") -> None:
+    """Note a restore of ``key`` (of its entry ``item``, "*" for all of it)."""
+    sc.restores.add(key)
+    sc.items.setdefault(key, set()).add(item)
+    if sc.finalizing or (sc.after is not None and sc.after[0]):
+        sc.teardown.add((key, item))
+
+
+def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
+    """The restores (``Scan.restored_items``) any of which puts back what ``m`` changed: the
+    same key whole, the same entry of a module container, all of os.environ / sys.modules.
+    None for a patcher (its key is a variable of the function that started it) or a reload."""
+    if m.key[0] in ("patcher", "reload"):
+        return set()
+    out = {(m.key, "*")}
+    if m.item is not None:
+        out.add((m.key, m.item))
+    if m.key[0] in ("env", "sysmod"):
+        out.add(((m.key[0], "*"), "*"))
+    return out
 
 
 def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
@@ -97,10 +137,29 @@ def teardown_restores(ip: I.Interp, funcs: List[Tuple[dict, str]]) -> Set[tuple]
     """Keys put back by tearDown-like methods (everything they mutate counts as restore)."""
     out: Set[tuple] = set()
     for f, mod in funcs:
-        frame = _function_frame(ip, f, mod)
-        sc = Scan()
-        _walk(ip, f["body"], frame, sc, set(), in_restore=True, is_fixture=False, effects={}, after_yield=[False])
-        out |= sc.restores
+        out |= _teardown_scan(ip, f, mod).restores
+    return out
+
+
+def _teardown_scan(ip: I.Interp, f: dict, mod: str) -> Scan:
+    frame = _function_frame(ip, f, mod)
+    sc = Scan()
+    _walk(ip, f["body"], frame, sc, set(), in_restore=True, is_fixture=False, effects={}, after_yield=[False])
+    return sc
+
+
+def fixture_restores(ip: I.Interp, f: dict, mod: str, finalizers: List[Tuple[dict, str]]) -> Set[tuple]:
+    """What a fixture's teardown puts back, as ``(key, entry)`` (``Scan.restored_items``): its
+    code after ``yield`` (also in a ``finally`` around it), the lambdas and callables it
+    registers as finalizers, and the functions ``finalizers`` it registers (all of whose
+    restores count). Code before the ``yield`` runs before the test and is not teardown."""
+    frame = _function_frame(ip, f, mod)
+    sc = Scan()
+    sc.after = [False]
+    _walk(ip, f["body"], frame, sc, set(), in_restore=False, is_fixture=True, effects={}, after_yield=sc.after)
+    out = set(sc.teardown)
+    for g, gmod in finalizers:
+        out |= _teardown_scan(ip, g, gmod).restored_items()
     return out
 
 
@@ -350,7 +409,7 @@ def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
         return
     if restoring and m.code != "HT301":   # a reload is never a restore
         if m.restore_like:
-            sc.restores.add(m.key)
+            _restored(sc, m.key, "*" if m.item is None else m.item)
         return
     sc.mutations.append(m)
 
@@ -377,7 +436,8 @@ def _assign(ip, t, value, st, frame, sc, saved, restoring) -> None:
             return
         g = _project_global(ip, t[1], frame, container=True)
         if g is not None:
-            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}[...] = ...", value_saved), restoring)
+            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}[...] = ...", value_saved,
+                              item=None if key == "*" else key), restoring)
     elif t[0] == "attr":
         ext = _ext(_resolve(ip, t[1], frame))
         if "os" in ext and t[2] == "environ":
@@ -419,7 +479,8 @@ def _delete(ip, t, st, frame, sc, restoring) -> None:
         else:
             g = _project_global(ip, t[1], frame, container=True)
             if g is not None:
-                _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}[...]", True), restoring)
+                _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}[...]", True,
+                                  item=None if key == "*" else key), restoring)
     elif t[0] == "attr":
         g = _project_global(ip, t, frame)
         if g is None:
@@ -427,7 +488,7 @@ def _delete(ip, t, st, frame, sc, restoring) -> None:
         if g[1] in ip.globals.get(g[0], {}):   # a name the module binds: deleting it changes the module
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}", True), restoring)
         elif restoring:   # undoes the test's own mod.NAME = ... (after yield, in a finalizer)
-            sc.restores.add(("glob",) + g)
+            _restored(sc, ("glob",) + g)
 
 
 def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None:
@@ -452,35 +513,39 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             if fn[2] == "start":
                 _add(sc, Mutation("HT304", key, pos, "patch(...).start() with no stop()"), restoring)
             else:
-                sc.restores.add(key)
+                _restored(sc, key)
             return
     if fn[0] == "attr" and fn[2] in ("addCleanup", "addfinalizer", "enterContext", "callback"):
         # a lambda registered as a finalizer runs at teardown: what it changes is a restore
         for a in args:
             if a[0] == "lambda":
+                sc.finalizing += 1
                 for inner in calls_in(a[2]):
                     _call(ip, inner, frame, sc, saved, True, effects)
+                sc.finalizing -= 1
         # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments
         if fn[2] in ("addCleanup", "callback") and args and args[0][0] in ("attr", "name"):
+            sc.finalizing += 1
             _call(ip, ("call", args[0], list(args[1:]), e[3], e[4]), frame, sc, saved, True, effects)
+            sc.finalizing -= 1
         for a in args:
             if a[0] == "attr" and a[2] == "stop":
                 r = a[1]
                 if r[0] == "name":
-                    sc.restores.add(("patcher", r[1]))
+                    _restored(sc, ("patcher", r[1]))
                 elif r[0] == "attr" and r[1][0] == "name" and r[1][1] == "self":
-                    sc.restores.add(("patcher", "self." + r[2]))
+                    _restored(sc, ("patcher", "self." + r[2]))
             ext = _ext(_resolve(ip, a, frame))
             if ext & {"unittest.mock.patch.stopall"}:
                 sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
-                sc.restores.add(("patcher", "*"))
+                _restored(sc, ("patcher", "*"))
             if ext & {"os.chdir"}:
-                sc.restores.add(("cwd",))
+                _restored(sc, ("cwd",))
             if ext & {"sys.path.remove", "sys.path.pop"}:
-                sc.restores.add(("syspath",))
+                _restored(sc, ("syspath",))
         return
     if names & {"unittest.mock.patch.stopall"}:
-        sc.restores.add(("patcher", "*"))
+        _restored(sc, ("patcher", "*"))
         sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
         return
     if names & {"importlib.reload", "imp.reload"}:
@@ -522,8 +587,9 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
     if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS:
         g = _project_global(ip, fn[1], frame, container=True)
         if g is not None:
+            item = args[0][1] if fn[2] in _ITEM_METHODS and args and args[0][0] == "lit" else None
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}.{fn[2]}(...)",
-                              fn[2] in ("pop", "remove", "discard", "clear", "update")), restoring)
+                              fn[2] in ("pop", "remove", "discard", "clear", "update"), item=item), restoring)
             return
     if names & {"builtins.setattr"} and len(args) >= 2 and args[1][0] == "lit":
         base = _resolve(ip, args[0], frame)
@@ -535,7 +601,7 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
     if fn[0] == "attr" and fn[2] == "cache_clear":
         for a in _resolve(ip, fn[1], frame).refs():
             if a[0] == "func":
-                sc.restores.add(("lru", a[1]))
+                _restored(sc, ("lru", a[1]))
         return
     # a test fills the lru_cache of an I/O function of the code under test
     for a in callee.refs():
@@ -548,7 +614,7 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
         if a[0] == "func" and a[1] in effects:
             for key in sorted(effects[a[1]]):
                 if restoring:
-                    sc.restores.add(key)
+                    _restored(sc, key)
                     continue
                 code = "HT304" if key[0] == "syspath" else "HT303"
                 what = "sys.path" if key[0] == "syspath" else f"{key[1]}.{key[2]}"
