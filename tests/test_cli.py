@@ -105,6 +105,21 @@ def test_nothing_to_publish(story_db):
     assert [f["tests"] for f in out["findings"]] == [["tests/test_publish.py::test_nothing_to_publish"]]
 
 
+def test_a_path_beside_a_node_id_keeps_all_its_tests(quickstart):
+    tests = quickstart / "tests" / "test_publish.py"
+    tests.write_text(tests.read_text(encoding="utf-8") + '''
+
+def test_nothing_to_publish(story_db):
+    assert publish_scheduled(story_db, "2031-04-03") == 0
+''', encoding="utf-8")
+    for args in (["tests", "tests/test_publish.py::test_nothing_to_publish"],
+                 ["tests/test_publish.py::test_nothing_to_publish", "tests/test_publish.py"]):
+        out = json.loads(run("check", "--format", "json", *args).output)
+        assert out["summary"]["tests"] == 2, args
+    out = json.loads(run("check", "--format", "json", "tests/test_publish.py::test_nothing_to_publish").output)
+    assert out["summary"]["tests"] == 1
+
+
 def test_unknown_node_id_is_a_usage_error(quickstart):
     res = CliRunner().invoke(cli, ["check", "tests/test_publish.py::test_missing"])
     assert res.exit_code == 2

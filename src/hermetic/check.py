@@ -238,9 +238,13 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
         items.extend(runner.collect(sf.module, sf.rel))
     if node_ids:
         wanted = [w for w in (_rooted_node_id(p, rest, root) for p, rest, _t in node_ids) if w is not None]
-        items = [it for it in items if any(_node_match(it.node_id, w) for w in wanted)]
-        if not items:
+        # a plain path among the targets keeps every test under it, as pytest runs them all
+        whole = [p for p, is_node in zip(paths, _node_flags(targets or ["."])) if not is_node]
+        picked = {id(it) for it in items if any(_node_match(it.node_id, w) for w in wanted)}
+        if not picked:
             raise UsageError(f"no test matches {', '.join(t for _p, _r, t in node_ids)}")
+        items = [it for it in items if id(it) in picked or any(
+            files_by_module[it.module].path == p or _under(files_by_module[it.module].path, p) for p in whole)]
     report.tests = len(items)
     stats["phases"]["link"] = clock() - t_phase
     t_phase = clock()
@@ -1050,6 +1054,11 @@ def _under(p: Path, d: Path) -> bool:
         return p != d
     except ValueError:
         return False
+
+
+def _node_flags(targets: Sequence[str]) -> List[bool]:
+    """Which targets are node ids (in ``_split_targets``' order of paths)."""
+    return ["::" in t for t in targets]
 
 
 def _rooted_node_id(path: Path, rest: str, root: Path) -> Optional[str]:
