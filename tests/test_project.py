@@ -96,3 +96,18 @@ def test_a_test_module_named_like_no_identifier_is_still_a_test(tmp_path):
     assert names["tests/test_a b.py"][2] is True and names["tests/test_a-b.py"][2] is True
     assert names["tests/test_a b.py"][0] != names["tests/test_a-b.py"][0]
     assert "tests/my-helper.py" not in names and "tests/test_a.b.py" not in names
+
+
+def test_a_module_named_like_a_test_outside_testpaths_is_code_under_test(tmp_path):
+    # pytest collects python_files under testpaths (or the targets given), so src/app/ab_test.py
+    # (an A/B-testing module) is code the tests call, whose I/O is reported, not a test module
+    root = _tree(tmp_path / "p", ["src/app/__init__.py", "src/app/ab_test.py", "tests/test_ab.py"])
+    cfg = PytestConfig(testpaths=["tests"])
+    names = _names(root, cfg)
+    assert names["src/app/ab_test.py"][2] is False and names["src/app/ab_test.py"][4] is False
+    assert names["tests/test_ab.py"][2] is True
+    assert _names(root)["src/app/ab_test.py"][2] is True   # no testpaths: collected everywhere
+    proj = PJ.discover(root, Config(), cfg, [root / "src" / "app" / "ab_test.py"])   # named as a target
+    assert {sf.rel: sf.is_test for sf in proj.files}["src/app/ab_test.py"] is True
+    cfg_missing = PytestConfig(testpaths=["nowhere"])   # matches nothing: everywhere, as pytest
+    assert _names(root, cfg_missing)["src/app/ab_test.py"][2] is True

@@ -97,7 +97,7 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     root = (pytest_cfg.rootdir or anchor).resolve()
     if config is None:
         config = find_config(root)
-    project = discover(root, config, pytest_cfg)
+    project = discover(root, config, pytest_cfg, [p for p in paths if p != root])
     report = Report()
     report.statistics = stats
     stats["phases"]["discover"] = clock() - t_start

@@ -51,8 +51,14 @@ def _norecurse(name: str, patterns: List[str]) -> bool:
     return any(fnmatch.fnmatch(name, p) for p in patterns)
 
 
-def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
-    """Walk ``root`` (sorted, so the result is stable) and name every Python file."""
+def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
+             collect_in: Optional[List[Path]] = None) -> Project:
+    """Walk ``root`` (sorted, so the result is stable) and name every Python file.
+
+    A file matching ``python_files`` is a test module where pytest would collect it: under one
+    of ``collect_in`` (the targets given), else under the ``testpaths`` that exist, else
+    anywhere. ``src/app/ab_test.py`` is then code under test, not a test, when the tests live
+    in ``tests/``."""
     spec = None
     prefix: List[str] = []
     patterns = list(config.exclude)
@@ -75,6 +81,7 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
     if (root / "src").is_dir() and (root / "src") not in import_roots:
         import_roots.append(root / "src")
     test_dirs = pytest_cfg.testpath_dirs(root)
+    collect_dirs = collect_in if collect_in else test_dirs
     paths: List[Path] = []
     # a folder that cannot be listed is an error for the report, not files silently missing
     for dirpath, dirnames, filenames in os.walk(root, onerror=proj.unreadable.append):
@@ -114,7 +121,8 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig) -> Project:
         is_pkg = p.name == "__init__.py"
         base = p.name
         is_conftest = base == "conftest.py"
-        is_test = (not is_conftest) and any(_fnmatch_ex(pat, p) for pat in pytest_cfg.python_files)
+        is_test = (not is_conftest) and any(_fnmatch_ex(pat, p) for pat in pytest_cfg.python_files) and (
+            not collect_dirs or any(p == t or _is_under(p, t) for t in collect_dirs))
         if is_test and any(_norecurse(part, pytest_cfg.norecursedirs) for part in rel_parts[:-1]):
             is_test = False
         in_tree = is_test or is_conftest or bool(set(rel_parts[:-1]) & {"tests", "test"}) or any(
