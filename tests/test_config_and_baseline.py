@@ -124,6 +124,17 @@ def test_baseline_hides_known_findings_and_reports_fixed_ones(quickstart, tmp_pa
     assert "no longer match" in out
 
 
+@pytest.mark.parametrize("text", ["[]", "{}", "null", '{"version": 99, "findings": []}',
+                                  '{"version": 1, "findings": [5, "x", null]}',
+                                  '{"version": 1, "findings": [{"fingerprint": 5}]}'])
+def test_a_file_that_is_no_baseline_exits_2(quickstart, tmp_path, text):
+    # JSON, but not a baseline: taking it for an empty one would show every finding as new
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(text, encoding="utf-8")
+    res = invoke("check", "--baseline", str(baseline))
+    assert res.exit_code == 2 and "--baseline" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
 def test_baseline_survives_unrelated_edits(quickstart, tmp_path):
     baseline = tmp_path / "baseline.json"
     invoke("check", "--write-baseline", str(baseline))

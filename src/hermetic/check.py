@@ -11,6 +11,7 @@ import errno
 import fnmatch
 import gc
 import hashlib
+import json
 import os
 import stat
 import time
@@ -1457,6 +1458,21 @@ def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, c
                                    f"inline suppression of {', '.join(codes)} suppresses nothing",
                                    fix="remove the comment", anchor=f"ignore[{','.join(codes)}]"))
     return [f for f in out if f.code != "HT900" or _selected("HT900", config.select, config.ignore)]
+
+
+def baseline_problem(data) -> Optional[str]:
+    """Why ``data`` (a parsed JSON file) is not a baseline ``baseline_json`` writes, or None:
+    ``{"version": 1, "findings": [{"fingerprint": "hermetic/v1:..."}, ...]}``, each entry a
+    fingerprint or an object holding one."""
+    if not isinstance(data, dict) or not isinstance(data.get("findings"), list):
+        return "not a hermetic baseline (an object with a \"findings\" list)"
+    if data.get("version") != 1:
+        return f"baseline version {data.get('version')!r}; this hermetic reads version 1"
+    for e in data["findings"]:
+        fp = e.get("fingerprint") if isinstance(e, dict) else e
+        if not isinstance(fp, str) or not fp.startswith("hermetic/v1:"):
+            return f"an entry without a hermetic fingerprint: {json.dumps(e)[:80]}"
+    return None
 
 
 def apply_baseline(report: Report, baseline: dict) -> int:

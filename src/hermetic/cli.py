@@ -157,10 +157,14 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         _save(write_baseline, lambda fh: fh.write(baseline_json(report)), "--write-baseline")
         click.echo(f"hermetic: wrote {len(report.findings)} findings to {write_baseline}", err=True)
     if baseline:
-        from .check import apply_baseline
+        from .check import apply_baseline, baseline_problem
 
         data = _read_json(baseline, "the baseline")
-        report.baseline_fixed = apply_baseline(report, data if isinstance(data, dict) else {})
+        problem = baseline_problem(data)
+        if problem:
+            click.echo(f"hermetic: --baseline {baseline}: {problem}", err=True)
+            sys.exit(2)
+        report.baseline_fixed = apply_baseline(report, data)
         if report.baseline_fixed:
             click.echo(f"hermetic: {report.baseline_fixed} baseline entries no longer match (fixed); "
                        f"rewrite the baseline to shrink it", err=True)
