@@ -161,3 +161,14 @@ def test_markdown_messages_do_not_turn_into_emphasis():
     assert _md_text("__init__() reads *x* [a](b) <b>|") == "\\__init\\_\\_() reads \\*x\\* \\[a\\](b) &lt;b&gt;\\|"
     assert _md_text("_robot_enabled() and DB_PATH") == "_robot_enabled() and DB_PATH"
     assert _code("a`b") == "``a`b``" and _code("`x") == "`` `x ``" and _code("plain") == "`plain`"
+
+
+def test_sarif_related_locations_are_the_tests_def_lines_from_any_folder(quickstart, monkeypatch):
+    # node ids are rootdir-relative, SARIF locations relative to %SRCROOT% (the working folder)
+    for where, uri in (("", "tests/test_publish.py"), ("tests", "test_publish.py")):
+        monkeypatch.chdir(quickstart / where)
+        for _ in range(2):   # cold, then the stored result of the same run
+            [result] = json.loads(out("--format", "sarif"))["runs"][0]["results"]
+            [rel] = result["relatedLocations"]
+            assert rel["physicalLocation"]["artifactLocation"]["uri"] == uri
+            assert rel["physicalLocation"]["region"]["startLine"] == 4

@@ -312,6 +312,8 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     _widen_statement_spans(report.findings, {s["path"]: s for s in summaries.values()})
     report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions,
                               {it.node_id: (it.path, it.def_line) for it in items})
+    named = {t for f in report.findings for t in f.tests}
+    report.test_locations = {it.node_id: (it.path, it.def_line) for it in items if it.node_id in named}
     report.make_printable()   # before the sort and the fingerprints, which follow what is shown
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
@@ -350,7 +352,8 @@ def _report_to(report: Report) -> dict:
         fs.append(d)
     return {"findings": fs, "files": report.files, "tests": report.tests, "unresolved": report.unresolved_calls,
             "unknown": report.unknown_origins, "calls": report.calls_seen, "sinks": report.sinks_seen,
-            "inventory": report.inventory, "errors": [e.to_json() for e in report.errors]}
+            "inventory": report.inventory, "errors": [e.to_json() for e in report.errors],
+            "test_locations": {k: list(v) for k, v in report.test_locations.items()}}
 
 
 def _report_from(d: dict, errors) -> Report:
@@ -362,7 +365,8 @@ def _report_from(d: dict, errors) -> Report:
                                 x["fingerprint"], x.get("fix", ""), x.get("function", "<module>"), x.get("anchor", "")))
     return Report(findings=findings, errors=list(errors), files=d["files"], tests=d["tests"],
                   unresolved_calls=d["unresolved"], unknown_origins=d["unknown"], calls_seen=d["calls"],
-                  sinks_seen=d["sinks"], inventory=d["inventory"])
+                  sinks_seen=d["sinks"], inventory=d["inventory"],
+                  test_locations={k: (v[0], v[1]) for k, v in d.get("test_locations", {}).items()})
 
 
 _HT3_FIX = {

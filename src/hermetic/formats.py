@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 
 def xml_escape(text: str, entities: Optional[Dict[str, str]] = None) -> str:
@@ -42,7 +42,7 @@ def to_sarif(report: Report, srcroot: str) -> str:
             })
         rules.append(entry)
     index = {c: i for i, c in enumerate(codes)}
-    results = [_sarif_result(f, index) for f in report.findings]
+    results = [_sarif_result(f, index, report.test_locations) for f in report.findings]
     run = {
         "tool": {"driver": {"name": "hermetic", "version": __version__, "informationUri":
                             "https://pypi.org/project/hermetic/", "rules": rules}},
@@ -80,7 +80,7 @@ def _loc(path: str, line: int, column: int = 1, end_line: int = 0, end_column: i
     return loc
 
 
-def _sarif_result(f: Finding, index: Dict[str, int]) -> Dict:
+def _sarif_result(f: Finding, index: Dict[str, int], tests_at: Dict[str, Tuple[str, int]]) -> Dict:
     res: Dict = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
@@ -92,8 +92,9 @@ def _sarif_result(f: Finding, index: Dict[str, int]) -> Dict:
     }
     related = []
     for i, t in enumerate(f.tests):
-        path = t.split("::", 1)[0]
-        related.append({"id": i, **_loc(path, 1, message=t)})
+        # where the test is defined, as paths are shown (the node id's path is the rootdir's)
+        path, line = tests_at.get(t, (t.split("::", 1)[0], 1))
+        related.append({"id": i, **_loc(path, line, message=t)})
     if related:
         res["relatedLocations"] = related
     if f.trace:

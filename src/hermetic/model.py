@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 
 @dataclass
@@ -113,6 +113,9 @@ class Report:
     sinks_seen: int = 0     # distinct I/O operations reached
     inventory: List[Dict[str, Any]] = field(default_factory=list)   # per test: operations and their control
     statistics: Dict[str, Any] = field(default_factory=dict)   # not in the JSON report: timings vary
+    # node id -> (the test's file as paths are shown, its def line), for the tests findings name
+    # (SARIF's related locations); not in the JSON report, which has the node ids
+    test_locations: Dict[str, Tuple[str, int]] = field(default_factory=dict)
 
     def make_printable(self) -> None:
         """Escape, in place, what would break an output format in the texts that come from the
@@ -131,3 +134,4 @@ class Report:
         self.unknown_origins = _printable_data(self.unknown_origins)
         self.unused_suppressions = _printable_data(self.unused_suppressions)
         self.inventory = _printable_data(self.inventory)
+        self.test_locations = {printable(k): (printable(p), line) for k, (p, line) in self.test_locations.items()}
