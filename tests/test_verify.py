@@ -325,3 +325,17 @@ def test_check_runtime_with_a_bad_record_exits_2(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path / "p")
     res = CliRunner().invoke(cli, ["check", "--runtime", str(bad)])
     assert res.exit_code == 2 and "record" in res.stderr
+
+
+def test_check_runtime_with_another_projects_record_says_so(tmp_path, monkeypatch):
+    copy_tree(FIXTURES / FIX, tmp_path / "p")
+    other = tmp_path / "other"
+    other.mkdir()
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps(_record(other, [])), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "p")
+    res = CliRunner().invoke(cli, ["check", "--runtime", str(record)])
+    assert res.exit_code == 1 and f"made in {other}, not in this project" in res.stderr
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps(_record(tmp_path / "p", [])), encoding="utf-8")
+    assert "not in this project" not in CliRunner().invoke(cli, ["check", "--runtime", str(mine)]).stderr

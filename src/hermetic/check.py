@@ -112,8 +112,10 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
     # a parse worker importing libcst while the files and the cache are read here
     early = take_early() or (EarlyWorker() if project.files else None)
     try:
-        return _parse_and_analyse(targets, cwd, progress, config, report_unused_suppressions, jobs, stats, t_phase,
+        done = _parse_and_analyse(targets, cwd, progress, config, report_unused_suppressions, jobs, stats, t_phase,
                                   paths, node_ids, pytest_cfg, root, project, report, cache, early)
+        done[0].root = str(root)
+        return done
     finally:
         cache.wait()   # a run that failed half way does not leave its writer behind
         if early is not None:

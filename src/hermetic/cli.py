@@ -213,6 +213,10 @@ def _mark_runtime(report, records, cwd: Path) -> None:
     except (RecordError, OSError, ValueError) as exc:
         click.echo(f"hermetic: --runtime: {exc}", err=True)
         sys.exit(2)
+    recorded = loaded.get("rootdir") if isinstance(loaded, dict) else None
+    if recorded and report.root and Path(str(recorded)).resolve() != Path(report.root).resolve():
+        click.echo(f"hermetic: --runtime: the records were made in {recorded}, not in this project "
+                   f"({report.root}); their tests and paths match nothing here", err=True)
     marked = annotate(_json.loads(to_json(report)), loaded, root=str(cwd))
     by_key = {(f["path"], f["line"], f["code"], f["fingerprint"]): f for f in marked["findings"]}
     for f in report.findings:

@@ -116,6 +116,7 @@ class Report:
     # node id -> (the test's file as paths are shown, its def line), for the tests findings name
     # (SARIF's related locations); not in the JSON report, which has the node ids
     test_locations: Dict[str, Tuple[str, int]] = field(default_factory=dict)
+    root: str = ""   # the rootdir the run analysed (not in the JSON report)
 
     def make_printable(self) -> None:
         """Escape, in place, what would break an output format in the texts that come from the
