@@ -316,3 +316,20 @@ def test_a_one_shot_run_leaves_its_state_for_the_process_end(quickstart, monkeyp
     monkeypatch.setattr(workers, "ONE_SHOT", False)
     report, _config = CK.run_check([], quickstart, use_cache=False, jobs=1)
     assert [f.code for f in report.findings] == ["HT101"] and kept == [] and gc.isenabled() == was
+
+
+@pytest.mark.parametrize("args, message", [
+    (["rule"], "give a rule code"),
+    (["clean", "no/such/dir"], "no such file or folder"),
+    (["config", "no/such/dir"], "no such file or folder"),
+])
+def test_commands_refuse_what_names_nothing(quickstart, args, message):
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2 and message in res.stderr
+
+
+def test_dash_is_standard_output_and_an_empty_inventory_says_so(quickstart):
+    res = CliRunner().invoke(cli, ["check", "--format", "json", "-o", "-"])
+    assert json.loads(res.stdout)["findings"] and not (quickstart / "-").exists()
+    res = CliRunner().invoke(cli, ["inventory", "src/newsdesk/publish.py"])
+    assert res.exit_code == 0 and "no tests under the targets" in res.stderr

@@ -263,3 +263,17 @@ def test_testpaths_are_globs_and_a_miss_selects_every_test(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     report, _ = run_check([], tmp_path)
     assert sorted(t for f in report.findings for t in f.tests) == selected
+
+
+@pytest.mark.parametrize("line, key", [('select = "HT2"', "select"), ('exclude = "tests"', "exclude"),
+                                       ("select = []", "select"),
+                                       ('[tool.hermetic.sinks]\nconnection = "x"', "sinks.connection")])
+def test_a_string_or_an_empty_select_where_a_list_is_expected_exits_2(quickstart, line, key):
+    (quickstart / "hermetic.toml").write_text(line + "\n", encoding="utf-8")
+    res = invoke("check")
+    assert res.exit_code == 2 and "hermetic.toml" in res.stderr and key in res.stderr
+
+
+def test_a_config_option_that_is_not_a_file_says_so(quickstart):
+    res = invoke("check", "--config", "/dev/null")
+    assert res.exit_code == 2 and "not a regular file" in res.stderr

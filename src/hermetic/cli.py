@@ -285,8 +285,12 @@ def _codes(text: str) -> List[str]:
 
 
 def _save(dest: str, write, option: str) -> None:
-    """``write(fh)`` into the file ``dest`` (UTF-8); a file that cannot be written is a usage
-    error: one line naming ``option`` and the file, exit 2."""
+    """``write(fh)`` into the file ``dest`` (UTF-8; ``-`` is standard output, as for most
+    tools); a file that cannot be written is a usage error: one line naming ``option`` and the
+    file, exit 2."""
+    if dest == "-":
+        write(sys.stdout)
+        return
     try:
         with open(dest, "w", encoding="utf-8") as fh:
             write(fh)
@@ -302,6 +306,9 @@ def config_cmd(target: str, config_file: Optional[str]) -> None:
     """Print the resolved configuration and where each value came from."""
     from .config import ConfigError, describe, find_config, load_config_file
 
+    if not Path(target).exists():
+        click.echo(f"hermetic: {target}: no such file or folder", err=True)
+        sys.exit(2)
     try:
         cfg = load_config_file(Path(config_file).resolve()) if config_file else find_config(Path(target).resolve())
     except ConfigError as exc:
@@ -322,8 +329,11 @@ def rule(code: Optional[str], all_rules: bool) -> None:
     if all_rules:
         click.echo(all_docs(), nl=False)
         return
+    if not code:
+        click.echo("hermetic: rule: give a rule code (`hermetic rules` lists them) or --all", err=True)
+        sys.exit(2)
     try:
-        click.echo(describe(code or ""))
+        click.echo(describe(code))
     except KeyError:
         click.echo(f"hermetic: unknown rule code {code!r}", err=True)
         sys.exit(2)
@@ -350,6 +360,8 @@ def inventory_cmd(targets: List[str], fmt: str) -> None:
                                 "unknown_origins": len(report.unknown_origins)}, indent=2))
         return
     md = fmt == "markdown"
+    if not inv:
+        click.echo("hermetic: no tests under the targets", err=True)
     for t in inv:
         click.echo(f"{'### ' if md else ''}{t['test']}")
         if not t["operations"]:
@@ -373,6 +385,9 @@ def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
     from .config import find_pytest_config
 
     start = Path(target).resolve()
+    if not start.exists():
+        click.echo(f"hermetic: {target}: no such file or folder", err=True)
+        sys.exit(2)
     if cache_dir:
         folder = Path(cache_dir).resolve()
     else:

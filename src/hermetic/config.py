@@ -107,8 +107,8 @@ def _did_you_mean(k: str, known) -> str:
 
 
 def _str_list(value: Any, where: str) -> List[str]:
-    if isinstance(value, str):
-        return [value]
+    if isinstance(value, str):   # as ruff: a lone string is a mistake more often than a shorthand
+        raise ConfigError(f"{where}: expected a list of strings, got the string {value!r} (write [{value!r}])")
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where}: expected a list of strings")
     return list(value)
@@ -160,7 +160,7 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
         if k not in _TOP_KEYS:
             raise ConfigError(f"{key(k)}: unknown key{_did_you_mean(k, _TOP_KEYS)}")
     if "select" in table:
-        cfg.select = rule_codes(_str_list(table["select"], key("select")), key("select"))
+        cfg.select = rule_codes(_str_list(table["select"], key("select")), key("select"), empty_ok=False)
     if "ignore" in table:
         cfg.ignore = rule_codes(_str_list(table["ignore"], key("ignore")), key("ignore"))
     if "fail-on" in table:
@@ -259,8 +259,10 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
 def load_config_file(path: Path) -> Config:
     """Read one configuration file (``--config``): a pyproject.toml's ``[tool.hermetic]``, or a
     hermetic.toml whose top level (or ``[tool.hermetic]``) is the table."""
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"{path}: no such configuration file")
+    if not path.is_file():
+        raise ConfigError(f"{path}: not a configuration file (not a regular file)")
     data = _load_toml(path)
     tool = data.get("tool") if isinstance(data.get("tool"), dict) else None
     if path.name == "pyproject.toml":
