@@ -24,3 +24,26 @@ SILENT = [
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+
+def test_sys_executable_chosen_by_the_test_is_controlled_wherever_it_is_spawned(tmp_path, monkeypatch):
+    """The test names the program (this interpreter) as it names a literal one: controlled in
+    the code it calls (row T1), as ["echo", ...] from the test is. Project code that picks
+    sys.executable itself is still HT106."""
+    from hermetic.check import run_check
+
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
+    (tmp_path / "src" / "app").mkdir(parents=True)
+    (tmp_path / "src" / "app" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "src" / "app" / "m.py").write_text(
+        "import subprocess\nimport sys\n\n\ndef run(args):\n    return subprocess.run(args)\n\n\n"
+        "def run_self():\n    return subprocess.run([sys.executable, '-c', 'pass'])\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_sp.py").write_text(
+        "import sys\nfrom app import m\n\n\ndef test_echo():\n    m.run(['echo', 'hi'])\n\n\n"
+        "def test_exe():\n    m.run([sys.executable, '-c', 'pass'])\n\n\ndef test_self():\n    m.run_self()\n",
+        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    assert [(f.code, f.path, f.line, f.tests) for f in report.findings] == [
+        ("HT106", "src/app/m.py", 10, ["tests/test_sp.py::test_self"])]

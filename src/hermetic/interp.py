@@ -1290,6 +1290,10 @@ class Interp:
                 key = (("ext", a[1]), name)
                 if key in self.ctx.patches:
                     out = out | self.ctx.patches[key]
+                elif frame.in_test and a[1] == "sys" and name == "executable":
+                    # the interpreter, named by the test: a program the test chose, wherever the
+                    # call that starts it is (row T1), as a literal program name from the test is
+                    out = out | of(Origin("test-value", expr="sys.executable", path=frame.path, line=frame.line))
                 else:
                     out = out | of(("ext", f"{a[1]}.{name}"))
             elif t == "cls":
