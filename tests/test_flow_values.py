@@ -117,3 +117,21 @@ def test_shadowed():
     monkeypatch.chdir(tmp_path)
     report, _ = run_check([], tmp_path)
     assert sorted((f.code, f.line) for f in report.findings) == [("HT102", 5), ("HT102", 9)]
+
+
+def test_an_import_of_a_project_module_that_does_not_exist_is_counted_unresolved(tmp_path, monkeypatch):
+    """``import app.gone`` names a module of the project that is not there: what it binds is
+    not followed, and the run says so (it used to be taken for a library module)."""
+    from hermetic.check import run_check
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "app" / "real.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_u.py").write_text(
+        "import app.gone\nimport app.real\nimport os.path\n\n\ndef test_b():\n    app.gone.f()\n    app.real.f()\n",
+        encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    assert [(u["line"], u["call"]) for u in report.unresolved_calls] == [
+        (1, "import app.gone (no such module in the project)")]

@@ -638,6 +638,9 @@ class Interp:
             if self.p.bootstrap and not self.import_time:
                 self._import_marks([full for _l, full, _a in st[1]])
             for local, full, has_as in st[1]:
+                if full not in self.p.summaries and full.split(".", 1)[0] in self.p.summaries and not self.sweep:
+                    # under a project package, naming no module of it: what it binds is not followed
+                    self.note_unresolved((frame.path, st[2], 1), f"import {full} (no such module in the project)")
                 if has_as:
                     frame_val = self._import_value(full)
                 else:
