@@ -333,3 +333,12 @@ def test_dash_is_standard_output_and_an_empty_inventory_says_so(quickstart):
     assert json.loads(res.stdout)["findings"] and not (quickstart / "-").exists()
     res = CliRunner().invoke(cli, ["inventory", "src/newsdesk/publish.py"])
     assert res.exit_code == 0 and "no tests under the targets" in res.stderr
+
+
+def test_one_file_for_two_outputs_is_refused_before_the_run(quickstart):
+    for args in (["-o", "r.json", "--output-format", "sarif=r.json"],
+                 ["--output-format", "json=r.json", "--output-format", "sarif=./r.json"],
+                 ["--write-baseline", "r.json", "-o", "r.json"]):
+        res = CliRunner().invoke(cli, ["check", *args])
+        assert res.exit_code == 2 and "give each output its own file" in res.stderr, args
+        assert not (quickstart / "r.json").exists()

@@ -5,7 +5,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import click
 
@@ -84,6 +84,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
+    extra = _outputs(output, extra_outputs, write_baseline)   # before any work, as the codes
     if cache_dir and not no_cache:
         from .cache import cache_folder_problem
 
@@ -170,13 +171,6 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
                        f"rewrite the baseline to shrink it", err=True)
     if report.tests == 0:
         click.echo("hermetic: no tests found", err=True)
-    extra = []
-    for spec in extra_outputs:
-        kind, sep, dest = spec.partition("=")
-        if not sep or kind not in FORMATS or not dest:
-            click.echo(f"hermetic: --output-format expects FMT=FILE with FMT one of {', '.join(FORMATS)}", err=True)
-            sys.exit(2)
-        extra.append((kind, dest))
     for kind, dest in extra:
         _write(kind, report, cwd, dest, show_unresolved, show_unknown)
     if fmt != "text":
@@ -282,6 +276,30 @@ def _write(fmt: str, report, cwd: Path, dest: str, show_unresolved: bool, show_u
 def _codes(text: str) -> List[str]:
     """A comma-separated ``--select`` / ``--ignore`` value as its codes."""
     return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def _outputs(output: Optional[str], extra_outputs, write_baseline: Optional[str]) -> List[Tuple[str, str]]:
+    """The ``--output-format FMT=FILE`` pairs, checked; exit 2 on a malformed one, or on one
+    file named by two outputs (the second would overwrite the first without a word)."""
+    extra = []
+    for spec in extra_outputs:
+        kind, sep, dest = spec.partition("=")
+        if not sep or kind not in FORMATS or not dest:
+            click.echo(f"hermetic: --output-format expects FMT=FILE with FMT one of {', '.join(FORMATS)}", err=True)
+            sys.exit(2)
+        extra.append((kind, dest))
+    seen: Dict[Path, str] = {}
+    named = [("--output", output), ("--write-baseline", write_baseline)] + [("--output-format", d) for _k, d in extra]
+    for option, dest in named:
+        if not dest or dest == "-":
+            continue
+        where = Path(dest).resolve()
+        if where in seen:
+            click.echo(f"hermetic: {dest} is named by {seen[where]} and {option}; give each output its own file",
+                       err=True)
+            sys.exit(2)
+        seen[where] = option
+    return extra
 
 
 def _save(dest: str, write, option: str) -> None:
