@@ -31,8 +31,16 @@ def test_config_prints_values_and_where_they_came_from(quickstart):
     assert res.exit_code == 0
     assert "hermetic.toml" in res.output.splitlines()[0]
     lines = {ln.split(" = ")[0]: ln for ln in res.output.splitlines()[1:]}
-    assert "'warning'" in lines["fail-on"] and "hermetic.toml" in lines["fail-on"]
+    assert '"warning"' in lines["fail-on"] and "hermetic.toml" in lines["fail-on"]
     assert "# default" in lines["select"]
+    # the values are TOML: the lines read back as a table
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    body = "\n".join(ln.split("    #")[0] for ln in res.output.splitlines() if not ln.startswith("#"))
+    table = tomllib.loads(body)
+    assert table["fail-on"] == "warning" and table["ignore"] == ["HT104"] and table["controls"]["loopback"] is False
 
 
 def test_dot_hermetic_toml_wins_in_its_folder(quickstart):

@@ -278,6 +278,22 @@ def _codes(text: str) -> List[str]:
     return [c.strip() for c in text.split(",") if c.strip()]
 
 
+def _toml(value) -> str:
+    """``value`` written as TOML writes it (what `hermetic config` prints can be pasted back)."""
+    import json as _json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(f"{_json.dumps(str(k))} = {_toml(v)}" for k, v in value.items())
+        return "{" + (f" {items} " if items else "") + "}"
+    return _json.dumps(str(value))
+
+
 def _outputs(output: Optional[str], extra_outputs, write_baseline: Optional[str]) -> List[Tuple[str, str]]:
     """The ``--output-format FMT=FILE`` pairs, checked; exit 2 on a malformed one, or on one
     file named by two outputs (the second would overwrite the first without a word)."""
@@ -334,7 +350,10 @@ def config_cmd(target: str, config_file: Optional[str]) -> None:
         sys.exit(2)
     click.echo(f"# configuration file: {cfg.source if cfg.source else 'none (defaults)'}")
     for key, value, origin in describe(cfg):
-        click.echo(f"{key} = {value!r}    # {origin}")
+        if value is None:
+            click.echo(f"# {key} is not set    # {origin}")
+        else:
+            click.echo(f"{key} = {_toml(value)}    # {origin}")
 
 
 @cli.command()
