@@ -218,6 +218,23 @@ def test_inline_suppressions_and_ht900(tmp_path):
         ("HT103", "src/app/cfg.py", 8), ("HT900", "src/app/cfg.py", 6), ("HT900", "tests/test_cfg.py", 3)]
 
 
+def test_a_suppression_naming_no_rule_is_ht900_without_the_flag(tmp_path):
+    # a misspelt code can never suppress anything: said whatever --report-unused-suppressions is
+    found = project(tmp_path, {
+        "tests/test_env.py": """
+            import os
+            def test_a():
+                os.getenv("X")  # hermetic: ignore[HT999]
+            def test_b():
+                os.getenv("Y")  # hermetic: ignore[HT1, BOGUS]
+            def test_c():
+                os.getenv("Z")  # hermetic: ignore[HT103]
+        """,
+    })
+    assert found == [("HT103", "tests/test_env.py", 4), ("HT900", "tests/test_env.py", 4),
+                     ("HT900", "tests/test_env.py", 6)]
+
+
 def test_only_patchers_need_a_stop(tmp_path):
     found = project(tmp_path, {
         "tests/test_threads.py": """

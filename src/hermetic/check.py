@@ -23,7 +23,7 @@ from .catalogue import load as load_catalogue
 from .config import Config, find_config, find_pytest_config
 from .model import FileError, Finding, Report, TraceStep
 from .project import Project, SourceFile, discover
-from .rules import severity
+from .rules import RULES, severity
 from .runner import Runner, TestItem
 from .hints import calls_in
 from .summary import may_name
@@ -1454,7 +1454,12 @@ def _filter(findings: List[Finding], config: Config, ip: I.Interp, root: Path, c
         for ln, codes in sorted(supp.items(), key=lambda kv: int(kv[0])):
             line = int(ln)
             ht4 = [c for c in codes if c.startswith("HT4")]
-            if ht4:
+            unknown = [c for c in codes if c != "*" and not any(r.startswith(c) for r in RULES)]
+            if unknown:   # can never suppress anything: a misspelt code, said whatever the flags
+                out.append(Finding("HT900", severity("HT900"), path, line, 1, line, 1,
+                                   f"inline suppression of {', '.join(unknown)}: no rule has that code",
+                                   fix="use a code `hermetic rules` lists", anchor=f"ignore[{','.join(codes)}]"))
+            elif ht4:
                 out.append(Finding("HT900", severity("HT900"), path, line, 1, line, 1,
                                    f"inline suppression of {', '.join(ht4)}: production-guard findings cannot be "
                                    f"suppressed inline", fix="list the test under [tool.hermetic.guard] exempt",

@@ -183,12 +183,13 @@ DEFAULT_DSN = "postgresql://db.internal/orders_prod "   # HT403 with production 
        "Keep production names out of defaults the tests reach; pass scratch targets in."),
     _r("HT900", "suppression", "warning",
        "An inline suppression that suppresses nothing (with --report-unused-suppressions), or one of an HT4xx "
-       "code (always).",
+       "code or of a code no rule has (always).",
        "Stale suppressions hide future findings; production-guard exemptions belong in configuration.",
        """
 return now.date().isoformat()  # hermetic: ignore[HT104]   <- nothing to suppress here
 """,
-       "Remove the comment; for HT4xx, list the test under [tool.hermetic.guard] exempt."),
+       "Remove the comment; for HT4xx, list the test under [tool.hermetic.guard] exempt; for a misspelt code, "
+       "use one `hermetic rules` lists."),
 ]}
 
 
