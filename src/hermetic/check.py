@@ -226,9 +226,9 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     ip = I.Interp(program)
     runner = Runner(ip, {m: files_by_module[m] for m in program.summaries}, pytest_cfg, config)
 
-    # collection: conftests (outermost first), then test modules, imported once
-    selected_files = _selected_test_files(project, paths, pytest_cfg, root)
-    test_modules = [sf for sf in project.files if sf.is_test and sf.module in program.summaries and sf in selected_files]
+    # collection: conftests (outermost first), then test modules (discovery counts a file a test
+    # module only under the targets or testpaths, as pytest collects), imported once
+    test_modules = [sf for sf in project.files if sf.is_test and sf.module in program.summaries]
     chain_mods = {m for sf in test_modules for m in runner.conftest_chain(sf.rel)}
     conftests = sorted((sf for sf in project.files if sf.is_conftest and sf.module in program.summaries
                         and sf.module in chain_mods),
@@ -240,12 +240,13 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
         ip.import_module(sf.module)
         items.extend(runner.collect(sf.module, sf.rel))
     if node_ids:
-        wanted = [w for w in (_rooted_node_id(p, rest, root) for p, rest, _t in node_ids) if w is not None]
+        wanted = [w for w in (_rooted_node_id(p, rest, root) for p, rest, _t in node_ids if rest is not None)
+                  if w is not None]
         # a plain path among the targets keeps every test under it, as pytest runs them all
-        whole = [p for p, is_node in zip(paths, _node_flags(targets or ["."])) if not is_node]
+        whole = [p for p, rest, _t in node_ids if rest is None]
         picked = {id(it) for it in items if any(_node_match(it.node_id, w) for w in wanted)}
         if not picked:
-            raise UsageError(f"no test matches {', '.join(t for _p, _r, t in node_ids)}")
+            raise UsageError(f"no test matches {', '.join(t for _p, rest, t in node_ids if rest is not None)}")
         items = [it for it in items if id(it) in picked or any(
             files_by_module[it.module].path == p or _under(files_by_module[it.module].path, p) for p in whole)]
     report.tests = len(items)
@@ -312,10 +313,9 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
                             {(e.path, e.pos) for e in import_events})
     report.findings, report.unknown_origins = findings
     _widen_statement_spans(report.findings, {s["path"]: s for s in summaries.values()})
-    report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions,
-                              {it.node_id: (it.path, it.def_line) for it in items})
-    named = {t for f in report.findings for t in f.tests}
-    report.test_locations = {it.node_id: (it.path, it.def_line) for it in items if it.node_id in named}
+    def_lines = {it.node_id: (it.path, it.def_line) for it in items}
+    report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions, def_lines)
+    report.test_locations = {t: def_lines[t] for f in report.findings for t in f.tests if t in def_lines}
     report.make_printable()   # before the sort and the fingerprints, which follow what is shown
     report.findings.sort(key=Finding.sort_key)
     _fingerprints(report.findings)
@@ -396,6 +396,7 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
     # what the teardown of each fixture puts back ((key, entry), Scan.restored_items), with the
     # tests that use the fixture (directly or through other fixtures)
     requested: Dict[tuple, Set[str]] = {}
+    registered_in: Dict[str, Dict[str, Set[str]]] = {}   # module -> _finalizers, read once for both uses
     from .cache import transient_bodies
 
     with transient_bodies() as scope:   # fixture bodies read here do not all stay in memory
@@ -404,7 +405,6 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
                 continue
             scope.release()
             defs = runner.fixture_defs(mod)
-            registered = None
             for cls in sorted(defs, key=lambda c: c or ""):
                 for d in defs[cls]:
                     users = runner.fixture_users.get(d.qualname, ())
@@ -415,8 +415,9 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
                         for key in P.restores_of(ip, f, mod):
                             if key == ("env", "*"):
                                 covered.setdefault(key, set()).update(users)
+                    registered = registered_in.get(mod)
                     if registered is None:
-                        registered = _finalizers(s)
+                        registered = registered_in[mod] = _finalizers(s)
                     fins = [(s["functions"][q], mod) for q in sorted(registered.get(d.qualname, ()))]
                     for item in P.fixture_restores(ip, f, mod, fins):
                         requested.setdefault(item, set()).update(users)
@@ -436,14 +437,14 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
         store = bodies_of(s)
         was = store is None or store.loaded
         out.extend(_ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn,
-                               effects, hook_restores, covered, index, requested))
+                               effects, hook_restores, covered, index, requested, registered_in))
         if not was:
             store.evict()
     return out
 
 
 def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn, effects, hook_restores,
-                covered, index, requested) -> List[Finding]:
+                covered, index, requested, registered_in) -> List[Finding]:
     from . import pollution as P
 
     out: List[Finding] = []
@@ -467,7 +468,7 @@ def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, te
     for cqn, c in s["classes"].items():
         tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
         class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
-    registered = _finalizers(s)
+    registered = registered_in[mod] if mod in registered_in else _finalizers(s)
     finalizers = set().union(*registered.values()) if registered else set()
     for qn, f in sorted(s["functions"].items()):
         if f["name"] in _TEARDOWNS or qn in finalizers:
@@ -1010,25 +1011,20 @@ def _ht202_hint(site, e, summaries, hints) -> List[str]:
     return lines
 
 
-def _split_targets(targets: Sequence[str], cwd: Path) -> Tuple[List[Path], List[Tuple[Path, str, str]]]:
-    """The targets' paths (resolved against ``cwd``), and the node ids among them as ``(the
-    file's resolved path, what follows its first "::", the target as given)``."""
+def _split_targets(targets: Sequence[str], cwd: Path) -> Tuple[List[Path], List[Tuple[Path, Optional[str], str]]]:
+    """The targets' paths (resolved against ``cwd``); and where any target is a node id, every
+    target as ``(its file's or folder's resolved path, what follows its first "::" or None for a
+    plain path, the target as given)``, else no entries."""
     paths: List[Path] = []
-    node_ids: List[Tuple[Path, str, str]] = []
+    picks: List[Tuple[Path, Optional[str], str]] = []
     for t in targets:
-        if "::" in t:
-            file_part = t.split("::", 1)[0]
-            p = (cwd / file_part).resolve()
-            if not p.exists():
-                raise UsageError(f"{file_part}: no such file or folder")
-            paths.append(p)
-            node_ids.append((p, t.split("::", 1)[1], t))
-        else:
-            p = (cwd / t).resolve()
-            if not p.exists():
-                raise UsageError(f"{t}: no such file or folder")
-            paths.append(p)
-    return paths, node_ids
+        file_part, sep, rest = t.partition("::")
+        p = (cwd / file_part).resolve()
+        if not p.exists():
+            raise UsageError(f"{file_part}: no such file or folder")
+        paths.append(p)
+        picks.append((p, rest if sep else None, t))
+    return paths, picks if any(rest is not None for _p, rest, _t in picks) else []
 
 
 def _common_dir(paths: List[Path]) -> Path:
@@ -1037,35 +1033,12 @@ def _common_dir(paths: List[Path]) -> Path:
     return common
 
 
-def _selected_test_files(project: Project, paths: List[Path], pytest_cfg, root: Path) -> Set[SourceFile]:
-    out = set()
-    explicit = [p for p in paths if p != root]
-    test_dirs = [] if explicit else pytest_cfg.testpath_dirs(root)
-    for sf in project.files:
-        if not sf.is_test:
-            continue
-        if explicit:
-            if any(sf.path == p or _under(sf.path, p) for p in explicit):
-                out.add(sf)
-        elif test_dirs:
-            if any(_under(sf.path, t) or sf.path == t for t in test_dirs):
-                out.add(sf)
-        else:
-            out.add(sf)
-    return out
-
-
 def _under(p: Path, d: Path) -> bool:
     try:
         p.relative_to(d)
         return p != d
     except ValueError:
         return False
-
-
-def _node_flags(targets: Sequence[str]) -> List[bool]:
-    """Which targets are node ids (in ``_split_targets``' order of paths)."""
-    return ["::" in t for t in targets]
 
 
 def _rooted_node_id(path: Path, rest: str, root: Path) -> Optional[str]:
@@ -1128,9 +1101,10 @@ def _findings(runs, import_events, ip: I.Interp, runner: Runner, project: Projec
             entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": test}
         if test is not None:
             entry["tests"].add(test)
-            what = _what_reached(ev)
-            if what is not None:
-                entry.setdefault("what", {}).setdefault(what, set()).add(test)
+            if ev.category != "clock":   # the clock has no target to differ in
+                # by what the message names (described only for a sink reached with several)
+                target = ev.target if ev.category == "env" else ev.origin
+                entry.setdefault("what", {}).setdefault(target, (ev, set()))[1].add(test)
             # the shown origin and trace: the first test's, and among its events the least by
             # a fixed order (evaluation order follows set iteration, which varies by process)
             if entry["first"] is None or test < entry["first"] or (
@@ -1334,23 +1308,26 @@ def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:
     return "make the target a parameter the test can control"
 
 
-def _what_reached(ev: I.SinkEvent) -> Optional[str]:
-    """How a finding's message names what a sink operates on, for tests that reach one sink
-    location with different targets (None where the message names none: the clock)."""
-    if ev.category == "clock":
-        return None
+def _what_reached(ev: I.SinkEvent) -> str:
+    """How a finding's message names what a (not clock) sink operates on."""
     if ev.category == "env":
         return f"the environment variable {ev.target}"
     return _describe_origin(ev.origin)
 
 
-def _others(ev: I.SinkEvent, what: Optional[Dict[str, Set[str]]]) -> str:
+def _others(ev: I.SinkEvent, what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]]) -> str:
     """The message's tail for the tests that reach the sink only with other targets than the
     shown one (the finding's origin and trace are the first test's): each other target with
-    the first such test that reaches it (and how many more do), at most two, then a count."""
+    the first such test that reaches it (and how many more do), at most two, then a count.
+    ``what``: each target the tests reach the sink with, an event of it and those tests."""
+    if not what or len(what) < 2:
+        return ""
+    by_text: Dict[str, Set[str]] = {}
+    for e, ts in what.values():   # targets that read the same in a message are one
+        by_text.setdefault(_what_reached(e), set()).update(ts)
     shown = _what_reached(ev)
-    covered = (what or {}).get(shown, set())   # a test that reaches it with the shown one too is said
-    rest = sorted((min(ts), w, len(ts)) for w, ts in ((w, ts - covered) for w, ts in (what or {}).items()
+    covered = by_text.get(shown, set())   # a test that reaches it with the shown one too is said
+    rest = sorted((min(ts), w, len(ts)) for w, ts in ((w, ts - covered) for w, ts in by_text.items()
                                                       if w != shown) if ts)
     if not rest:
         return ""
@@ -1360,9 +1337,9 @@ def _others(ev: I.SinkEvent, what: Optional[Dict[str, Set[str]]]) -> str:
 
 
 def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
-                  what: Optional[Dict[str, Set[str]]] = None) -> Finding:
-    """The finding for sink event ``ev`` reached by ``tests``; ``what``: what each test reaches
-    the sink with (``_what_reached`` -> tests), when the tests differ in it."""
+                  what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]] = None) -> Finding:
+    """The finding for sink event ``ev`` reached by ``tests``; ``what``: the targets the tests
+    reach the sink with (``_others``)."""
     line, col, end_line, end_col = ev.pos
     trace = [TraceStep(p, ln, fn) for p, ln, fn in ev.trace]
     func = ev.trace[-1][2] if ev.trace else "<module>"

@@ -104,7 +104,8 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
         rel_parts = p.parts[root_n:]
         rel = "/".join(rel_parts)
         names = _module_names(p, root, import_roots, has_init)
-        if not names and "." not in p.stem and any(_fnmatch_ex(pat, p) for pat in pytest_cfg.python_files):
+        test_named = any(_fnmatch_ex(pat, p) for pat in pytest_cfg.python_files)
+        if not names and "." not in p.stem and test_named:
             # a test module named like no identifier ("test_a b.py", "test_a-b.py"): pytest imports
             # it all the same (nothing else can), under its stem
             names = [n for n in [_dotted(p, root, loose=True)] if n]
@@ -121,7 +122,7 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
         is_pkg = p.name == "__init__.py"
         base = p.name
         is_conftest = base == "conftest.py"
-        is_test = (not is_conftest) and any(_fnmatch_ex(pat, p) for pat in pytest_cfg.python_files) and (
+        is_test = not is_conftest and test_named and (
             not collect_dirs or any(p == t or _is_under(p, t) for t in collect_dirs))
         if is_test and any(_norecurse(part, pytest_cfg.norecursedirs) for part in rel_parts[:-1]):
             is_test = False
