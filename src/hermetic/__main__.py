@@ -4,7 +4,6 @@ For ``hermetic check`` a parse worker is forked before anything else is imported
 import in it (0.15 s) overlaps the command's own start-up: a run that parses one file waits
 for that worker less (``workers.EarlyWorker``).
 """
-import os
 import signal
 import sys
 
@@ -25,12 +24,9 @@ def main() -> None:
     try:
         _main()
     except _Interrupted:
-        try:
-            sys.stderr.write("hermetic: interrupted\n")
-            sys.stderr.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
-        os._exit(130)
+        from .workers import last_words
+
+        last_words("hermetic: interrupted", 130)
 
 
 def _main() -> None:

@@ -410,7 +410,7 @@ class SummaryCache:
         try:
             top = self.dir.parent
             if not is_cache_folder(top):   # `hermetic clean` recognises the folder by its marker
-                if top.exists() and any(top.iterdir()):
+                if cache_folder_problem(top):
                     self.enabled = False   # never adopt a folder of someone else's files
                     return
                 top.mkdir(parents=True, exist_ok=True)

@@ -558,9 +558,4 @@ def main() -> None:
     try:
         cli(prog_name="hermetic")
     except OSError as exc:   # standard output full or gone (a broken pipe click handles itself)
-        try:
-            sys.stderr.write(f"hermetic: cannot write to standard output: {exc.strerror or exc}\n")
-            sys.stderr.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
-        os._exit(2)
+        workers.last_words(f"hermetic: cannot write to standard output: {exc.strerror or exc}", 2)

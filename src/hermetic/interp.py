@@ -141,10 +141,14 @@ class Ctx:
     # what each monkeypatch change replaced, oldest first: (store, key, had, old) with store one
     # of "patches", "sites", "env", "cwd"; ``monkeypatch.undo()`` puts them back
     mp_log: tuple = ()
+    mp_key: int = 0   # ``_log_key(mp_log)``, kept with it: ``key`` runs at every call
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
-                   self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log)
+                   self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key)
+
+    def set_log(self, log: tuple) -> None:
+        self.mp_log, self.mp_key = log, _log_key(log) if log else 0
 
     def key(self) -> tuple:
         # sites (where a substitute was installed) are not part of the key: replayed HT202/HT205
@@ -153,9 +157,12 @@ class Ctx:
         return (tuple(sorted(((repr(k), hash(v)) for k, v in p.items()))) if p else (),
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
-                hash(self.cwd) if self.cwd is not None else None,
-                hash(tuple((st, repr(k), had, hash(o) if isinstance(o, V) else repr(o)) for st, k, had, o in self.mp_log))
-                if self.mp_log else 0)
+                hash(self.cwd) if self.cwd is not None else None, self.mp_key)
+
+
+def _log_key(log: tuple) -> int:
+    """A hash of a monkeypatch log (``Ctx.mp_log``) for memo keys."""
+    return hash(tuple((st, repr(k), had, hash(o) if isinstance(o, V) else repr(o)) for st, k, had, o in log))
 
 
 class _Effects(NamedTuple):
@@ -235,8 +242,8 @@ def _remap_ctx(c: "Ctx", m: Dict[int, int]) -> "Ctx":
     if c.cwd is not None:
         out.cwd = _remap(c.cwd, m)
     if c.mp_log:
-        out.mp_log = tuple((st, _remap(k, m) if st in ("patches", "sites") else k, had,
-                            _remap(o, m) if isinstance(o, V) else o) for st, k, had, o in c.mp_log)
+        out.set_log(tuple((st, _remap(k, m) if st in ("patches", "sites") else k, had,
+                           _remap(o, m) if isinstance(o, V) else o) for st, k, had, o in c.mp_log))
     return out
 
 
@@ -2278,12 +2285,11 @@ class Interp:
         """Log what a monkeypatch change to ``store`` at ``key`` replaces (for ``undo``)."""
         c = self.ctx
         if store == "cwd":
-            c.mp_log = c.mp_log + (("cwd", None, True, c.cwd),)
+            c.set_log(c.mp_log + (("cwd", None, True, c.cwd),))
             return
-        entries = [(store, key)] + ([("sites", key)] if store == "patches" else [("sites", ("env", key))])
-        for st, k in entries:
-            d = getattr(c, st)
-            c.mp_log = c.mp_log + ((st, k, k in d, d.get(k)),)
+        site = key if store == "patches" else ("env", key)
+        c.set_log(c.mp_log + tuple((st, k, k in getattr(c, st), getattr(c, st).get(k))
+                                   for st, k in ((store, key), ("sites", site))))
 
     def _mp_undo(self) -> None:
         """``monkeypatch.undo()``: every change the test's monkeypatch made, put back."""
@@ -2297,7 +2303,7 @@ class Interp:
                 d[k] = old
             else:
                 d.pop(k, None)
-        c.mp_log = ()
+        c.set_log(())
 
     def monkeypatch(self, name: str, args, kwargs, frame: Frame) -> V:
         if name == "undo":

@@ -269,6 +269,17 @@ def _death(exitcode: Optional[int]) -> str:
     return f"the parse worker exited unexpectedly (status {exitcode}); not analysed"
 
 
+def last_words(message: str, code: int) -> None:
+    """End this process at once with ``code`` after one line on standard error, which may itself
+    be closed or full (the console script's Ctrl-C and full-output exits)."""
+    try:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    os._exit(code)
+
+
 _EARLY: Optional[EarlyWorker] = None
 ONE_SHOT = False   # set by the console script: this process runs one command and ends
 
