@@ -120,7 +120,7 @@ def test_calls_inside_a_recursion_are_reused(tmp_path, monkeypatch):
     assert any(f.code == "HT102" and "serialized.txt" in f.message for f in report.findings)
 
 
-@pytest.mark.parametrize("name", ["determinism-memo", "determinism-budget", "flow-objects"])
+@pytest.mark.parametrize("name", ["determinism-memo", "determinism-budget", "flow-objects", "determinism-shared-state"])
 def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
     from hermetic.check import run_check
     from hermetic.report import to_json
@@ -135,3 +135,64 @@ def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
 
     monkeypatch.setattr(I.Interp, "__init__", without_memo)
     assert to_json(run_check(["."], project, use_cache=False)[0]) == with_memo
+
+
+def _lookups_by_test(monkeypatch, name: str, tmp_path, qn: str) -> dict:
+    """Run ``hermetic check`` on fixture ``name``: test name -> whether each memo lookup of
+    ``qn`` the test made was answered."""
+    from hermetic.check import run_check
+    from hermetic.runner import Runner
+
+    seen, current = {}, [None]
+    lookup, run = I.Interp._lookup, Runner.run
+
+    def counting(self, key, depth, ids):
+        found = lookup(self, key, depth, ids)
+        if key[0] == qn and current[0]:
+            seen.setdefault(current[0], []).append(found is not None)
+        return found
+
+    def running(self, item):
+        current[0] = item.node_id.rsplit("::", 1)[-1]
+        try:
+            return run(self, item)
+        finally:
+            current[0] = None
+
+    monkeypatch.setattr(I.Interp, "_lookup", counting)
+    monkeypatch.setattr(Runner, "run", running)
+    run_check(["."], copy_fixture(name, tmp_path), use_cache=False)
+    return seen
+
+
+def test_a_call_is_reused_where_the_shared_state_it_read_is_unchanged(tmp_path, monkeypatch):
+    # determinism-shared-state: save() reads DATA_DIR. A test that wrote other module state
+    # reuses it (a memo keyed by every write so far did not); a test that wrote DATA_DIR does
+    # not, unless an earlier test wrote the same value there; DATA_DIR is first written after
+    # save() was stored, so only the owner of what save() read tells the two apart
+    seen = _lookups_by_test(monkeypatch, "determinism-shared-state", tmp_path, "app.store.save")
+    assert seen["test_save_live"] == [False]
+    assert seen["test_save_after_unrelated_write"] == [True]
+    assert seen["test_save_redirected"] == [False]
+    assert seen["test_save_redirected_again"] == [True]
+    assert seen["test_save_elsewhere"] == [False]
+
+
+def test_a_call_that_read_an_instance_attribute_waits_for_its_value(tmp_path, monkeypatch):
+    # spool() reads settings.spool, an instance made at import: the redirecting test runs it
+    # again; the test after it, with the attribute put back, reuses the first run
+    seen = _lookups_by_test(monkeypatch, "determinism-shared-state", tmp_path, "app.store.spool")
+    assert seen == {"test_spool_live": [False], "test_spool_redirected": [False], "test_spool_live_again": [True]}
+
+
+def test_each_test_gets_the_verdict_of_its_own_shared_state(tmp_path):
+    from hermetic.check import run_check
+
+    report, _ = run_check(["."], copy_fixture("determinism-shared-state", tmp_path), use_cache=False)
+    listed = {f.message.split("(", 1)[0].split()[0]: sorted(t.rsplit("::", 1)[-1] for t in f.tests)
+              for f in report.findings if f.code == "HT102"}
+    assert listed == {
+        "save": ["test_save_after_unrelated_write", "test_save_elsewhere", "test_save_live"],
+        "save_setting": ["test_save_setting_live"],
+        "spool": ["test_spool_live", "test_spool_live_again"],
+    }

@@ -30,6 +30,9 @@ LAZY_BLOCK_BITS = 20
 STEP_BUDGET = 10_000      # interpretation steps per call, its callees' included (in the sweep: SWEEP_BUDGET)
 RUN_STEPS = 200_000       # a run (a test, a module's import) stops after this many steps (in the sweep: SWEEP_RUN_STEPS)
 MEMO_LIMIT = 20_000        # memo entries kept before a reset: same reports on celery and SQLAlchemy as 100k, 45%/25% less memory
+_GROUP_MASK = 1023          # ``Interp.greads``: 1,024 bits
+_TOUCH_HASH = hash("<touch>")   # the name part of a module's touch cell (``Interp._touch``)
+MEMO_ALTERNATIVES = 2      # entries kept per memo key (the same call on other shared state); 4 reused no more on Django
 SWEEP_BUDGET = 3_000
 SWEEP_RUN_STEPS = 24_000
 SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep
@@ -187,7 +190,8 @@ class _MemoEntry:
     its inputs (in ``_canon_inputs`` order), ``first_id`` .. ``first_id + fresh`` the ones it made."""
 
     __slots__ = ("ret", "events", "n_prefix", "effects", "ids", "first_id", "fresh", "at_depth", "movable",
-                 "reach", "calls", "above", "files", "unresolved", "ran")
+                 "reach", "calls", "above", "files", "unresolved", "ran", "reads", "greads", "cells", "dmask", "dver",
+                 "alt")
 
     def __init__(self, ret: V, events: tuple, n_prefix: int, effects: _Effects, ids: tuple, first_id: int,
                  fresh: int, at_depth: Optional[int], reach: int = 0, calls: int = 0,
@@ -208,6 +212,15 @@ class _MemoEntry:
         self.files = files            # the modules whose code its run ran, as bits (``Interp.file_bits``)
         self.unresolved = unresolved  # the (site, text) notes its run made
         self.ran = ran                # during collection: the functions its run called
+        # the shared state it depends on (``Interp.cell_bits``): the written cells its run read, the
+        # number of cells there were when it began (a cell written later was not watched for), of
+        # the cells read those written in its run's test when it began, and their versions then
+        self.reads = 0
+        self.greads = 0               # all the shared state its run read, hashed (``Interp.greads``)
+        self.cells = 0
+        self.dmask = 0
+        self.dver: tuple = ()
+        self.alt: Optional["_MemoEntry"] = None   # an entry for the same key on other shared state
 
 
 _import_reads: Dict[V, tuple] = {}   # value -> the import-time reads it carries (Interp._consume)
@@ -357,7 +370,8 @@ class Interp:
         self.heap: Dict[int, Dict[str, Any]] = {}
         self.next_id = 1
         self.wlog: List[tuple] = []   # every write to the heap, class or module state (memo replay)
-        self.memo: Dict[tuple, Tuple[V, List[SinkEvent], _Effects]] = {}
+        self.memo: Dict[tuple, "_MemoEntry"] = {}   # key -> its latest entry (older ones chained by ``alt``)
+        self.memo_alts = 0   # entries chained behind others (the memo's size is both)
         self.unresolved: Dict[Tuple[str, int, int], str] = {}
         self.defaults: Dict[str, Dict[str, V]] = {}
         self.closures: Dict[str, Dict[str, V]] = {}
@@ -385,10 +399,28 @@ class Interp:
         self.direct_env: List[str] = []   # variables test code sets itself (os.environ[K] = v), S2
         self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)
-        # the version of module and class state (and of instances made at import): a chain over the
-        # writes since import, so equal write sequences give equal versions (memo keys hold it)
-        self.gver = 0
-        self.gver_base = 0   # the version with no test-time write in place
+        # Shared state a test has written (module globals, class attributes, attributes of
+        # instances made at import), cell by cell, for the memo: a memoized call depends on the
+        # cells its run read, so it is reused wherever those hold what they held then, whatever
+        # else differs. A cell gets a bit when a test first writes it (``_cell``); reads of cells
+        # no test has written are not recorded: until then they hold what import left.
+        self.cell_bits: Dict[tuple, int] = {}   # ("gattr" | "cattr" | "attr" | "touch", owner, name) -> bit
+        self.watch_g: Dict[str, Dict[str, int]] = {}   # module -> global name -> bit (the lookup path)
+        self.watch_mod: Dict[str, int] = {}   # module -> the bits of all its globals (star imports)
+        self.watch_c: Dict[str, Dict[str, int]] = {}   # class -> attribute -> bit
+        self.watch_i: Dict[int, Dict[str, int]] = {}   # instance made at import -> attribute -> bit
+        self.watch_t: Dict[str, int] = {}   # module imported after collection -> bit of its touch
+        self.n_cells = 0
+        self.gver_base = 0   # a chain over import's own writes to shared state (memo keys at import time)
+        self.dirty = 0   # the cells written since the run began, as bits
+        self.cver: Dict[int, int] = {}   # bit -> hash of what the cell holds now (dirty cells only)
+        self.cjournal: List[tuple] = []   # (bit, its version before the write) for each write of the run
+        self.reads = 0   # the written cells the running call has read, as bits
+        # every cell the running call has read, written or not, as one of 1,024 bits by a hash of
+        # (owner, name): a cell first written after a call began was read by it only if its bit is
+        # here (a shared bit only makes the memo more careful)
+        self.greads = 0
+        self.cell_group: Dict[int, int] = {}   # cell bit -> its bit among ``greads``'
         self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
@@ -447,6 +479,9 @@ class Interp:
         name = self.p.canonical.get(name, name)
         g = self.globals.get(name)
         if g is not None:
+            self.greads |= 1 << ((hash(name) ^ _TOUCH_HASH) & _GROUP_MASK)
+            if name in self.watch_t:
+                self.reads |= self.watch_t[name]
             if name not in self.touched and name in self.lazy:
                 self._touch(name)
             return g
@@ -513,9 +548,11 @@ class Interp:
                 store[attr] = old
             else:
                 store.pop(attr, None)
-        undo_len, gver_before, wlog, touched = len(self.undo), self.gver, self.wlog, self.touched
+        undo_len, wlog, touched = len(self.undo), self.wlog, self.touched
+        cells = (self.dirty, self.cver, self.cjournal, self.reads, self.greads)
         # nothing is in force, nothing touched; what the import writes is no memo replay's
-        self.gver, self.wlog, self.touched = self.gver_base, [], set()
+        self.wlog, self.touched = [], set()
+        self.dirty, self.cver, self.cjournal, self.reads, self.greads = 0, {}, [], 0, 0
         files_before, self.files, unres_from = self.files, 0, len(self.unres_log)
         events_from, importer = len(self.events), len(self.stack)
         self._lazy_frames.append({"mod": name, "log": [], "created": {name}})
@@ -542,7 +579,9 @@ class Interp:
                     store[attr] = val
                 else:
                     store.pop(attr, None)
-            self.gver, self.wlog, self.touched = hash((gver_before, self.gver_base)), wlog, touched
+            self.wlog, self.touched = wlog, touched
+            # the import ran in the state collection left: it read nothing the running call depends on
+            self.dirty, self.cver, self.cjournal, self.reads, self.greads = cells
             # the import's own events, traced from its module frame whoever imported it: import-time
             # events of the run, not part of any call's result the memo keeps
             self.import_events.extend(dataclasses.replace(e, trace=e.trace[importer:])
@@ -563,6 +602,7 @@ class Interp:
         wlog, self.wlog = self.wlog, []
         frames, self._lazy_frames = self._lazy_frames, []
         import_time, self.import_time = self.import_time, False
+        wrote = len(self.cjournal)
         try:
             for item in self.lazy[name]:
                 if item[0] == "touch":
@@ -572,6 +612,8 @@ class Interp:
                     self.write_state(item[1], item[2], item[3], item[4])
         finally:
             self.wlog, self._lazy_frames, self.import_time = wlog, frames, import_time
+        if len(self.cjournal) > wrote:   # whether it is touched yet changes what a later import of it does
+            self._set_cell(self._cell("touch", name, ""), 1)
         self.wlog.append(("touch", name))
 
     def _owner_module(self, kind: str, owner) -> Optional[str]:
@@ -591,6 +633,10 @@ class Interp:
         if key in self.ctx.patches:
             return self.ctx.patches[key]
         g = self.import_module(mod)
+        self.greads |= 1 << ((hash(mod) ^ hash(name)) & _GROUP_MASK)
+        w = self.watch_g.get(mod)
+        if w is not None and name in w:
+            self.reads |= w[name]
         if g is not None and name in g:
             v = g[name]
             if not self.import_time:
@@ -666,7 +712,9 @@ class Interp:
                 for local, attr in st[2]:
                     if local == "*":
                         g = self.globals.get(mod) or {}
+                        self.reads |= self.watch_mod.get(mod, 0)
                         for k, v in g.items():
+                            self.greads |= 1 << ((hash(mod) ^ hash(k)) & _GROUP_MASK)
                             if not k.startswith("_"):
                                 self._bind(frame, k, v)
                         continue
@@ -997,6 +1045,10 @@ class Interp:
             key = (("cls", c), name)
             if key in self.ctx.patches:
                 return self.ctx.patches[key]
+            self.greads |= 1 << ((hash(c) ^ hash(name)) & _GROUP_MASK)
+            w = self.watch_c.get(c)
+            if w is not None and name in w:
+                self.reads |= w[name]
             attrs = self.class_attrs.get(c)
             if attrs is None:
                 _, mod = self.p.classes[c]
@@ -1018,6 +1070,10 @@ class Interp:
         key = (("mod", frame.module), name)
         if key in self.ctx.patches:
             return self.ctx.patches[key]
+        self.greads |= 1 << ((hash(frame.module) ^ hash(name)) & _GROUP_MASK)
+        w = self.watch_g.get(frame.module)
+        if w is not None and name in w:
+            self.reads |= w[name]
         g = self.globals.get(frame.module)
         if g is not None and name in g:
             v = g[name]
@@ -1336,6 +1392,11 @@ class Interp:
         key = (("inst", a[1]), name)
         if key in self.ctx.patches:
             return self.ctx.patches[key]
+        if a[1] < TEST_HEAP_BASE:   # an instance made at import: shared state
+            self.greads |= 1 << ((a[1] ^ hash(name)) & _GROUP_MASK)
+            w = self.watch_i.get(a[1])
+            if w is not None and name in w:
+                self.reads |= w[name]
         h = self.heap.get(a[1])
         if h is None:
             return UNKNOWN_V
@@ -1576,7 +1637,8 @@ class Interp:
         loc = self.bind_params(qn, f, args, kwargs, self_atom)
         closure = self.closures.get(qn)
         shape, ids = self._canon_inputs(loc, closure)
-        key = (qn, shape, self.ctx.key(), self.import_time, self.gver, self.missed_depth > 0, self.sweep)
+        key = (qn, shape, self.ctx.key(), self.import_time, self.gver_base if self.import_time else 0,
+               self.missed_depth > 0, self.sweep)
         found = self._lookup(key, depth, ids) if self.use_memo else None
         if found is not None:
             return self._reuse(found[0], found[1], here)
@@ -1588,6 +1650,8 @@ class Interp:
         outer_budget, self.budget_hit = self.budget_hit, False
         outer_reach, outer_calls, self.reach, self.calls = self.reach, self.calls, here, 0
         outer_files, self.files, ustart = self.files, self.file_bits.get(mod, 0), len(self.unres_log)
+        outer_reads, outer_greads, self.reads, self.greads = self.reads, self.greads, 0, 0
+        dirty0, cells0, jstart = self.dirty, self.n_cells, len(self.cjournal)
         rstart = len(self.collection_ran)
         if not self.collected:
             self.collection_ran.append(qn)
@@ -1617,6 +1681,9 @@ class Interp:
             self.reach, self.calls = max(outer_reach, inner_reach), outer_calls | inner_calls
             inner_files = self.files
             self.files |= outer_files
+            inner_reads, inner_greads = self.reads, self.greads
+            self.reads |= outer_reads
+            self.greads |= outer_greads
         ret = fr.returns
         if f["generator"]:
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
@@ -1626,8 +1693,8 @@ class Interp:
                 ret = of(("ctxfactory", fr.yields, cm_id))
         if f["is_async"] and not ret.atoms:
             ret = UNKNOWN_V
-        if len(self.memo) > MEMO_LIMIT:
-            self.memo.clear()   # bounded memory on large projects: recompute rather than grow
+        if len(self.memo) + self.memo_alts > MEMO_LIMIT:
+            self.clear_memo()   # bounded memory on large projects: recompute rather than grow
         if inner_cut >= here:   # cut, if at all, by its own frames only: the same result anywhere
             ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
             effects = _Effects(
@@ -1636,13 +1703,30 @@ class Interp:
                 tuple(self.direct_env[dstart:]), inner_cut - here if inner_cut != NO_CUT else NO_CUT,
                 self.steps - steps_before, tuple(self.cm_ctx[cmstart:]), cmstart, inner_budget)
             fresh = self.next_id - first_id
-            self.memo[key] = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
-                                        depth if inner_depth_cut else None, inner_reach - here, inner_calls,
-                                        self._above(inner_calls), inner_files, tuple(self.unres_log[ustart:]),
-                                        tuple(self.collection_ran[rstart:]) if not self.collected else ())
+            entry = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
+                               depth if inner_depth_cut else None, inner_reach - here, inner_calls,
+                               self._above(inner_calls), inner_files, tuple(self.unres_log[ustart:]),
+                               tuple(self.collection_ran[rstart:]) if not self.collected else ())
+            entry.reads, entry.greads, entry.cells = inner_reads, inner_greads, cells0
+            entry.dmask = dmask = inner_reads & dirty0
+            if dmask:
+                entry.dver = self._versions_at(dmask, jstart)
+            older = self.memo.get(key)
+            if older is not None and MEMO_ALTERNATIVES > 1:   # the same call on other shared state
+                entry.alt, last, n = older, older, 2
+                while n < MEMO_ALTERNATIVES and last.alt is not None:
+                    last, n = last.alt, n + 1
+                if last.alt is None:   # the chain grew by one (else its last entry goes)
+                    self.memo_alts += 1
+                last.alt = None
+            self.memo[key] = entry
         return ret
 
     # ------------------------------------------------------------------ the memo
+    def clear_memo(self) -> None:
+        self.memo.clear()
+        self.memo_alts = 0
+
     def _canon_inputs(self, loc: Dict[str, V], closure: Optional[Dict[str, V]]) -> Tuple[tuple, tuple]:
         """A call's inputs with the instances a test made renamed by the order they are found in:
         ``(shape, ids)``, where ``shape`` is hashable and equal for calls on equal state (the
@@ -1650,7 +1734,7 @@ class Interp:
         captured, and every instance reachable from these, from the patches in force and from
         what the test wrote into module state), and ``ids`` the instance ids in that order.
         Instances made at import are shared by every test and keep their ids: the state
-        version (``gver``) covers their state."""
+        reads of their attributes are the call's dependencies on shared state (``_same_cells``)."""
         roots: List[V] = list(loc.values())
         ck = sorted(closure) if closure else ()
         if ck:
@@ -1709,10 +1793,52 @@ class Interp:
     def _lookup(self, key: tuple, depth: int, ids: tuple) -> Optional[Tuple["_MemoEntry", Dict[int, int]]]:
         """The stored call for ``key`` that can stand for a run here, with its relocation."""
         hit = self.memo.get(key)
-        if hit is None or not self._usable(hit, depth):
-            return None
-        m = self._relocation(hit, ids)
-        return None if m is None else (hit, m)
+        while hit is not None:
+            if self._same_cells(hit) and self._usable(hit, depth):
+                m = self._relocation(hit, ids)
+                if m is not None:
+                    return hit, m
+            hit = hit.alt
+        return None
+
+    def _same_cells(self, hit: "_MemoEntry") -> bool:
+        """Whether the shared state a stored call read holds now what it held when its run began:
+        no cell it did not watch for is written, and of the cells it read, the same ones are
+        written, with the same values."""
+        dirty = self.dirty
+        if not dirty:
+            return not hit.dmask
+        if (hit.reads & dirty) != hit.dmask:
+            return False
+        late = dirty >> hit.cells
+        if late:   # cells first written after it began: it may have read them only where it read their owner
+            groups, greads, shift = self.cell_group, hit.greads, hit.cells
+            while late:
+                low = late & -late
+                late ^= low
+                if groups[low << shift] & greads:
+                    return False
+        if hit.dmask:
+            cver = self.cver
+            for bit, version in hit.dver:
+                if cver.get(bit) != version:
+                    return False
+        return True
+
+    def _versions_at(self, mask: int, jstart: int) -> tuple:
+        """The versions the cells of ``mask`` had at write-journal position ``jstart``."""
+        out = {}
+        for bit, before in self.cjournal[jstart:]:
+            if bit & mask and bit not in out:
+                out[bit] = before
+        cver = self.cver
+        rest = mask
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            if bit not in out:
+                out[bit] = cver.get(bit)
+        return tuple(sorted(out.items()))
 
     def _count_above(self, qn: str) -> int:
         """How many calls of ``qn`` the current run has on the stack (recursion counts from the
@@ -1773,6 +1899,8 @@ class Interp:
         done = hit.effects
         self.steps += done.steps   # a reused call costs what it cost: the budget does not depend on order
         self.calls |= hit.calls
+        self.reads |= hit.reads
+        self.greads |= hit.greads
         self.files |= hit.files
         for site, text in hit.unresolved:
             self.note_unresolved(site, text)
@@ -1842,15 +1970,42 @@ class Interp:
             external = self._owner_module(kind, owner) not in frame["created"]
             if external:
                 frame["log"].append(("w", kind, owner, name, val))
-        if self.import_time and not external:   # permanent: the version with no test write in place moves too
+        if self.import_time and not external:
+            # permanent, what every test starts from. After collection such a write is to the state
+            # of a module being imported for the first time, which no earlier call can have read;
+            # calls at import time hold this version in their memo keys.
             self.gver_base = hash((self.gver_base, kind, owner, name, hash(val)))
         else:
             self.undo.append((kind, owner, name, name in store, store.get(name)))
             if val.instances():   # test instances now reachable from shared state: memo inputs
                 self.shared_roots.append(val)
+            self._set_cell(self._cell(kind, owner, name), hash(val))
         store[name] = val
         self.wlog.append((kind, owner, name, val))
-        self.gver = hash((self.gver, kind, owner, name, hash(val)))   # == gver_base while nothing is undone
+
+    def _cell(self, kind: str, owner, name: str) -> int:
+        """The bit of a shared-state cell, given on its first test-time write."""
+        key = (kind, owner, name)
+        bit = self.cell_bits.get(key)
+        if bit is None:
+            bit = self.cell_bits[key] = 1 << self.n_cells
+            self.n_cells += 1
+            self.cell_group[bit] = 1 << ((hash(owner) ^ (_TOUCH_HASH if kind == "touch" else hash(name))) & _GROUP_MASK)
+            if kind == "gattr":
+                self.watch_g.setdefault(owner, {})[name] = bit
+                self.watch_mod[owner] = self.watch_mod.get(owner, 0) | bit
+            elif kind == "cattr":
+                self.watch_c.setdefault(owner, {})[name] = bit
+            elif kind == "attr":
+                self.watch_i.setdefault(owner, {})[name] = bit
+            else:
+                self.watch_t[owner] = bit
+        return bit
+
+    def _set_cell(self, bit: int, version: int) -> None:
+        self.cjournal.append((bit, self.cver.get(bit)))
+        self.cver[bit] = version
+        self.dirty |= bit
 
     def undo_test_writes(self) -> None:
         """Put back what the last test (or sweep root) wrote to shared state."""
@@ -1860,9 +2015,8 @@ class Interp:
                 store[name] = old
             else:
                 store.pop(name, None)
-        if self.undo:
-            self.gver = self.gver_base
         self.undo = []
+        self.dirty, self.cver, self.cjournal = 0, {}, []
 
     def _replay(self, writes, m: Dict[int, int]) -> None:
         for w in writes:
@@ -2745,6 +2899,10 @@ class Interp:
     def module_attr_static(self, mod: str, attr: str) -> V:
         mod = self.p.canonical.get(mod, mod)
         g = self.globals.get(mod) or {}
+        self.greads |= 1 << ((hash(mod) ^ hash(attr)) & _GROUP_MASK)
+        w = self.watch_g.get(mod)
+        if w is not None and attr in w:
+            self.reads |= w[attr]
         if attr in g:
             return g[attr]
         sub = f"{mod}.{attr}"

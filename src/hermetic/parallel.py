@@ -90,7 +90,7 @@ def analyse(runner: Runner, items: List[TestItem], jobs: int, sweep: bool,
                     fresh = pool.sweep(todo_roots, lazy)
                     pool.merge_states()
                 else:
-                    ip.memo.clear()
+                    ip.clear_memo()
                     fresh = {r.root: r for r in runner.sweep_each(todo_roots)}
                 sweep_runs = [reused.sweep[r] if r in reused.sweep else fresh[r] for r in roots]
                 _take_in(ip, [reused.sweep[r] for r in roots if r in reused.sweep])
@@ -212,7 +212,7 @@ def _serve(conn, runner: Runner, items: List[TestItem]) -> None:
                     gc.collect()
             elif kind == "sweep":
                 if not swept:   # the sweep starts from the modules every test imported, as in one process
-                    ip.memo.clear()
+                    ip.clear_memo()
                     import_after_collection(ip, msg[3])
                     swept = True
                 conn.send(("sweep", msg[1], runner.sweep_each(msg[2], keep_memo=True)))

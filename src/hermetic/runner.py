@@ -440,7 +440,7 @@ class Runner:
         ip = self.ip
         out: List[SweepRun] = []
         if not keep_memo:
-            ip.memo.clear()   # keys hold the sweep flag: no test's entry can be reused (memory)
+            ip.clear_memo()   # keys hold the sweep flag: no test's entry can be reused (memory)
         ip.ctx = I.Ctx()
         ip.import_time = False
         ip.sweep = True
@@ -463,7 +463,7 @@ class Runner:
                                 ip.files, dict(ip.run_unresolved), sorted(ip.touched)))
         start_run(ip)   # the last root's state goes too
         if not keep_memo:
-            ip.memo.clear()
+            ip.clear_memo()
         ip.sweep = False
         return out
 
@@ -751,7 +751,7 @@ def start_run(ip: I.Interp) -> None:
     ip.steps = 0
     ip.cut_at = I.NO_CUT
     ip.depth_cut = ip.budget_hit = False
-    ip.reach, ip.calls = 0, 0
+    ip.reach, ip.calls, ip.reads, ip.greads = 0, 0, 0, 0
     ip.files, ip.run_unresolved, ip.unres_log = 0, {}, []
     ip.shared_roots = []
     ip.touched = set()
