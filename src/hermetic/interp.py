@@ -421,6 +421,7 @@ class Interp:
         # here (a shared bit only makes the memo more careful)
         self.greads = 0
         self.cell_group: Dict[int, int] = {}   # cell bit -> its bit among ``greads``'
+        self._gbits: Dict[str, Dict[str, int]] = {}   # module -> global name -> its bit among ``greads``'
         self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
@@ -1070,7 +1071,9 @@ class Interp:
         key = (("mod", frame.module), name)
         if key in self.ctx.patches:
             return self.ctx.patches[key]
-        self.greads |= 1 << ((hash(frame.module) ^ hash(name)) & _GROUP_MASK)
+        gb = self._gbits.get(frame.module)   # the hot path: a module's own globals, read by name
+        b = gb.get(name) if gb is not None else None
+        self.greads |= b if b is not None else self._gbit(frame.module, name)
         w = self.watch_g.get(frame.module)
         if w is not None and name in w:
             self.reads |= w[name]
@@ -2001,6 +2004,12 @@ class Interp:
             else:
                 self.watch_t[owner] = bit
         return bit
+
+    def _gbit(self, mod: str, name: str) -> int:
+        """The bit among ``greads``' of a module's global (cached: name lookups are the hot path)."""
+        b = 1 << ((hash(mod) ^ hash(name)) & _GROUP_MASK)
+        self._gbits.setdefault(mod, {})[name] = b
+        return b
 
     def _set_cell(self, bit: int, version: int) -> None:
         self.cjournal.append((bit, self.cver.get(bit)))
