@@ -32,7 +32,7 @@ RUN_STEPS = 200_000       # a run (a test, a module's import) stops after this m
 MEMO_LIMIT = 15_000        # memo entries kept before a reset (alternatives count): Django's workers 345 MiB, at 20k 375, no slower
 _GROUP_MASK = 1023          # ``Interp.greads``: 1,024 bits
 _GROUP_BITS = [1 << i for i in range(_GROUP_MASK + 1)]   # shared: a cached bit is a pointer, not a 1,024-bit int
-_TOUCH_HASH = hash("<touch>")   # the name part of a module's touch cell (``Interp._touch``)
+_TOUCH = "<touch>"   # the name of a module's touch cell (``Interp._touch``)
 MEMO_ALTERNATIVES = 2      # entries kept per memo key (the same call on other shared state); 4 reused no more on Django
 SWEEP_BUDGET = 3_000
 SWEEP_RUN_STEPS = 24_000
@@ -213,7 +213,7 @@ class _MemoEntry:
         self.files = files            # the modules whose code its run ran, as bits (``Interp.file_bits``)
         self.unresolved = unresolved  # the (site, text) notes its run made
         self.ran = ran                # during collection: the functions its run called
-        # the shared state it depends on (``Interp.cell_bits``): the written cells its run read, the
+        # the shared state it depends on (``Interp.watch``): the written cells its run read, the
         # number of cells there were when it began (a cell written later was not watched for), of
         # the cells read those written in its run's test when it began, and their versions then
         self.reads = 0
@@ -405,14 +405,12 @@ class Interp:
         # cells its run read, so it is reused wherever those hold what they held then, whatever
         # else differs. A cell gets a bit when a test first writes it (``_cell``); reads of cells
         # no test has written are not recorded: until then they hold what import left.
-        self.cell_bits: Dict[tuple, int] = {}   # ("gattr" | "cattr" | "attr" | "touch", owner, name) -> bit
-        self.watch_g: Dict[str, Dict[str, int]] = {}   # module -> global name -> bit (the lookup path)
-        self.watch_mod: Dict[str, int] = {}   # module -> the bits of all its globals (star imports)
-        self.watch_c: Dict[str, Dict[str, int]] = {}   # class -> attribute -> bit
-        self.watch_i: Dict[int, Dict[str, int]] = {}   # instance made at import -> attribute -> bit
-        self.watch_t: Dict[str, int] = {}   # module imported after collection -> bit of its touch
+        # the cells written so far, by kind ("gattr" | "cattr" | "attr" | "touch"): owner (module,
+        # class, instance made at import, module imported after collection) -> name -> bit
+        self.watch: Dict[str, Dict[Any, Dict[str, int]]] = {"gattr": {}, "cattr": {}, "attr": {}, "touch": {}}
+        self.watch_g = self.watch["gattr"]   # the lookup path's
         self.n_cells = 0
-        self.gver_base = 0   # a chain over import's own writes to shared state (memo keys at import time)
+        self.import_version = 0   # a chain over import's own writes to shared state (memo keys at import time)
         self.dirty = 0   # the cells written since the run began, as bits
         self.cver: Dict[int, int] = {}   # bit -> hash of what the cell holds now (dirty cells only)
         self.cjournal: List[tuple] = []   # (bit, its version before the write) for each write of the run
@@ -422,7 +420,7 @@ class Interp:
         # here (a shared bit only makes the memo more careful)
         self.greads = 0
         self.cell_group: Dict[int, int] = {}   # cell bit -> its bit among ``greads``'
-        self._gbits: Dict[str, Dict[str, int]] = {}   # module -> global name -> its bit among ``greads``'
+        self._gbits: Dict[Any, Dict[str, int]] = {}   # owner -> name -> its bit among ``greads``' (``_gbit``)
         self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
@@ -481,9 +479,7 @@ class Interp:
         name = self.p.canonical.get(name, name)
         g = self.globals.get(name)
         if g is not None:
-            self.greads |= 1 << ((hash(name) ^ _TOUCH_HASH) & _GROUP_MASK)
-            if name in self.watch_t:
-                self.reads |= self.watch_t[name]
+            self._read("touch", name, _TOUCH)
             if name not in self.touched and name in self.lazy:
                 self._touch(name)
             return g
@@ -615,7 +611,7 @@ class Interp:
         finally:
             self.wlog, self._lazy_frames, self.import_time = wlog, frames, import_time
         if len(self.cjournal) > wrote:   # whether it is touched yet changes what a later import of it does
-            self._set_cell(self._cell("touch", name, ""), 1)
+            self._set_cell(self._cell("touch", name, _TOUCH), 1)
         self.wlog.append(("touch", name))
 
     def _owner_module(self, kind: str, owner) -> Optional[str]:
@@ -635,10 +631,7 @@ class Interp:
         if key in self.ctx.patches:
             return self.ctx.patches[key]
         g = self.import_module(mod)
-        self.greads |= 1 << ((hash(mod) ^ hash(name)) & _GROUP_MASK)
-        w = self.watch_g.get(mod)
-        if w is not None and name in w:
-            self.reads |= w[name]
+        self._read("gattr", mod, name)
         if g is not None and name in g:
             v = g[name]
             if not self.import_time:
@@ -714,9 +707,10 @@ class Interp:
                 for local, attr in st[2]:
                     if local == "*":
                         g = self.globals.get(mod) or {}
-                        self.reads |= self.watch_mod.get(mod, 0)
+                        for b in self.watch_g.get(mod, {}).values():   # also those a test's write would add
+                            self.reads |= b
                         for k, v in g.items():
-                            self.greads |= 1 << ((hash(mod) ^ hash(k)) & _GROUP_MASK)
+                            self.greads |= self._gbit(mod, k)
                             if not k.startswith("_"):
                                 self._bind(frame, k, v)
                         continue
@@ -1047,10 +1041,7 @@ class Interp:
             key = (("cls", c), name)
             if key in self.ctx.patches:
                 return self.ctx.patches[key]
-            self.greads |= 1 << ((hash(c) ^ hash(name)) & _GROUP_MASK)
-            w = self.watch_c.get(c)
-            if w is not None and name in w:
-                self.reads |= w[name]
+            self._read("cattr", c, name)
             attrs = self.class_attrs.get(c)
             if attrs is None:
                 _, mod = self.p.classes[c]
@@ -1072,7 +1063,8 @@ class Interp:
         key = (("mod", frame.module), name)
         if key in self.ctx.patches:
             return self.ctx.patches[key]
-        gb = self._gbits.get(frame.module)   # the hot path: a module's own globals, read by name
+        # ``self._read("gattr", frame.module, name)``, inlined: this is the hot path
+        gb = self._gbits.get(frame.module)
         b = gb.get(name) if gb is not None else None
         self.greads |= b if b is not None else self._gbit(frame.module, name)
         w = self.watch_g.get(frame.module)
@@ -1397,10 +1389,7 @@ class Interp:
         if key in self.ctx.patches:
             return self.ctx.patches[key]
         if a[1] < TEST_HEAP_BASE:   # an instance made at import: shared state
-            self.greads |= 1 << ((a[1] ^ hash(name)) & _GROUP_MASK)
-            w = self.watch_i.get(a[1])
-            if w is not None and name in w:
-                self.reads |= w[name]
+            self._read("attr", a[1], name)
         h = self.heap.get(a[1])
         if h is None:
             return UNKNOWN_V
@@ -1641,7 +1630,7 @@ class Interp:
         loc = self.bind_params(qn, f, args, kwargs, self_atom)
         closure = self.closures.get(qn)
         shape, ids = self._canon_inputs(loc, closure)
-        key = (qn, shape, self.ctx.key(), self.import_time, self.gver_base if self.import_time else 0,
+        key = (qn, shape, self.ctx.key(), self.import_time, self.import_version if self.import_time else 0,
                self.missed_depth > 0, self.sweep)
         found = self._lookup(key, depth, ids) if self.use_memo else None
         if found is not None:
@@ -1715,21 +1704,26 @@ class Interp:
             entry.dmask = dmask = inner_reads & dirty0
             if dmask:
                 entry.dver = self._versions_at(dmask, jstart)
-            older = self.memo.get(key)
-            if older is not None and MEMO_ALTERNATIVES > 1:   # the same call on other shared state
-                entry.alt, last, n = older, older, 2
-                while n < MEMO_ALTERNATIVES and last.alt is not None:
-                    last, n = last.alt, n + 1
-                if last.alt is None:   # the chain grew by one (else its last entry goes)
-                    self.memo_alts += 1
-                last.alt = None
-            self.memo[key] = entry
+            self._store(key, entry)
         return ret
 
     # ------------------------------------------------------------------ the memo
     def clear_memo(self) -> None:
         self.memo.clear()
         self.memo_alts = 0
+
+    def _store(self, key: tuple, entry: "_MemoEntry") -> None:
+        """``entry`` first for ``key``; the older ones for the same call (on other shared state)
+        after it, ``MEMO_ALTERNATIVES`` in all."""
+        older = self.memo.get(key)
+        if older is not None and MEMO_ALTERNATIVES > 1:
+            entry.alt, last, n = older, older, 2
+            while n < MEMO_ALTERNATIVES and last.alt is not None:
+                last, n = last.alt, n + 1
+            if last.alt is None:   # the chain grew by one (else its last entry goes)
+                self.memo_alts += 1
+            last.alt = None
+        self.memo[key] = entry
 
     def _canon_inputs(self, loc: Dict[str, V], closure: Optional[Dict[str, V]]) -> Tuple[tuple, tuple]:
         """A call's inputs with the instances a test made renamed by the order they are found in:
@@ -1978,7 +1972,7 @@ class Interp:
             # permanent, what every test starts from. After collection such a write is to the state
             # of a module being imported for the first time, which no earlier call can have read;
             # calls at import time hold this version in their memo keys.
-            self.gver_base = hash((self.gver_base, kind, owner, name, hash(val)))
+            self.import_version = hash((self.import_version, kind, owner, name, hash(val)))
         else:
             self.undo.append((kind, owner, name, name in store, store.get(name)))
             if val.instances():   # test instances now reachable from shared state: memo inputs
@@ -1989,28 +1983,27 @@ class Interp:
 
     def _cell(self, kind: str, owner, name: str) -> int:
         """The bit of a shared-state cell, given on its first test-time write."""
-        key = (kind, owner, name)
-        bit = self.cell_bits.get(key)
+        names = self.watch[kind].setdefault(owner, {})
+        bit = names.get(name)
         if bit is None:
-            bit = self.cell_bits[key] = 1 << self.n_cells
+            bit = names[name] = 1 << self.n_cells
             self.n_cells += 1
-            self.cell_group[bit] = _GROUP_BITS[(hash(owner) ^ (_TOUCH_HASH if kind == "touch" else hash(name)))
-                                               & _GROUP_MASK]
-            if kind == "gattr":
-                self.watch_g.setdefault(owner, {})[name] = bit
-                self.watch_mod[owner] = self.watch_mod.get(owner, 0) | bit
-            elif kind == "cattr":
-                self.watch_c.setdefault(owner, {})[name] = bit
-            elif kind == "attr":
-                self.watch_i.setdefault(owner, {})[name] = bit
-            else:
-                self.watch_t[owner] = bit
+            self.cell_group[bit] = self._gbit(owner, name)
         return bit
 
-    def _gbit(self, mod: str, name: str) -> int:
-        """The bit among ``greads``' of a module's global (cached: name lookups are the hot path)."""
-        b = _GROUP_BITS[(hash(mod) ^ hash(name)) & _GROUP_MASK]
-        self._gbits.setdefault(mod, {})[name] = b
+    def _read(self, kind: str, owner, name: str) -> None:
+        """The running call reads cell (owner, name) of ``kind`` (``_cell``): a memo dependency."""
+        gb = self._gbits.get(owner)
+        b = gb.get(name) if gb is not None else None
+        self.greads |= b if b is not None else self._gbit(owner, name)
+        w = self.watch[kind].get(owner)
+        if w is not None and name in w:
+            self.reads |= w[name]
+
+    def _gbit(self, owner, name: str) -> int:
+        """The bit among ``greads``' of cell (owner, name), cached (name lookups are the hot path)."""
+        b = _GROUP_BITS[(hash(owner) ^ hash(name)) & _GROUP_MASK]
+        self._gbits.setdefault(owner, {})[name] = b
         return b
 
     def _set_cell(self, bit: int, version: int) -> None:
@@ -2910,10 +2903,7 @@ class Interp:
     def module_attr_static(self, mod: str, attr: str) -> V:
         mod = self.p.canonical.get(mod, mod)
         g = self.globals.get(mod) or {}
-        self.greads |= 1 << ((hash(mod) ^ hash(attr)) & _GROUP_MASK)
-        w = self.watch_g.get(mod)
-        if w is not None and attr in w:
-            self.reads |= w[attr]
+        self._read("gattr", mod, attr)
         if attr in g:
             return g[attr]
         sub = f"{mod}.{attr}"
