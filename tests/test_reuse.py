@@ -226,21 +226,25 @@ class _Runs:
 def test_an_entry_loads_only_plain_data_and_hermetic_classes():
     import zlib
 
-    def framed(head, runs):
-        head_blob, tests_blob = zlib.compress(pickle.dumps(head)), zlib.compress(pickle.dumps(runs["tests"]))
-        return (reuse._MAGIC + len(head_blob).to_bytes(8, "big") + len(tests_blob).to_bytes(8, "big")
-                + head_blob + tests_blob + zlib.compress(pickle.dumps(runs["sweep"])))
+    def framed(head, parts):
+        blobs = [zlib.compress(pickle.dumps(head))] + [zlib.compress(pickle.dumps(parts[k])) for k in reuse._PARTS]
+        return reuse._MAGIC + b"".join(len(b).to_bytes(8, "big") for b in blobs) + b"".join(blobs)
 
+    empty = {"tests": {}, "sweep": {}, "outcome": {}}
     plain = {"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {}, "plain": {}}
-    assert reuse.loads(framed(plain, {"tests": {}, "sweep": {}}))["digest"] == "d"
-    assert reuse.loads(framed({**plain, "x": _Runs()}, {"tests": {}, "sweep": {}})) is None
-    assert reuse.loads(framed(plain, {"tests": {"t": _Runs()}, "sweep": {}})) is None
-    assert reuse.loads(framed(plain, {"tests": {}, "sweep": {"r": _Runs()}})) is None
-    assert reuse.loads(framed(plain, {"tests": [], "sweep": {}})) is None   # parts of another shape
-    assert reuse.loads(framed(plain, {"tests": {}, "sweep": {}})[:-3]) is None   # cut short
+    assert reuse.load_parts(reuse.loads(framed(plain, empty)))["digest"] == "d"
+    assert reuse.loads(framed({**plain, "x": _Runs()}, empty)) is None
+    # a part is loaded when asked for: a forbidden class or another shape there is a damaged part
+    assert reuse.load_parts(reuse.loads(framed(plain, {**empty, "tests": {"t": _Runs()}}))) is None
+    assert reuse.load_parts(reuse.loads(framed(plain, {**empty, "sweep": {"r": _Runs()}}))) is None
+    assert reuse.load_parts(reuse.loads(framed(plain, {**empty, "tests": []}))) is None
+    assert reuse.part(reuse.loads(framed(plain, {**empty, "outcome": {"o": _Runs()}})), "outcome") is None
+    assert reuse.loads(framed(plain, empty)[:-3]) is None   # cut short
+    assert reuse.loads(framed(plain, empty) + b"x") is None   # or longer than its lengths say
     ok = reuse.dumps({"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {},
-                      "tests": {}, "sweep": {}, "plain": {}, "ht3": None})
+                      "tests": {}, "sweep": {}, "outcome": {"tests": 0}, "plain": {}, "ht3": None})
     assert reuse.loads(ok)["digest"] == "d"
+    assert reuse.part(reuse.loads(ok), "outcome") == {"tests": 0}
     assert reuse.loads(b"not an entry") is None
 
 
@@ -333,6 +337,7 @@ def test_a_run_that_reused_every_result_writes_the_runs_as_they_were(tmp_path, m
     io.write_text(io.read_text() + "\n\ndef read_c():\n    return 3\n")
     second = _run(project)
     assert second.statistics["tests_reused"] == 4
+    assert second.statistics["collection"] == "reused"
     after = reuse.loads(path.read_bytes())
     assert after["_blobs"] == before["_blobs"]
     assert all("tests" not in keys and "digest" in keys for keys in dumped)   # only the head was pickled
@@ -342,8 +347,9 @@ def test_a_run_that_reused_every_result_writes_the_runs_as_they_were(tmp_path, m
     dumped.clear()
     third = _run(project)
     assert third.statistics["tests_analysed"] == 3
-    assert len(dumped) == 2 and "digest" in dumped[0]   # the head, then the tests' results again
-    assert dumped[1] == sorted(after["tests"])
+    # the outcome (before the rules after it change the findings), the head, the tests' results
+    assert len(dumped) == 3 and "findings" in dumped[0] and "digest" in dumped[1]
+    assert dumped[2] == sorted(reuse.part(after, "tests"))
     assert to_json(third) == _cold(project)
 
 
@@ -355,7 +361,7 @@ def test_a_new_sweep_root_pickles_the_sweep_and_keeps_the_tests_blob(tmp_path, m
     project = _write(tmp_path / "p", files)
     _run(project)
     [path] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
-    before = reuse.loads(path.read_bytes())
+    before = reuse.load_parts(reuse.loads(path.read_bytes()))
     assert before["sweep"]
     dumped = []
     real = reuse.pickle.dumps
@@ -364,11 +370,13 @@ def test_a_new_sweep_root_pickles_the_sweep_and_keeps_the_tests_blob(tmp_path, m
     io.write_text(io.read_text() + "\n\ndef write_c():\n    open(BASE, 'w').write('c')\n")
     second = _run(project)
     assert second.statistics["tests_analysed"] == 0
-    after = reuse.loads(path.read_bytes())
+    assert second.statistics["collection"] == "run"   # the new root is swept (reuse.settled)
+    after = reuse.load_parts(reuse.loads(path.read_bytes()))
     assert after["_blobs"]["tests"] == before["_blobs"]["tests"]
     assert "app.io.write_c" in after["sweep"] and "app.io.write_c" not in before["sweep"]
-    assert [type(d).__name__ for d in dumped] == ["dict", "dict"] and "digest" in dumped[0]
-    assert set(dumped[1]) == set(after["sweep"])   # the head, then the sweep roots' results
+    # the outcome, the head, then the sweep roots' results
+    assert [type(d).__name__ for d in dumped] == ["dict"] * 3 and "digest" in dumped[1]
+    assert set(dumped[2]) == set(after["sweep"])
     assert to_json(second) == _cold(project)
 
 
@@ -416,3 +424,188 @@ def test_the_sweep_blob_is_kept_only_when_every_root_swept_is_a_reused_one():
     assert reuse.reused_parts(prev, reused, [], SimpleNamespace(sweep_runs=[old_a, old_b])) == {"tests", "sweep"}
     assert reuse.reused_parts(prev, reused, [], SimpleNamespace(sweep_runs=[old_a, new_c])) == {"tests"}
     assert reuse.reused_parts(None, reused, [], SimpleNamespace(sweep_runs=[])) == set()
+
+
+# -- a run with nothing to analyse again takes the last run's outcome without collecting
+
+
+def _count_imports(monkeypatch):
+    import hermetic.interp as I
+
+    seen = []
+    real = I.Interp.import_module
+    monkeypatch.setattr(I.Interp, "import_module", lambda self, name, *a, **kw: seen.append(name) or real(self, name, *a, **kw))
+    return seen
+
+
+def test_an_appended_function_needs_no_collection(tmp_path, monkeypatch, no_whole_run_hits):
+    project = _write(tmp_path / "p", APP)
+    first = _run(project)
+    assert first.statistics["collection"] == "run"
+    imported = _count_imports(monkeypatch)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + "\n\ndef read_c():\n    return open('c.txt').read()\n")
+    second = _run(project)
+    assert second.statistics["collection"] == "reused"
+    assert imported == []   # the interpreter ran no module's code
+    assert second.statistics["tests_reused"] == second.tests == 4
+    assert to_json(second) == _cold(project)
+    # and the run after it, from the entry that run wrote
+    io.write_text(io.read_text() + "\n\ndef read_d():\n    return 4\n")
+    third = _run(project)
+    assert third.statistics["collection"] == "reused"
+    assert to_json(third) == _cold(project)
+
+
+def test_a_body_no_test_runs_edited_needs_no_collection(tmp_path, monkeypatch, no_whole_run_hits):
+    files = dict(APP)
+    files["src/app/unused.py"] = "def helper():\n    return 1\n"
+    project = _write(tmp_path / "p", files)
+    _run(project)
+    unused = project / "src/app/unused.py"
+    unused.write_text("def helper():\n    return open('h.txt').read()\n")
+    second = _run(project)
+    assert second.statistics["collection"] == "reused"
+    assert to_json(second) == _cold(project)
+
+
+def test_a_body_a_test_runs_edited_collects_again(tmp_path, no_whole_run_hits):
+    project = _write(tmp_path / "p", APP)
+    _run(project)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text().replace("    return 1\n", "    return 2\n"))
+    second = _run(project)
+    assert second.statistics["collection"] == "run"
+    assert to_json(second) == _cold(project)
+
+
+def test_a_suppression_added_where_nothing_runs_again_is_applied(tmp_path, no_whole_run_hits):
+    # a comment changes no function's code: the outcome is reused, and the rules after it read
+    # the suppressions of this run's files
+    project = _write(tmp_path / "p", APP)
+    first = _run(project)
+    assert [f.code for f in first.findings] == ["HT102"]
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text().replace('"a.txt")).read()', '"a.txt")).read()  # hermetic: ignore[HT102]'))
+    second = _run(project)
+    assert second.statistics["collection"] == "reused"
+    assert second.findings == []
+    assert to_json(second) == _cold(project)
+
+
+def test_an_appended_sweep_root_is_swept(tmp_path, no_whole_run_hits):
+    # the HT201 sweep runs every function of a module holding a computed path constant: one
+    # appended there is a new root, so the run collects and sweeps it
+    files = dict(APP)
+    files["src/app/io.py"] = APP["src/app/io.py"].replace("LIMIT = 3", 'BASE = os.path.join(os.path.dirname(__file__), "data")')
+    project = _write(tmp_path / "p", files)
+    first = _run(project)
+    assert [f.code for f in first.findings if f.code == "HT201"] == []
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + "\n\ndef write_c():\n    open(BASE, 'w').write('c')\n")
+    second = _run(project)
+    assert second.statistics["collection"] == "run"
+    assert [f.anchor for f in second.findings if f.code == "HT201"] == ["BASE"]
+    assert to_json(second) == _cold(project)
+
+
+def test_an_appended_function_with_an_effect_runs_ht3_again(tmp_path, no_whole_run_hits):
+    # HT303 reads every project function's effects: a new one changing module state changes its key
+    project = _write(tmp_path / "p", REGISTRY_APP)
+    _run(project)
+    reg = project / "src/app/reg.py"
+    reg.write_text(reg.read_text() + '\n\ndef fill():\n    REG["y"] = 2\n')
+    second = _run(project)
+    assert second.statistics["collection"] == "run"
+    assert to_json(second) == _cold(project)
+
+
+def test_a_guard_collects_every_time(tmp_path, no_whole_run_hits):
+    # HT4xx reads module state anew (docs/limits.md)
+    project = copy_fixture("ht4-guard", tmp_path)
+    _run(project)
+    target = next(p for p in sorted(project.rglob("*.py")) if "tests" not in p.parts and p.stat().st_size)
+    target.write_text(target.read_text() + "\n\ndef _appended():\n    return 1\n")
+    second = _run(project)
+    assert second.statistics["collection"] == "run"
+    assert to_json(second) == _cold(project)
+
+
+def test_a_damaged_outcome_collects_again(tmp_path, no_whole_run_hits):
+    project = _write(tmp_path / "p", APP)
+    first = _run(project)
+    [path] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
+    entry = reuse.loads(path.read_bytes())
+    entry["_blobs"]["outcome"] = b"not a blob"
+    path.write_bytes(reuse.dumps({k: (None if k in reuse._PARTS else v) for k, v in entry.items()}))
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + "\n\ndef read_c():\n    return 3\n")
+    second = _run(project)
+    assert second.statistics["collection"] == "run"
+    assert second.statistics["tests_reused"] == 4   # the tests' results were intact
+    assert to_json(second) == to_json(first) == _cold(project)
+
+
+def _swept_app(tmp_path):
+    """APP whose io.py holds a computed path constant: the HT201 sweep runs its functions."""
+    files = dict(APP)
+    files["src/app/io.py"] = APP["src/app/io.py"].replace("LIMIT = 3", 'BASE = os.path.join(os.path.dirname(__file__), "data")')
+    project = _write(tmp_path / "p", files)
+    _run(project)
+    return project
+
+
+@pytest.mark.parametrize("body", [
+    "return open('c.txt').read()",
+    "return undefined_helper(1).go()",   # a call not followed: a note in the report's unresolved list
+    "with open(p, 'w') as fh:\n        fh.write(str([x for x in range(3)]))",
+])
+def test_a_new_sweep_root_that_reads_no_module_state_needs_no_collection(body, tmp_path, monkeypatch,
+                                                                          no_whole_run_hits):
+    project = _swept_app(tmp_path)
+    imported = _count_imports(monkeypatch)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + f"\n\ndef write_c(p):\n    {body}\n")
+    second = _run(project)
+    assert second.statistics["collection"] == "reused"
+    assert imported == []
+    assert to_json(second) == _cold(project)
+    third = _run(project)   # and from the entry that run wrote, where write_c is a root
+    assert to_json(third) == to_json(second)
+
+
+@pytest.mark.parametrize("body", [
+    "open(BASE, 'w').write('c')",   # a module constant
+    "return open(__file__).read()",   # a dunder: module state
+    "import os\n    return os.getcwd()",   # an import
+    "return globals()['BASE']",   # a builtin that reaches module state
+])
+def test_a_new_sweep_root_that_may_read_module_state_collects(body, tmp_path, no_whole_run_hits):
+    project = _swept_app(tmp_path)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + f"\n\ndef write_c():\n    {body}\n")
+    second = _run(project)
+    assert second.statistics["collection"] == "run"
+    assert to_json(second) == _cold(project)
+
+
+def test_a_new_sweep_root_with_a_default_collects(tmp_path, no_whole_run_hits):
+    # the default is a value its def made at import: collection's
+    project = _swept_app(tmp_path)
+    io = project / "src/app/io.py"
+    io.write_text(io.read_text() + "\n\ndef write_c(p='c.txt'):\n    return open(p).read()\n")
+    second = _run(project)
+    assert second.statistics["collection"] == "run"
+    assert to_json(second) == _cold(project)
+
+
+def test_reads_no_state_looks_at_every_name():
+    f = {"params": [["p", "pos", None]], "class": None,
+         "body": [("expr", ("call", ("attr", ("call", ("name", "open"), [("name", "p")], []), "read"), [], []))]}
+    assert reuse.reads_no_state(f, {"BASE"})
+    assert not reuse.reads_no_state(f, {"open"})   # the module binds it
+    assert not reuse.reads_no_state({**f, "class": "app.C"}, set())
+    assert not reuse.reads_no_state({**f, "params": [["p", "pos", ("lit", 1)]]}, set())
+    nested = {**f, "body": [("if", ("name", "p"), [("expr", ("call", ("name", "eval"), [], []))], [])]}
+    assert not reuse.reads_no_state(nested, set())
+    assert not reuse.reads_no_state({**f, "body": [("global", ["X"])]}, set())

@@ -172,8 +172,22 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
             loaded[key] = s
     failed: Dict[str, str] = {k: s["error"] for k, s in loaded.items() if "error" in s}
     transient = False   # a timeout or a crash may not recur: such a run's result is not reused
+    from . import reuse as RU
+
+    scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
+    ready: Dict[str, Any] = {}
+
+    def while_parsing() -> None:
+        # what needs no summary, done while the workers parse (a one-file run's parent would
+        # otherwise wait idle for its worker's libcst import, then do this)
+        if not ready:
+            ready["catalogue"] = load_catalogue(config)
+            ready["prev"] = cache.get_analysis(scope) if cache.enabled else None
+            from . import parallel, pollution  # noqa: F401  imported now rather than after the parse
+
     cache.hold()   # written once the parse is over (``SummaryCache.hold`` says why)
-    for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout, early=early):
+    for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout, early=early,
+                             idle=while_parsing):
         if res.data is None:
             failed[res.job.key] = res.error or "not analysed"
             transient = transient or res.transient
@@ -205,6 +219,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
                 summaries[alias] = s
                 files_by_module[alias] = sf
                 module_keys[alias] = key
+    while_parsing()   # nothing was parsed
     del entries, loaded   # the files' bytes are not needed any more
     cache.write_held()   # from a child process, while the linking below runs
     report.files = len({id(s) for s in summaries.values()})
@@ -221,11 +236,139 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     in_test = {m: files_by_module[m].in_test_tree for m in summaries}
     session_env: Dict[str, I.V] = {k: lit(v, pytest_cfg.inifile.name if pytest_cfg.inifile else None, 0, True)
                                    for k, v in pytest_cfg.env.items()}
-    program = I.Program(summaries, in_test, load_catalogue(config), config, session_env)
+    program = I.Program(summaries, in_test, ready["catalogue"], config, session_env)
     program.rel_paths = {m: files_by_module[m].rel for m in summaries}
-    ip = I.Interp(program)
-    runner = Runner(ip, {m: files_by_module[m] for m in program.summaries}, pytest_cfg, config)
 
+    def fresh_runner() -> Runner:
+        return Runner(I.Interp(program), {m: files_by_module[m] for m in program.summaries}, pytest_cfg, config)
+
+    digest = RU.collection_digest(scope, summaries)
+    wants_ht3 = _wants(config, ("HT301", "HT302", "HT303", "HT304"))
+    # nothing to analyse again (a function appended, code no test runs edited): the last run's
+    # outcome, without collecting (``reuse.settled``); a guard's HT4xx reads module state anew
+    kept = _settled(ready["prev"], digest, module_keys, program, cache, wants_ht3, fresh_runner) \
+        if config.guard is None else None
+    runner = fresh_runner()
+    ip = runner.ip
+    if kept is not None:
+        outcome, ht3, effects, swept = kept
+        new_entry = RU.carried(ready["prev"], module_keys, summaries, ht3, effects)
+        stats["phases"]["link"] = clock() - t_phase
+        t_phase = clock()
+        stats.update(analysis_processes=1, tests_reused=outcome["tests"], tests_analysed=0, collection="reused")
+        # with new sweep roots' notes; before the rules below change the findings in place
+        outcome_blob = RU.blob(outcome) if swept else b""
+    else:
+        prev = RU.load_parts(ready["prev"])
+        outcome, ht3, effects, new_entry = _analyse_again(
+            ip, runner, project, config, root, cwd, node_ids, files_by_module, summaries, module_keys,
+            digest, prev, cache, jobs, progress, stats, wants_ht3, t_phase)
+        t_phase = stats.pop("_t_analyse")
+        stats["collection"] = "run"
+        # before the rules below change the findings in place
+        outcome_blob = RU.blob(outcome)
+    report.tests = outcome["tests"]
+    report.unresolved_calls = outcome["unresolved"]
+    report.inventory = outcome["inventory"]
+    # call sites in the modules whose code the tests ran (counted from this run's summaries)
+    report.calls_seen = sum(summaries[m].get("calls", 0)
+                            for m in {summaries[m]["module"] for m in outcome["ran"] if m in summaries})
+    report.sinks_seen = outcome["sinks"]
+    report.findings, report.unknown_origins = outcome["findings"], outcome["unknown"]
+    _widen_statement_spans(report.findings, {s["path"]: s for s in summaries.values()})
+    def_lines = outcome["def_lines"]
+    report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions, def_lines)
+    report.test_locations = {t: def_lines[t] for f in report.findings for t in f.tests if t in def_lines}
+    report.make_printable()   # before the sort and the fingerprints, which follow what is shown
+    report.findings.sort(key=Finding.sort_key)
+    _fingerprints(report.findings)
+    cache.wait()   # the summaries are in the cache before the result that names them
+    if not transient:
+        cache.put_result(run_key, _report_to(report))
+        if cache.enabled:
+            if outcome_blob:
+                new_entry["_blobs"]["outcome"] = outcome_blob
+            cache.put_analysis(scope, new_entry)
+    stats["phases"]["analyse"] = clock() - t_phase
+    if ONE_SHOT:
+        # the console script ends once the report is out (``cli._exit``): freeing the summaries
+        # and the interpreter's state here, object by object, would only delay that
+        _LEFT_FOR_EXIT.append(locals())
+    return report, config
+
+
+def _settled(prev: Optional[dict], digest: str, module_keys: Dict[str, str], program: I.Program,
+             cache, wants_ht3: bool, fresh_runner: Callable[[], Runner]
+             ) -> Optional[Tuple[dict, Optional[tuple], Optional[Dict[str, tuple]], bool]]:
+    """``(outcome, HT3xx result, effects, whether new sweep roots ran)`` of the run that made
+    ``prev`` when they are this run's (``reuse.settled``; HT3xx's key still the same; new sweep
+    roots, run by a ``fresh_runner()``, ran as after collection), else None."""
+    from . import reuse as RU
+
+    found = RU.settled(prev, digest, module_keys, program, cache.get) if prev is not None else None
+    if found is None:
+        return None
+    same, new_roots = found
+    outcome = prev["outcome"]
+    ht3 = effects = None
+    if wants_ht3:
+        from . import pollution as PO
+
+        old_effects = prev.get("effects") or {}
+        held = {m: e[1] for m, e in old_effects.items() if isinstance(e, tuple) and len(e) == 3}
+        effects = PO.effects_of(program, held, module_keys, old_effects)[1]
+        key = RU.ht3_key(digest, module_keys, program.summaries, program.in_test, outcome["fixture_users"],
+                         outcome["node_ids"], effects)
+        lazy_ran = {m: module_keys.get(m, "") for m in outcome["lazy"]}
+        old = prev.get("ht3")
+        if not RU.ht3_reusable(old, key, module_keys, lazy_ran, same):
+            return None
+        ht3 = old[:3] + ({m: module_keys.get(m, "") for m in old[3]}, lazy_ran)
+    if new_roots and not _sweep_new_roots(fresh_runner(), new_roots, outcome):
+        return None
+    return outcome, ht3, effects, bool(new_roots)
+
+
+def _sweep_new_roots(runner: Runner, roots: List[str], outcome: dict) -> bool:
+    """Sweep ``roots`` (``reuse.settled``'s new ones, which read no module state) in
+    ``runner``'s uncollected state and add what they found to ``outcome``: True when each ran
+    as it would after collection (no code but its own, nothing imported, no file operation on a
+    module constant, which HT201 would report). False leaves ``outcome`` as it was."""
+    ip = runner.ip
+    for qn in roots:   # what their defs left at import (no defaults), so no call imports their module
+        ip.defaults[qn] = {}
+    runs = runner.sweep_each(roots)
+    for r in runs:
+        mod = runner.p.functions[r.root][1]
+        if r.touched or r.deps & ~ip.file_bits.get(mod, 0) or ip.import_events or any(
+                _constants(o) for ev in r.events for o in ev.targets):
+            return False
+    unresolved = {(u["path"], u["line"], u["column"]): u["call"] for u in outcome["unresolved"]}
+    for r in runs:   # as ``Interp.note_unresolved`` keeps them: the least text per site
+        for site, text in r.unresolved.items():
+            if site not in unresolved or text < unresolved[site]:
+                unresolved[site] = text
+    outcome["unresolved"] = [{"path": p, "line": ln, "column": col, "call": text}
+                             for (p, ln, col), text in sorted(unresolved.items())]
+    outcome["roots"] = sorted(outcome["roots"] + roots)
+    outcome["deps"] = sorted(set(outcome["deps"]) | {m for r in runs for m in ip.files_of(r.deps)})
+    return True
+
+
+def _analyse_again(ip: I.Interp, runner: Runner, project: Project, config: Config, root: Path, cwd: Path,
+                   node_ids, files_by_module, summaries, module_keys: Dict[str, str], digest: str,
+                   prev: Optional[dict], cache, jobs: int, progress, stats: Dict[str, Any], wants_ht3: bool,
+                   t_link: float):
+    """Collect, analyse the tests (taking what ``prev`` gives) and run the rules: ``(outcome,
+    HT3xx result, effects, the analysis entry for this run)``; the outcome is what the report
+    takes (``reuse.entry`` keeps it). The link phase began at ``t_link``; ``stats["_t_analyse"]``:
+    when the analyse phase began."""
+    from . import reuse as RU
+    from .parallel import analyse
+    from .workers import default_jobs
+
+    clock = time.perf_counter
+    program = ip.p
     # collection: conftests (outermost first), then test modules (discovery counts a file a test
     # module only under the targets or testpaths, as pytest collects), imported once
     test_modules = [sf for sf in project.files if sf.is_test and sf.module in program.summaries]
@@ -249,22 +392,15 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
             raise UsageError(f"no test matches {', '.join(t for _p, rest, t in node_ids if rest is not None)}")
         items = [it for it in items if id(it) in picked or any(
             files_by_module[it.module].path == p or _under(files_by_module[it.module].path, p) for p in whole)]
-    report.tests = len(items)
-    stats["phases"]["link"] = clock() - t_phase
-    t_phase = clock()
+    stats["phases"]["link"] = clock() - t_link
+    stats["_t_analyse"] = clock()
 
     if config.guard is not None:
         program.import_closure = {m: _import_closure(runner, [m], program.summaries) for m in program.summaries}
-    from . import reuse as RU
-    from .parallel import analyse
-
     # the per-test result cache: tests whose code did not change keep their results
     # the functions that ran during collection, with their bodies' digests
     collection_deps = {qn: ip.p.functions[qn][0]["body_digest"]
                        for qn in set(ip.collection_ran) if qn in ip.p.functions}
-    scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
-    digest = RU.collection_digest(scope, summaries)
-    prev = cache.get_analysis(scope) if cache.enabled else None
     reused = RU.plan(prev, digest, module_keys, items, ip, cache.get)
     done = analyse(runner, items, jobs or default_jobs(), _wants(config, ("HT201",)), progress, reused)
     runs, sweep_events = done.runs, done.sweep_events
@@ -279,12 +415,13 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     findings[0].extend(_ht2(runs, sweep_events, import_events, ip, runner, files_by_module))
     ht3 = None
     effects = None
-    if _wants(config, ("HT301", "HT302", "HT303", "HT304")):
+    lazy_ran = RU.ht3_ran(ip, module_keys)
+    if wants_ht3:
         from . import pollution as PO
 
         effects = PO.function_effects(ip, module_keys, (prev or {}).get("effects"))
-        ht3_key = RU.ht3_key(digest, module_keys, summaries, ip, runner, items, effects[1])
-        lazy_ran = RU.ht3_ran(ip, module_keys)
+        ht3_key = RU.ht3_key(digest, module_keys, summaries, program.in_test, runner.fixture_users,
+                             [it.node_id for it in items], effects[1])
         if reused is not None and RU.ht3_reusable(prev.get("ht3"), ht3_key, module_keys, lazy_ran, reused.same):
             old = prev["ht3"]
             # kept under this run's keys (what was checked equal or the same code)
@@ -301,37 +438,34 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
         findings[0].extend(copy.deepcopy(ht3[1]))
     if config.guard is not None:
         findings[0].extend(_ht4(runs, ip, runner, config, files_by_module, import_events))
-    report.unresolved_calls = [{"path": p, "line": ln, "column": col, "call": text}
-                               for (p, ln, col), text in sorted(ip.unresolved.items())]
-    report.inventory = _inventory(runs)
-    # call sites in the modules whose code the tests ran (a count that reused results keep)
     ran = 0
     for run in runs:
         ran |= run.deps
-    report.calls_seen = sum(summaries[m].get("calls", 0) for m in {summaries[m]["module"] for m in ip.files_of(ran)})
-    report.sinks_seen = len({(e.path, e.pos) for run in runs for e in run.events} |
-                            {(e.path, e.pos) for e in import_events})
-    report.findings, report.unknown_origins = findings
-    _widen_statement_spans(report.findings, {s["path"]: s for s in summaries.values()})
-    def_lines = {it.node_id: (it.path, it.def_line) for it in items}
-    report.findings = _filter(report.findings, config, ip, root, cwd, report_unused_suppressions, def_lines)
-    report.test_locations = {t: def_lines[t] for f in report.findings for t in f.tests if t in def_lines}
-    report.make_printable()   # before the sort and the fingerprints, which follow what is shown
-    report.findings.sort(key=Finding.sort_key)
-    _fingerprints(report.findings)
-    cache.wait()   # the summaries are in the cache before the result that names them
-    if not transient:
-        cache.put_result(run_key, _report_to(report))
-        if cache.enabled:
-            same = {k: prev["_blobs"][k] for k in RU.reused_parts(prev, reused, items, done)}
-            cache.put_analysis(scope, RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3,
-                                               effects[1] if effects else None, same))
-    stats["phases"]["analyse"] = clock() - t_phase
-    if ONE_SHOT:
-        # the console script ends once the report is out (``cli._exit``): freeing the summaries
-        # and the interpreter's state here, object by object, would only delay that
-        _LEFT_FOR_EXIT.append(locals())
-    return report, config
+    deps = ran
+    for r in done.sweep_runs:
+        deps |= r.deps
+    outcome = {
+        "findings": findings[0], "unknown": findings[1], "tests": len(items),
+        "unresolved": [{"path": p, "line": ln, "column": col, "call": text}
+                       for (p, ln, col), text in sorted(ip.unresolved.items())],
+        "inventory": _inventory(runs),
+        "ran": ip.files_of(ran),
+        "sinks": len({(e.path, e.pos) for run in runs for e in run.events} | {(e.path, e.pos) for e in import_events}),
+        "def_lines": {it.node_id: (it.path, it.def_line) for it in items},
+        # what ``reuse.settled`` and HT3xx's key read of this run
+        "deps": sorted(set(ip.files_of(deps)) | set(lazy_ran)),
+        "lazy": sorted(lazy_ran),
+        "sweep_modules": sorted(runner.swept_modules), "roots": [r.root for r in done.sweep_runs],
+        # their global names, when the sweep began and at the end (``reuse.reads_no_state``)
+        "globals": {m: sorted(set(runner.swept_globals.get(m, ())) | set(ip.globals.get(m, ())))
+                    for m in runner.swept_modules},
+        "fixture_users": {qn: sorted(users) for qn, users in runner.fixture_users.items()},
+        "node_ids": [it.node_id for it in items],
+    }
+    same = {k: prev["_blobs"][k] for k in RU.reused_parts(prev, reused, items, done)}
+    new_entry = RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3,
+                         effects[1] if effects else None, same) if cache.enabled else {}
+    return outcome, ht3, effects, new_entry
 
 
 _LEFT_FOR_EXIT: List[dict] = []

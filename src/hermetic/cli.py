@@ -232,6 +232,7 @@ def _print_statistics(stats: dict) -> None:
                  f"whole-run result {stats.get('result_cache', 'n/a')}"
                  + (f", tests analysed {stats.get('tests_analysed', 0)} in {stats['analysis_processes']} "
                     f"processes, reused {stats.get('tests_reused', 0)}"
+                    + (", collection reused" if stats.get("collection") == "reused" else "")
                     if stats.get("analysis_processes") else ""))
     click.echo("\n".join(lines), err=True)
 

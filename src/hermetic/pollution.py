@@ -172,40 +172,52 @@ def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
     globals hold containers, nothing else: the per-module part, ``module -> (content key,
     container names, {qualname: sorted keys})``, is what the per-test result cache keeps, and a
     module whose two inputs match its entry in ``prev`` is not read again."""
+    containers = {mod: tuple(sorted(n for n, v in g.items() if _is_container(v)))
+                  for mod, g in ip.globals.items() if g}
+    return effects_of(ip.p, containers, keys, prev)
+
+
+def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys: Optional[Dict[str, str]] = None,
+               prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
+    """``function_effects`` from the names of each imported module's globals that hold
+    containers (``containers``: module -> sorted names; a module absent was not imported), as
+    an earlier run's per-module part records them for a run that imports nothing."""
     from .cache import transient_bodies
 
     out: Dict[str, Set[tuple]] = {}
     per_module: Dict[str, tuple] = {}
     keys, prev = keys or {}, prev or {}
     by_module: Dict[str, List[tuple]] = {}
-    for qn, (f, mod) in ip.p.functions.items():
-        if not ip.p.in_test.get(mod, False) and ip.globals.get(mod):
+    for qn, (f, mod) in program.functions.items():
+        if not program.in_test.get(mod, False) and mod in containers:
             by_module.setdefault(mod, []).append((qn, f))
     # every project function's body, read once, module by module (no interpreter runs here, so
     # what the scope reads is the scan's own)
     with transient_bodies() as scope:
         for mod, funcs in by_module.items():
-            g = ip.globals[mod]
-            containers = tuple(sorted(n for n, v in g.items() if _is_container(v)))
+            held = containers[mod]
             key = keys.get(mod)
             old = prev.get(mod)
             if key is not None and isinstance(old, tuple) and len(old) == 3 and old[0] == key \
-                    and old[1] == containers:
+                    and old[1] == held:
                 found = old[2]
             else:
                 scope.release()
                 found = {}
+                names = set(held)
                 for qn, f in funcs:
-                    fx = _direct_effects(f, mod, g)
+                    fx = _direct_effects(f, mod, names)
                     if fx:
                         found[qn] = sorted(fx)
-            per_module[mod] = (key, containers, found)
+            per_module[mod] = (key, held, found)
             for qn, fx in found.items():
                 out[qn] = set(fx)
     return out, per_module
 
 
-def _direct_effects(f: dict, mod: str, g: Dict[str, V]) -> Set[tuple]:
+def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
+    """``f``'s direct writes to its module's state; ``containers``: the module's globals
+    holding containers."""
     declared = set()
     keys: Set[tuple] = set()
     for st in _flat(f["body"]):
@@ -216,16 +228,15 @@ def _direct_effects(f: dict, mod: str, g: Dict[str, V]) -> Set[tuple]:
             for t in st[1]:
                 if t[0] == "name" and t[1] in declared:
                     keys.add(("glob", mod, t[1]))
-                elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in g and t[1][1] not in _locals(f) \
-                        and _is_container(g[t[1][1]]):
+                elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in containers and t[1][1] not in _locals(f):
                     keys.add(("glob", mod, t[1][1]))
         elif st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and \
                 st[1][1][2] in ("insert", "append", "extend") and I._decorator_name(st[1][1][1]) == "sys.path":
             keys.add(("syspath",))
         elif st[0] == "expr" and st[1][0] == "call":
             fn = st[1][1]
-            if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" and fn[1][1] in g \
-                    and fn[1][1] not in _locals(f) and _is_container(g[fn[1][1]]):
+            if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" \
+                    and fn[1][1] in containers and fn[1][1] not in _locals(f):
                 keys.add(("glob", mod, fn[1][1]))
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}

@@ -13,11 +13,16 @@ summaries, one entry per configuration (``scope_key``) in ``.hermetic_cache/v*/a
   modules whose function bodies it ran (``deps``; through reused memo entries and imports after
   collection too, ``Interp.files``).
 
+- ``outcome``: what the rules found from those results (findings before suppressions,
+  unknown origins, unresolved calls, the inventory), with the modules all of it depends on.
+
 The next run with the same digest reruns only the tests and roots whose ``deps`` meet a module
 whose content hash changed, and takes the others' results as they were: the report is the one
-a cold run gives, byte for byte (tests/test_reuse.py, and the benchmark's one-file run). Any
-other change (a module-level statement, a signature, a decorator, a line added above a
-function) changes the digest, and every test runs.
+a cold run gives, byte for byte (tests/test_reuse.py, and the benchmark's one-file run). Where
+it would rerun none (``settled``: a function appended, a body no test runs edited, a comment),
+it does not collect either and takes the outcome, running only the new HT201 sweep roots that
+read no module state. Any other change (a module-level statement, a signature, a decorator, a
+line added above a function) changes the digest, and every test runs.
 
 The entry is pickled; only this package's classes and plain containers are loaded from it,
 so a cache restored from elsewhere cannot run code. A damaged or foreign entry is ignored.
@@ -28,12 +33,12 @@ import hashlib
 import io
 import pickle
 import zlib
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from .summary import may_name
 
-ANALYSIS_VERSION = 4
-_MAGIC = b"HTA4"
+ANALYSIS_VERSION = 5
+_MAGIC = b"HTA5"
 
 
 def scope_key(*parts: Any) -> str:
@@ -63,46 +68,68 @@ class _Loader(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an analysis entry")
 
 
-_RUNS = ("tests", "sweep")   # the parts of an entry written as blobs of their own, in this order
+# the parts of an entry written as blobs of their own, in this order, and loaded when asked for
+# (``part``): a run that analyses nothing again reads none of the tests' results
+_PARTS = ("tests", "sweep", "outcome")
 
 
-def _blob(obj) -> bytes:
+def blob(obj) -> bytes:
+    """``obj`` as an entry part is stored (a compressed pickle)."""
     return zlib.compress(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
 
 def dumps(entry: dict) -> bytes:
-    """``_MAGIC``, the lengths of the head and of the tests' blob (8 bytes each), then the head
-    (every key but the tests' and sweep roots' results), the tests' results and the sweep
-    roots' results, each a compressed pickle. A part that is None carries the blob of the
-    entry it was loaded from (``"_blobs"``) and is written as it was: a run that reused every
-    test's result does not pickle them again."""
-    head = {k: v for k, v in entry.items() if k not in _RUNS and k != "_blobs"}
-    head_blob = _blob(head)
-    tests_blob, sweep_blob = (entry["_blobs"][k] if entry.get(k) is None else _blob(entry[k]) for k in _RUNS)
-    return (_MAGIC + len(head_blob).to_bytes(8, "big") + len(tests_blob).to_bytes(8, "big")
-            + head_blob + tests_blob + sweep_blob)
+    """``_MAGIC``, the lengths of the head and of each part of ``_PARTS`` (8 bytes each), then
+    the head (every key but the parts) and the parts, each a compressed pickle. A part that is
+    None carries the blob of the entry it was loaded from (``"_blobs"``) and is written as it
+    was: a run that reused every test's result does not pickle them again."""
+    head = {k: v for k, v in entry.items() if k not in _PARTS and k != "_blobs"}
+    head_blob = blob(head)
+    blobs = [entry["_blobs"][k] if entry.get(k) is None else blob(entry[k]) for k in _PARTS]
+    return (_MAGIC + b"".join(len(b).to_bytes(8, "big") for b in [head_blob] + blobs)
+            + head_blob + b"".join(blobs))
 
 
 def loads(data: bytes) -> Optional[dict]:
-    """The entry ``dumps`` wrote (with the blobs of its results as ``"_blobs"``: part -> bytes),
-    or None for anything else."""
-    at = len(_MAGIC) + 16
+    """The head of the entry ``dumps`` wrote, with its parts' blobs as ``"_blobs"`` (part ->
+    bytes; ``part`` loads one), or None for anything else."""
+    at = len(_MAGIC) + 8 * (1 + len(_PARTS))
     if not data.startswith(_MAGIC) or len(data) < at:
         return None
-    mid = at + int.from_bytes(data[len(_MAGIC):len(_MAGIC) + 8], "big")
-    end = mid + int.from_bytes(data[len(_MAGIC) + 8:at], "big")
-    blobs = dict(zip(_RUNS, (data[mid:end], data[end:])))
+    ends, end = [], at
+    for i in range(1 + len(_PARTS)):
+        end += int.from_bytes(data[len(_MAGIC) + 8 * i:len(_MAGIC) + 8 * (i + 1)], "big")
+        ends.append(end)
+    if end != len(data):
+        return None
     try:
-        entry = _Loader(io.BytesIO(zlib.decompress(data[at:mid]))).load()
-        parts = {k: _Loader(io.BytesIO(zlib.decompress(b))).load() for k, b in blobs.items()}
+        entry = _Loader(io.BytesIO(zlib.decompress(data[at:ends[0]]))).load()
     except Exception:   # damaged, foreign or from another version of the classes: run again
         return None
     if not isinstance(entry, dict) or entry.get("version") != ANALYSIS_VERSION:
         return None
-    entry.update(parts)
-    entry["_blobs"] = blobs
+    entry["_blobs"] = {k: data[ends[i]:ends[i + 1]] for i, k in enumerate(_PARTS)}
     if not all(isinstance(entry.get(k), t) for k, t in (("digest", str), ("keys", dict), ("collection", dict),
-                                                         ("tests", dict), ("sweep", dict), ("plain", dict))):
+                                                         ("plain", dict))):
+        return None
+    return entry
+
+
+def part(entry: dict, name: str) -> Optional[dict]:
+    """The part ``name`` of a loaded entry, loaded now if it was not; None where its blob is
+    damaged (and for an outcome an entry holds none of)."""
+    if name not in entry:
+        try:
+            value = _Loader(io.BytesIO(zlib.decompress(entry["_blobs"][name]))).load()
+        except Exception:
+            value = None
+        entry[name] = value if isinstance(value, dict) else None
+    return entry[name]
+
+
+def load_parts(entry: Optional[dict]) -> Optional[dict]:
+    """``entry`` with its tests' and sweep roots' results loaded, or None where one is damaged."""
+    if entry is None or part(entry, "tests") is None or part(entry, "sweep") is None:
         return None
     return entry
 
@@ -151,18 +178,16 @@ def same_code(prev: dict, changed: Set[str], summaries: Dict[str, dict],
     return out
 
 
-def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequence, ip,
-         old_summary: Optional[Callable[[str], Optional[dict]]] = None):
-    """What of ``prev`` (a loaded entry) this run can take, or None when nothing can be
-    (another digest, or a body that ran during collection changed). ``old_summary(key)``:
-    the summary cached under a content key (``same_code``), None where it is gone."""
-    from .parallel import Reused
-
+def premise(prev: Optional[dict], digest: str, keys: Dict[str, str], program) -> Optional[Set[str]]:
+    """The modules whose file changed since ``prev`` (a loaded entry) was made, when collection
+    leaves the state it left then; else None (another digest, a body that ran during collection
+    changed, or a plain function added or removed that code names). ``program``: the linked
+    summaries (``interp.Program``), so this needs no collection."""
     if prev is None or prev["digest"] != digest:
         return None
     changed = changed_modules(prev, keys)
     # a function that ran during collection and now reads otherwise: the state may differ
-    functions = ip.p.functions
+    functions = program.functions
     for qn, was in prev["collection"].items():
         entry = functions.get(qn)
         if entry is None:
@@ -171,13 +196,98 @@ def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequenc
             return None
     # a plain function added or removed binds a name or no longer does: unseen while no code
     # names it (a name, an attribute, an import, a dotted name in a short string)
-    summaries = ip.p.summaries
+    summaries = program.summaries
     named = set()
     for mod in changed:
         s = summaries.get(mod)
         named.update(set(prev["plain"].get(mod, ())) ^ set(s.get("plain_defs", ()) if s is not None else ()))
     if named and any(not named.isdisjoint(s.get("names", ())) for s in summaries.values()):
         return None
+    return changed
+
+
+def settled(prev: Optional[dict], digest: str, keys: Dict[str, str], program,
+            old_summary: Optional[Callable[[str], Optional[dict]]] = None) -> Optional[Tuple[Set[str], List[str]]]:
+    """``(same_code``'s modules, new HT201 sweep roots``)`` when nothing of ``prev`` must be
+    analysed again but those roots: collection leaves the state it left (``premise``); no
+    module whose code that run's tests, sweep roots or imports after collection ran changed but
+    as ``same_code`` allows (its outcome's ``deps``); and the sweep has the same roots, or more
+    that read no module state (``reads_no_state``: run in any state, each runs as it would in
+    collection's, which the caller checks as it runs them). Then that run's outcome is this
+    run's, apart from those roots and what the rules after it read of the files (spans,
+    suppressions, call counts) and HT3xx's key, which the caller checks. None otherwise."""
+    from .runner import sweep_roots_in
+
+    changed = premise(prev, digest, keys, program)
+    if changed is None:
+        return None
+    outcome = part(prev, "outcome")
+    if outcome is None or not isinstance(outcome.get("deps"), list):
+        return None
+    same = same_code(prev, changed, program.summaries, old_summary)
+    if not (changed - same).isdisjoint(outcome["deps"]):
+        return None
+    # the sweep runs every function of its modules: one added there is a root more
+    roots = sweep_roots_in(program, set(outcome["sweep_modules"]))
+    if roots == outcome["roots"]:
+        return same, []
+    old = set(outcome["roots"])
+    new = [qn for qn in roots if qn not in old]
+    if len(roots) - len(new) != len(old):   # a root gone: its module no longer swept, or not the same code
+        return None
+    bound = outcome["globals"]
+    for qn in new:
+        f, mod = program.functions[qn]
+        if mod not in same or qn.rsplit(".", 1)[-1] not in program.summaries[mod].get("plain_defs", ()) \
+                or not reads_no_state(f, bound.get(mod, ())):
+            return None
+    return same, new
+
+
+# builtins that reach module state without naming it
+_REACHING = frozenset({"globals", "vars", "locals", "eval", "exec", "compile", "__import__", "breakpoint",
+                       "getattr", "setattr", "delattr", "hasattr"})
+# statements and expressions that bind or reach names beyond the function's own
+_BINDING = frozenset({"import", "from", "global", "nonlocal", "def", "class", "lambda"})
+
+
+def reads_no_state(f: dict, bound) -> bool:
+    """Whether running the function ``f`` (a summary's) can read no module state: no class,
+    no defaults, nothing it imports, declares global or defines, and no name it looks up (its
+    locals too: what is bound where is not worked out) that its module binds (``bound``: the
+    module's global names after collection), a dunder, or a builtin in ``_REACHING``."""
+    if f.get("class") or any(p[2] is not None for p in f["params"]):
+        return False
+    bound = set(bound)
+    todo: list = [f["body"]]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (list, tuple)):
+            if x and isinstance(x[0], str):
+                if x[0] in _BINDING:
+                    return False
+                if x[0] == "name" and len(x) == 2:
+                    n = x[1]
+                    if not isinstance(n, str) or n in bound or n in _REACHING or n.startswith("__"):
+                        return False
+                    continue
+            todo.extend(x)
+        elif isinstance(x, dict):
+            todo.extend(x.values())
+    return True
+
+
+def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequence, ip,
+         old_summary: Optional[Callable[[str], Optional[dict]]] = None):
+    """What of ``prev`` (a loaded entry, its parts loaded: ``load_parts``) this run can take,
+    or None when nothing can be (``premise``). ``old_summary(key)``: the summary cached under
+    a content key (``same_code``), None where it is gone."""
+    from .parallel import Reused
+
+    changed = premise(prev, digest, keys, ip.p)
+    if changed is None:
+        return None
+    summaries = ip.p.summaries
     bits = ip.file_bits
     out = Reused()
     out.same = same_code(prev, changed, summaries, old_summary)
@@ -207,18 +317,23 @@ def _bits(mods: List[str], bits: Dict[str, int]) -> int:
     return out
 
 
+def _plain(summaries: Dict[str, dict]) -> Dict[str, list]:
+    return {m: s.get("plain_defs", []) for m, s in summaries.items() if s.get("plain_defs")}
+
+
 def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, analysis, ip,
           ht3: Optional[tuple], effects: Optional[Dict[str, tuple]] = None,
-          same: Optional[Dict[str, bytes]] = None) -> dict:
+          same: Optional[Dict[str, bytes]] = None, outcome: bytes = b"") -> dict:
     """The entry for this run: its digest, keys, every test's and sweep root's result, HT3xx's
     result ``(key, findings, unresolved notes, {module its own imports ran code of: content key},
-    {module imported after collection, or one such import ran code of: content key})`` and the
-    project functions' effects per module (``pollution.function_effects``). ``same``: the blobs
-    of the loaded entry's parts this run took whole (``reused_parts``), written as they were."""
-    same = same or {}
-    plain = {m: s.get("plain_defs", []) for m, s in ip.p.summaries.items() if s.get("plain_defs")}
+    {module imported after collection, or one such import ran code of: content key})``, the
+    project functions' effects per module (``pollution.function_effects``) and ``outcome``, the
+    ``blob`` of what the rules found (``check``). ``same``: the blobs of the loaded entry's parts
+    this run took whole (``reused_parts``), written as they were."""
+    same = dict(same or {}, outcome=outcome)
     out = {"version": ANALYSIS_VERSION, "digest": digest, "keys": dict(keys), "collection": collection,
-           "ht3": ht3, "plain": plain, "effects": effects or {}, "tests": None, "sweep": None, "_blobs": same}
+           "ht3": ht3, "plain": _plain(ip.p.summaries), "effects": effects or {}, "tests": None, "sweep": None,
+           "outcome": None, "_blobs": same}
     if "tests" not in same:
         tests = {}
         for it, run in zip(items, analysis.runs):
@@ -232,25 +347,34 @@ def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, 
     return out
 
 
+def carried(prev: dict, keys: Dict[str, str], summaries: Dict[str, dict], ht3: Optional[tuple],
+            effects: Optional[Dict[str, tuple]]) -> dict:
+    """The entry of a run that analysed nothing again (``settled``): ``prev``'s results and
+    outcome as they were, under this run's content keys."""
+    return {"version": ANALYSIS_VERSION, "digest": prev["digest"], "keys": dict(keys),
+            "collection": prev["collection"], "ht3": ht3, "plain": _plain(summaries), "effects": effects or {},
+            "tests": None, "sweep": None, "outcome": None, "_blobs": prev["_blobs"]}
+
+
 def _copy(run):
     import copy
 
     return copy.copy(run)
 
 
-def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, runner, items,
-            effects: Dict[str, tuple]) -> str:
+def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], in_test: Dict[str, bool],
+            fixture_users: Dict[str, Set[str]], node_ids: List[str], effects: Dict[str, tuple]) -> str:
     """What HT301-HT304 read besides the collection state: the test tree's files, the project
     functions they look into (``lru_cache``d ones), the bodies imports after collection ran,
     the project functions' effects (``effects``: per module, from ``pollution.function_effects``),
-    which fixtures each test used, and the tests. The modules HT3xx's own imports run code of
+    which fixtures each test used (``fixture_users``) and the tests (``node_ids``). The modules HT3xx's own imports run code of
     are known after it ran: ``ht3_reusable`` checks them."""
     from .interp import _decorator_name
 
     h = hashlib.sha256(digest.encode())
     looked = set()
     for mod, s in summaries.items():
-        if ip.p.in_test.get(mod, False):
+        if in_test.get(mod, False):
             looked.add(mod)
             continue
         if not may_name(s, _CACHE_DECORATORS):
@@ -261,8 +385,8 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], ip, r
                 break
     for mod in sorted(looked):
         h.update(f"\0{mod}\0{keys.get(mod, '')}".encode())
-    h.update(repr(sorted((qn, sorted(users)) for qn, users in runner.fixture_users.items())).encode())
-    h.update(repr([it.node_id for it in items]).encode())
+    h.update(repr(sorted((qn, sorted(users)) for qn, users in fixture_users.items())).encode())
+    h.update(repr(list(node_ids)).encode())
     h.update(repr(sorted((m, sorted(fx.items())) for m, (_k, _c, fx) in effects.items() if fx)).encode())
     return h.hexdigest()
 

@@ -55,6 +55,14 @@ class TestRun:
     import_events: List[I.SinkEvent] = field(default_factory=list)   # import-time events of its run
 
 
+def sweep_roots_in(program: I.Program, modules: Set[str]) -> List[str]:
+    """The HT201 sweep's roots among ``modules``: their project (not test-tree) functions, but
+    those defined inside functions, by qualified name."""
+    functions, in_test = program.functions, program.in_test
+    return [qn for qn in sorted(functions)
+            if ".<locals>." not in qn and functions[qn][1] in modules and not in_test.get(functions[qn][1], False)]
+
+
 class Runner:
     def __init__(self, interp: I.Interp, files, pytest_cfg, config):
         self.ip = interp
@@ -68,6 +76,8 @@ class Runner:
         self.fixtures_by_module: Dict[str, Dict[str, List[FixtureDef]]] = {}
         self.conftests_by_dir: Dict[str, str] = {}
         self.fixture_users: Dict[str, Set[str]] = {}   # fixture qualname -> node ids that use it (record())
+        self.swept_modules: Set[str] = set()   # the modules whose functions the sweep last ran (sweep_roots)
+        self.swept_globals: Dict[str, Set[str]] = {}   # their global names then (reuse.settled)
         self._decorators: Dict[tuple, List[tuple]] = {}   # (module, id of the expression) -> its references
         for mod, sf in files.items():
             if sf.is_conftest:
@@ -424,10 +434,10 @@ class Runner:
         """The functions the HT201 sweep runs, in the order it runs them: the functions of
         project code (not of the test tree) in modules that bind a computed constant or import
         one that does. Depends only on the modules imported so far (``ip.globals``)."""
-        relevant = self._sweep_modules()
-        return [qn for qn in sorted(self.p.functions)
-                if ".<locals>." not in qn and self.p.functions[qn][1] in relevant
-                and not self.p.in_test.get(self.p.functions[qn][1], False)]
+        self.swept_modules = self._sweep_modules()
+        for m in self.swept_modules:
+            self.swept_globals.setdefault(m, set()).update(self.ip.globals.get(m, ()))
+        return sweep_roots_in(self.p, self.swept_modules)
 
     def sweep(self, roots: Optional[List[str]] = None, keep_memo: bool = False) -> List[I.SinkEvent]:
         """Every root (default ``sweep_roots()``) once, with unknown arguments and nothing

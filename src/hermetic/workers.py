@@ -301,13 +301,16 @@ def take_early() -> Optional[EarlyWorker]:
 def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT_TIMEOUT,
                   fn: Optional[Callable[..., str]] = None,
                   clock: Optional[Callable[[], float]] = None,
-                  early: Optional[EarlyWorker] = None) -> Iterator[ParseResult]:
+                  early: Optional[EarlyWorker] = None,
+                  idle: Optional[Callable[[], None]] = None) -> Iterator[ParseResult]:
     """Summarise ``jobs`` in up to ``processes`` worker processes; yields results as they end.
 
     ``fn(data, module, path, is_package)`` returns the summary's bytes (a parameter so tests
     can hand in a worker that crashes). ``timeout`` is the budget per file in seconds, measured
     with ``clock`` (default ``time.monotonic``; tests pass their own). Where
     worker processes cannot be started, the jobs run in this process (without crash isolation).
+    ``idle()``, if given, is called once the workers have their first files, before the first
+    wait for a result (not at all when there is nothing to parse or no worker could start).
     """
     first = early.take() if early is not None and (fn is None or fn is early.fn) else None
     if not jobs:
@@ -333,6 +336,8 @@ def summarize_all(jobs: List[ParseJob], processes: int, timeout: float = DEFAULT
     pending: Deque[int] = deque(sorted(range(len(jobs)), key=lambda i: -len(jobs[i].data)))
     try:
         _feed(workers, pending, jobs, clock)
+        if idle is not None:
+            idle()
         while True:
             busy = [w for w in workers if w.index is not None]
             if not busy:
