@@ -65,6 +65,17 @@ def test_a_file_over_the_time_budget_is_reported_not_skipped_silently():
     assert results["a.py"].data and results["b.py"].data
 
 
+def test_the_caller_works_while_the_workers_parse():
+    # ``idle`` runs once the workers hold their files, before the first result is waited for
+    order = []
+    results = summarize_all(_jobs("a.py", "b.py"), 2, clock=Clock(), idle=lambda: order.append("idle"))
+    for r in results:
+        order.append(r.job.path)
+    assert order[0] == "idle" and sorted(order[1:]) == ["a.py", "b.py"]
+    nothing = []
+    assert list(summarize_all([], 2, idle=lambda: nothing.append("idle"))) == [] and nothing == []
+
+
 def test_deep_code_that_cpython_compiles_is_summarised_in_a_worker():
     chain = ("x = " + "+".join(["'a'"] * 900) + "\n").encode()
     [res] = list(summarize_all([ParseJob("k", chain, "m", "m.py", False)], 1, clock=Clock()))

@@ -266,7 +266,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
         t_phase = stats.pop("_t_analyse")
         stats["collection"] = "run"
         # before the rules below change the findings in place
-        outcome_blob = RU.blob(outcome)
+        outcome_blob = RU.blob(outcome) if cache.enabled else b""
     report.tests = outcome["tests"]
     report.unresolved_calls = outcome["unresolved"]
     report.inventory = outcome["inventory"]
@@ -845,14 +845,17 @@ class _TestIndex:
 
         self.by_name: Dict[str, List[TestItem]] = {}
         self.by_class: Dict[str, List[TestItem]] = {}
+        seen: Dict[str, Set[str]] = {}   # a test method inherited by many classes is read once
         with transient_bodies() as scope:   # the tests' bodies are read once here, module by module
             last = None
             for it in items:
                 if it.module != last:
                     scope.release()
                     last = it.module
-                names: Set[str] = set()
-                _names_in(ip.p.functions[it.qualname][0]["body"], names)
+                names = seen.get(it.qualname)
+                if names is None:
+                    names = seen[it.qualname] = set()
+                    _names_in(ip.p.functions[it.qualname][0]["body"], names)
                 for n in names:
                     self.by_name.setdefault(n, []).append(it)
                 if it.cls:
