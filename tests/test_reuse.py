@@ -438,6 +438,15 @@ def _count_imports(monkeypatch):
     return seen
 
 
+def _rerun_after(project, rel, edit):
+    """The run after ``edit`` (text -> text) of the file ``rel``: its report is a cold run's."""
+    path = project / rel
+    path.write_text(edit(path.read_text()))
+    report = _run(project)
+    assert to_json(report) == _cold(project)
+    return report
+
+
 def test_an_appended_function_needs_no_collection(tmp_path, monkeypatch, no_whole_run_hits):
     project = _write(tmp_path / "p", APP)
     first = _run(project)
@@ -472,11 +481,8 @@ def test_a_body_no_test_runs_edited_needs_no_collection(tmp_path, monkeypatch, n
 def test_a_body_a_test_runs_edited_collects_again(tmp_path, no_whole_run_hits):
     project = _write(tmp_path / "p", APP)
     _run(project)
-    io = project / "src/app/io.py"
-    io.write_text(io.read_text().replace("    return 1\n", "    return 2\n"))
-    second = _run(project)
+    second = _rerun_after(project, "src/app/io.py", lambda t: t.replace("    return 1\n", "    return 2\n"))
     assert second.statistics["collection"] == "run"
-    assert to_json(second) == _cold(project)
 
 
 def test_a_suppression_added_where_nothing_runs_again_is_applied(tmp_path, no_whole_run_hits):
@@ -485,12 +491,10 @@ def test_a_suppression_added_where_nothing_runs_again_is_applied(tmp_path, no_wh
     project = _write(tmp_path / "p", APP)
     first = _run(project)
     assert [f.code for f in first.findings] == ["HT102"]
-    io = project / "src/app/io.py"
-    io.write_text(io.read_text().replace('"a.txt")).read()', '"a.txt")).read()  # hermetic: ignore[HT102]'))
-    second = _run(project)
+    second = _rerun_after(project, "src/app/io.py", lambda t: t.replace(
+        '"a.txt")).read()', '"a.txt")).read()  # hermetic: ignore[HT102]'))
     assert second.statistics["collection"] == "reused"
     assert second.findings == []
-    assert to_json(second) == _cold(project)
 
 
 def test_an_appended_sweep_root_is_swept(tmp_path, no_whole_run_hits):
@@ -501,23 +505,17 @@ def test_an_appended_sweep_root_is_swept(tmp_path, no_whole_run_hits):
     project = _write(tmp_path / "p", files)
     first = _run(project)
     assert [f.code for f in first.findings if f.code == "HT201"] == []
-    io = project / "src/app/io.py"
-    io.write_text(io.read_text() + "\n\ndef write_c():\n    open(BASE, 'w').write('c')\n")
-    second = _run(project)
+    second = _rerun_after(project, "src/app/io.py", lambda t: t + "\n\ndef write_c():\n    open(BASE, 'w').write('c')\n")
     assert second.statistics["collection"] == "run"
     assert [f.anchor for f in second.findings if f.code == "HT201"] == ["BASE"]
-    assert to_json(second) == _cold(project)
 
 
 def test_an_appended_function_with_an_effect_runs_ht3_again(tmp_path, no_whole_run_hits):
     # HT303 reads every project function's effects: a new one changing module state changes its key
     project = _write(tmp_path / "p", REGISTRY_APP)
     _run(project)
-    reg = project / "src/app/reg.py"
-    reg.write_text(reg.read_text() + '\n\ndef fill():\n    REG["y"] = 2\n')
-    second = _run(project)
+    second = _rerun_after(project, "src/app/reg.py", lambda t: t + '\n\ndef fill():\n    REG["y"] = 2\n')
     assert second.statistics["collection"] == "run"
-    assert to_json(second) == _cold(project)
 
 
 def test_a_guard_collects_every_time(tmp_path, no_whole_run_hits):
@@ -525,10 +523,8 @@ def test_a_guard_collects_every_time(tmp_path, no_whole_run_hits):
     project = copy_fixture("ht4-guard", tmp_path)
     _run(project)
     target = next(p for p in sorted(project.rglob("*.py")) if "tests" not in p.parts and p.stat().st_size)
-    target.write_text(target.read_text() + "\n\ndef _appended():\n    return 1\n")
-    second = _run(project)
+    second = _rerun_after(project, target.relative_to(project), lambda t: t + "\n\ndef _appended():\n    return 1\n")
     assert second.statistics["collection"] == "run"
-    assert to_json(second) == _cold(project)
 
 
 def test_a_damaged_outcome_collects_again(tmp_path, no_whole_run_hits):
@@ -581,22 +577,15 @@ def test_a_new_sweep_root_that_reads_no_module_state_needs_no_collection(body, t
     "return globals()['BASE']",   # a builtin that reaches module state
 ])
 def test_a_new_sweep_root_that_may_read_module_state_collects(body, tmp_path, no_whole_run_hits):
-    project = _swept_app(tmp_path)
-    io = project / "src/app/io.py"
-    io.write_text(io.read_text() + f"\n\ndef write_c():\n    {body}\n")
-    second = _run(project)
+    second = _rerun_after(_swept_app(tmp_path), "src/app/io.py", lambda t: t + f"\n\ndef write_c():\n    {body}\n")
     assert second.statistics["collection"] == "run"
-    assert to_json(second) == _cold(project)
 
 
 def test_a_new_sweep_root_with_a_default_collects(tmp_path, no_whole_run_hits):
     # the default is a value its def made at import: collection's
-    project = _swept_app(tmp_path)
-    io = project / "src/app/io.py"
-    io.write_text(io.read_text() + "\n\ndef write_c(p='c.txt'):\n    return open(p).read()\n")
-    second = _run(project)
+    second = _rerun_after(_swept_app(tmp_path), "src/app/io.py",
+                          lambda t: t + "\n\ndef write_c(p='c.txt'):\n    return open(p).read()\n")
     assert second.statistics["collection"] == "run"
-    assert to_json(second) == _cold(project)
 
 
 def test_reads_no_state_looks_at_every_name():
