@@ -252,23 +252,22 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     ip = runner.ip
     if kept is not None:
         outcome, ht3, effects, swept = kept
-        new_entry = RU.carried(ready["prev"], module_keys, summaries, ht3, effects)
         stats["phases"]["link"] = clock() - t_phase
         t_phase = clock()
         stats.update(analysis_processes=1, tests_reused=outcome["tests"], tests_analysed=0, collection="reused")
-        # with new sweep roots' notes; before the rules below change the findings in place
-        outcome_blob = RU.blob(outcome) if swept else b""
+        # the outcome with the new sweep roots' notes, kept before the rules below change its findings
+        new_entry = RU.carried(ready["prev"], module_keys, summaries, ht3, effects,
+                               RU.blob(outcome) if swept else None)
     else:
-        prev = RU.load_parts(ready["prev"])
-        outcome, ht3, effects, new_entry = _analyse_again(
-            ip, runner, project, config, root, cwd, node_ids, files_by_module, summaries, module_keys,
-            digest, prev, cache, jobs, progress, stats, wants_ht3, t_phase)
-        t_phase = stats.pop("_t_analyse")
+        items = _collect(ip, runner, project, root, node_ids, files_by_module)
+        stats["phases"]["link"] = clock() - t_phase
+        t_phase = clock()
         stats["collection"] = "run"
-        # before the rules below change the findings in place
-        outcome_blob = RU.blob(outcome) if cache.enabled else b""
+        outcome, new_entry = _analyse_again(
+            ip, runner, items, project, config, root, cwd, files_by_module, summaries, module_keys,
+            digest, RU.load_parts(ready["prev"]), cache, jobs, progress, stats, wants_ht3)
     report.tests = outcome["tests"]
-    report.unresolved_calls = outcome["unresolved"]
+    report.unresolved_calls = _unresolved_list(outcome["unresolved"])
     report.inventory = outcome["inventory"]
     # call sites in the modules whose code the tests ran (counted from this run's summaries)
     report.calls_seen = sum(summaries[m].get("calls", 0)
@@ -286,8 +285,6 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
     if not transient:
         cache.put_result(run_key, _report_to(report))
         if cache.enabled:
-            if outcome_blob:
-                new_entry["_blobs"]["outcome"] = outcome_blob
             cache.put_analysis(scope, new_entry)
     stats["phases"]["analyse"] = clock() - t_phase
     if ONE_SHOT:
@@ -337,40 +334,26 @@ def _sweep_new_roots(runner: Runner, roots: List[str], outcome: dict) -> bool:
     ip = runner.ip
     for qn in roots:   # what their defs left at import (no defaults), so no call imports their module
         ip.defaults[qn] = {}
+    ip.unresolved = dict(outcome["unresolved"])   # the notes they make join these as a run's would
     runs = runner.sweep_each(roots)
     for r in runs:
         mod = runner.p.functions[r.root][1]
         if r.touched or r.deps & ~ip.file_bits.get(mod, 0) or ip.import_events or any(
                 _constants(o) for ev in r.events for o in ev.targets):
             return False
-    unresolved = {(u["path"], u["line"], u["column"]): u["call"] for u in outcome["unresolved"]}
-    for r in runs:   # as ``Interp.note_unresolved`` keeps them: the least text per site
-        for site, text in r.unresolved.items():
-            if site not in unresolved or text < unresolved[site]:
-                unresolved[site] = text
-    outcome["unresolved"] = [{"path": p, "line": ln, "column": col, "call": text}
-                             for (p, ln, col), text in sorted(unresolved.items())]
+    outcome["unresolved"] = ip.unresolved
     outcome["roots"] = sorted(outcome["roots"] + roots)
     outcome["deps"] = sorted(set(outcome["deps"]) | {m for r in runs for m in ip.files_of(r.deps)})
     return True
 
 
-def _analyse_again(ip: I.Interp, runner: Runner, project: Project, config: Config, root: Path, cwd: Path,
-                   node_ids, files_by_module, summaries, module_keys: Dict[str, str], digest: str,
-                   prev: Optional[dict], cache, jobs: int, progress, stats: Dict[str, Any], wants_ht3: bool,
-                   t_link: float):
-    """Collect, analyse the tests (taking what ``prev`` gives) and run the rules: ``(outcome,
-    HT3xx result, effects, the analysis entry for this run)``; the outcome is what the report
-    takes (``reuse.entry`` keeps it). The link phase began at ``t_link``; ``stats["_t_analyse"]``:
-    when the analyse phase began."""
-    from . import reuse as RU
-    from .parallel import analyse
-    from .workers import default_jobs
-
-    clock = time.perf_counter
+def _collect(ip: I.Interp, runner: Runner, project: Project, root: Path, node_ids,
+             files_by_module) -> List[TestItem]:
+    """Collection: the conftests (outermost first), then the test modules (discovery counts a
+    file a test module only under the targets or testpaths, as pytest collects), imported once
+    in ``ip``; the tests, those ``node_ids`` select where targets name tests. Raises
+    ``UsageError`` when no test matches them."""
     program = ip.p
-    # collection: conftests (outermost first), then test modules (discovery counts a file a test
-    # module only under the targets or testpaths, as pytest collects), imported once
     test_modules = [sf for sf in project.files if sf.is_test and sf.module in program.summaries]
     chain_mods = {m for sf in test_modules for m in runner.conftest_chain(sf.rel)}
     conftests = sorted((sf for sf in project.files if sf.is_conftest and sf.module in program.summaries
@@ -392,9 +375,20 @@ def _analyse_again(ip: I.Interp, runner: Runner, project: Project, config: Confi
             raise UsageError(f"no test matches {', '.join(t for _p, rest, t in node_ids if rest is not None)}")
         items = [it for it in items if id(it) in picked or any(
             files_by_module[it.module].path == p or _under(files_by_module[it.module].path, p) for p in whole)]
-    stats["phases"]["link"] = clock() - t_link
-    stats["_t_analyse"] = clock()
+    return items
 
+
+def _analyse_again(ip: I.Interp, runner: Runner, items: List[TestItem], project: Project, config: Config,
+                   root: Path, cwd: Path, files_by_module, summaries, module_keys: Dict[str, str], digest: str,
+                   prev: Optional[dict], cache, jobs: int, progress, stats: Dict[str, Any], wants_ht3: bool):
+    """Analyse the collected tests (taking what ``prev`` gives) and run the rules: ``(outcome,
+    the analysis entry for this run)``; the outcome is what the report takes (``reuse.entry``
+    keeps it as it is here, before the rules after it change its findings)."""
+    from . import reuse as RU
+    from .parallel import analyse
+    from .workers import default_jobs
+
+    program = ip.p
     if config.guard is not None:
         program.import_closure = {m: _import_closure(runner, [m], program.summaries) for m in program.summaries}
     # the per-test result cache: tests whose code did not change keep their results
@@ -446,8 +440,7 @@ def _analyse_again(ip: I.Interp, runner: Runner, project: Project, config: Confi
         deps |= r.deps
     outcome = {
         "findings": findings[0], "unknown": findings[1], "tests": len(items),
-        "unresolved": [{"path": p, "line": ln, "column": col, "call": text}
-                       for (p, ln, col), text in sorted(ip.unresolved.items())],
+        "unresolved": dict(ip.unresolved),
         "inventory": _inventory(runs),
         "ran": ip.files_of(ran),
         "sinks": len({(e.path, e.pos) for run in runs for e in run.events} | {(e.path, e.pos) for e in import_events}),
@@ -462,10 +455,16 @@ def _analyse_again(ip: I.Interp, runner: Runner, project: Project, config: Confi
         "fixture_users": {qn: sorted(users) for qn, users in runner.fixture_users.items()},
         "node_ids": [it.node_id for it in items],
     }
+    if not cache.enabled:
+        return outcome, {}
     same = {k: prev["_blobs"][k] for k in RU.reused_parts(prev, reused, items, done)}
-    new_entry = RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3,
-                         effects[1] if effects else None, same) if cache.enabled else {}
-    return outcome, ht3, effects, new_entry
+    return outcome, RU.entry(digest, module_keys, collection_deps, items, done, ip, ht3,
+                             effects[1] if effects else None, same, RU.blob(outcome))
+
+
+def _unresolved_list(unresolved: Dict[Tuple[str, int, int], str]) -> List[dict]:
+    """The report's unresolved calls from ``Interp.unresolved``, by site."""
+    return [{"path": p, "line": ln, "column": col, "call": text} for (p, ln, col), text in sorted(unresolved.items())]
 
 
 _LEFT_FOR_EXIT: List[dict] = []

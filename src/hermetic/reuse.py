@@ -348,12 +348,16 @@ def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, 
 
 
 def carried(prev: dict, keys: Dict[str, str], summaries: Dict[str, dict], ht3: Optional[tuple],
-            effects: Optional[Dict[str, tuple]]) -> dict:
-    """The entry of a run that analysed nothing again (``settled``): ``prev``'s results and
-    outcome as they were, under this run's content keys."""
+            effects: Optional[Dict[str, tuple]], outcome: Optional[bytes] = None) -> dict:
+    """The entry of a run that analysed nothing again (``settled``): ``prev``'s results as they
+    were, under this run's content keys, and its outcome, or ``outcome`` (a ``blob``: new sweep
+    roots ran)."""
+    blobs = dict(prev["_blobs"])
+    if outcome is not None:
+        blobs["outcome"] = outcome
     return {"version": ANALYSIS_VERSION, "digest": prev["digest"], "keys": dict(keys),
             "collection": prev["collection"], "ht3": ht3, "plain": _plain(summaries), "effects": effects or {},
-            "tests": None, "sweep": None, "outcome": None, "_blobs": prev["_blobs"]}
+            "tests": None, "sweep": None, "outcome": None, "_blobs": blobs}
 
 
 def _copy(run):
@@ -367,8 +371,8 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], in_te
     """What HT301-HT304 read besides the collection state: the test tree's files, the project
     functions they look into (``lru_cache``d ones), the bodies imports after collection ran,
     the project functions' effects (``effects``: per module, from ``pollution.function_effects``),
-    which fixtures each test used (``fixture_users``) and the tests (``node_ids``). The modules HT3xx's own imports run code of
-    are known after it ran: ``ht3_reusable`` checks them."""
+    which fixtures each test used (``fixture_users``) and the tests (``node_ids``). The modules
+    HT3xx's own imports run code of are known after it ran: ``ht3_reusable`` checks them."""
     from .interp import _decorator_name
 
     h = hashlib.sha256(digest.encode())
