@@ -10,7 +10,7 @@ from hermetic.cli import cli
 from helpers import copy_tree
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SCHEMA = Path(__file__).resolve().parent.parent / "src" / "hermetic" / "data" / "report.schema.json"
+SCHEMA = Path(__file__).resolve().parent.parent / "src" / "hermetic" / "report" / "report.schema.json"
 
 
 @pytest.fixture
@@ -227,7 +227,7 @@ def test_rules_and_explain():
 
 _ENTRY = """\
 import sys
-import hermetic.workers as W
+import hermetic.engine.workers as W
 
 started = W.start_early
 
@@ -295,7 +295,7 @@ def test_a_one_shot_run_leaves_its_state_for_the_process_end(quickstart, monkeyp
     import gc
 
     from hermetic import check as CK
-    from hermetic import workers
+    from hermetic.engine import workers
 
     kept: list = []
     monkeypatch.setattr(CK, "_LEFT_FOR_EXIT", kept)

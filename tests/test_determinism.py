@@ -27,7 +27,7 @@ def test_where_the_step_budget_cuts_does_not_depend_on_the_process(tmp_path, mon
     # of 60 steps lets two run. Which two follows the order the alternatives are evaluated in;
     # in frozenset order that varied per hash seed (Django's one-changed run was not identical).
     project = copy_fixture("determinism-budget", tmp_path)
-    small_budget = "import hermetic.interp as I; I.STEP_BUDGET = 60\nfrom hermetic.cli import main; main()"
+    small_budget = "import hermetic.analyse.interp as I; I.STEP_BUDGET = 60\nfrom hermetic.cli import main; main()"
     outputs = set()
     for seed in ("0", "1", "3", "4", "5"):
         monkeypatch.setenv("PYTHONHASHSEED", seed)
@@ -78,7 +78,7 @@ def test_a_call_cut_by_its_callers_is_not_reused(tmp_path):
     # is cut; test_record then calls record() from the test. A result cut because of the frames
     # around it was reused there, and test_record's write was missed.
     project = copy_fixture("determinism-memo", tmp_path)
-    findings = _check_json(project, "import hermetic.interp as I; I.MAX_DEPTH = 3\nfrom hermetic.cli import main; main()")
+    findings = _check_json(project, "import hermetic.analyse.interp as I; I.MAX_DEPTH = 3\nfrom hermetic.cli import main; main()")
     assert _tests_at(findings, "HT102", 'open("/srv/app/jobs.log"', project) == ["tests/test_jobs.py::test_record"]
 
 

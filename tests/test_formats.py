@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from hermetic.cli import cli
-from hermetic.formats import _gh_data, _gh_prop, to_markdown
-from hermetic.model import Finding, Report
+from hermetic.report.formats import _gh_data, _gh_prop, to_markdown
+from hermetic.report.model import Finding, Report
 
 from helpers import copy_tree
 
@@ -156,7 +156,7 @@ def test_text_from_the_analysed_code_cannot_break_an_output(tmp_path, monkeypatc
 
 
 def test_markdown_messages_do_not_turn_into_emphasis():
-    from hermetic.formats import _code, _md_text
+    from hermetic.report.formats import _code, _md_text
 
     assert _md_text("__init__() reads *x* [a](b) <b>|") == "\\__init\\_\\_() reads \\*x\\* \\[a\\](b) &lt;b&gt;\\|"
     assert _md_text("_robot_enabled() and DB_PATH") == "_robot_enabled() and DB_PATH"

@@ -46,7 +46,7 @@ PKG = "src/newsdesk"
 
 # --- running the CLI -------------------------------------------------------------------------
 
-_SCHEMA = json.loads((Path(hermetic.__file__).parent / "data" / "report.schema.json").read_text(encoding="utf-8"))
+_SCHEMA = json.loads((Path(hermetic.__file__).parent / "report" / "report.schema.json").read_text(encoding="utf-8"))
 SCHEMA = jsonschema.validators.validator_for(_SCHEMA)(_SCHEMA)   # checked once, not per report
 
 
@@ -418,7 +418,7 @@ LIBCST_REFUSES = "libcst cannot parse this file, which CPython accepts: "
 
 def test_valid_code_libcst_refuses_is_listed_as_that():
     # found by the grammar fuzzer: a line continuation right before the end of the file
-    from hermetic.summary import SummaryError, summarize
+    from hermetic.summarise.extract import SummaryError, summarize
 
     data = b"\n\\\r\n"
     assert cpython_parses(data) and not libcst_parses(data)
@@ -544,7 +544,7 @@ def test_an_origin_hashes_its_chain_once_and_pickles_without_the_hash(monkeypatc
     # hashing the chain again at every level made a 5,000-line chain run for minutes
     import pickle
 
-    from hermetic.values import Origin
+    from hermetic.analyse.values import Origin
 
     chain = Origin("literal", "P0", value="/etc")
     for i in range(200):
@@ -629,7 +629,7 @@ def test_a_worker_ends_when_its_parent_end_closes_without_a_stop(tmp_path):
     it sees the pipe close when this process goes away, however it goes."""
     import multiprocessing
 
-    from hermetic.workers import release, start_worker
+    from hermetic.engine.workers import release, start_worker
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("fork only: elsewhere nothing is inherited")

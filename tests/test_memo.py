@@ -3,8 +3,8 @@ would give the same result: every fixture project is checked with each reuse rec
 compared (events with their verdicts, and the returned value)."""
 import pytest
 
-import hermetic.interp as I
-from hermetic.values import V, stable_key
+import hermetic.analyse.interp as I
+from hermetic.analyse.values import V, stable_key
 
 from helpers import FIXTURES, copy_fixture
 
@@ -123,7 +123,7 @@ def test_calls_inside_a_recursion_are_reused(tmp_path, monkeypatch):
 @pytest.mark.parametrize("name", ["determinism-memo", "determinism-budget", "flow-objects", "determinism-shared-state"])
 def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
     from hermetic.check import run_check
-    from hermetic.report import to_json
+    from hermetic.report.text import to_json
 
     project = copy_fixture(name, tmp_path)
     with_memo = to_json(run_check(["."], project, use_cache=False)[0])
@@ -141,7 +141,7 @@ def _lookups_by_test(monkeypatch, name: str, tmp_path, qn: str) -> dict:
     """Run ``hermetic check`` on fixture ``name``: test name -> whether each memo lookup of
     ``qn`` the test made was answered."""
     from hermetic.check import run_check
-    from hermetic.runner import Runner
+    from hermetic.analyse.runner import Runner
 
     seen, current = {}, [None]
     lookup, run = I.Interp._lookup, Runner.run

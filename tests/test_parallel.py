@@ -1,12 +1,12 @@
-"""Tests analysed in several processes (hermetic.parallel) give the report one process gives,
+"""Tests analysed in several processes (hermetic.engine.parallel) give the report one process gives,
 byte for byte: a test's result is a function of the test alone."""
 import json
 
 import pytest
 
-import hermetic.parallel as P
+import hermetic.engine.parallel as P
 from hermetic.check import run_check
-from hermetic.report import to_json
+from hermetic.report.text import to_json
 
 from helpers import FIXTURES, copy_fixture
 

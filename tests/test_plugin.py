@@ -49,14 +49,14 @@ def events_of(record, test, **match):
 def test_the_entry_point_registers_the_plugin():
     eps = metadata.entry_points()
     group = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
-    assert "hermetic.plugin" in {ep.value for ep in group if ep.name == "hermetic"}, \
+    assert "hermetic.runtime.plugin" in {ep.value for ep in group if ep.name == "hermetic"}, \
         "pytest11 entry point missing: reinstall (pip install -e .) after changing pyproject.toml"
 
 
 def test_importing_the_plugin_stays_light(pytester):
     res = pytester.runpython_c(
-        "import sys, hermetic.plugin; "
-        "print(sorted(m for m in ('libcst', 'rich', 'click', 'hermetic.runtime', 'hermetic.check') if m in sys.modules))")
+        "import sys, hermetic.runtime.plugin; "
+        "print(sorted(m for m in ('libcst', 'rich', 'click', 'hermetic.runtime.recorder', 'hermetic.check') if m in sys.modules))")
     assert res.ret == 0
     assert res.outlines[-1] == "[]"
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from hermetic import runtime
-from hermetic.runtime import CONTROLLED, UNCONTROLLED, Roots, path_verdict
+from hermetic.runtime import recorder as runtime
+from hermetic.runtime.recorder import CONTROLLED, UNCONTROLLED, Roots, path_verdict
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""hermetic.positions: the ranges read off the ast tree are the ranges libcst's code generation
+"""hermetic.summarise.positions: the ranges read off the ast tree are the ranges libcst's code generation
 gives, for every node the extractor asks about."""
 import ast
 from pathlib import Path
@@ -8,8 +8,8 @@ import libcst
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from hermetic import positions as P
-from hermetic import summary as S
+from hermetic.summarise import positions as P
+from hermetic.summarise import extract as S
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,11 +1,11 @@
-"""Discovery (hermetic.project): which files are analysed, under which module names, and which
+"""Discovery (hermetic.discover.project): which files are analysed, under which module names, and which
 are tests, conftests and test-tree helpers, as pytest's default import mode names them."""
 from pathlib import Path, PurePosixPath
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermetic import project as PJ
+from hermetic.discover import project as PJ
 from hermetic.config import Config, PytestConfig
 
 

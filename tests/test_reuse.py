@@ -1,15 +1,15 @@
-"""The per-test result cache (hermetic.reuse): a run after a change reruns the tests whose code
+"""The per-test result cache (hermetic.engine.reuse): a run after a change reruns the tests whose code
 changed and reuses the others' results, and its report is byte for byte a cold run's."""
 import pickle
 import textwrap
 
 import pytest
 
-import hermetic.cache as C
-import hermetic.parallel as P
-from hermetic import reuse
+import hermetic.engine.cache as C
+import hermetic.engine.parallel as P
+from hermetic.engine import reuse
 from hermetic.check import run_check
-from hermetic.report import to_json
+from hermetic.report.text import to_json
 
 from helpers import FIXTURES, copy_fixture
 
@@ -296,7 +296,7 @@ def test_a_body_that_starts_changing_module_state_is_reported(tmp_path, no_whole
 
 
 def test_effects_of_unchanged_modules_come_from_the_entry(tmp_path, monkeypatch, no_whole_run_hits):
-    import hermetic.pollution as PO
+    import hermetic.analyse.pollution as PO
 
     project = _write(tmp_path / "p", REGISTRY_APP)
     _run(project)
@@ -416,7 +416,7 @@ def test_the_sweep_blob_is_kept_only_when_every_root_swept_is_a_reused_one():
     # gone and a new one run, the counts still match, but the old blob would lose the new root
     from types import SimpleNamespace
 
-    from hermetic.runner import SweepRun
+    from hermetic.analyse.runner import SweepRun
 
     old_a, old_b, new_c = (SweepRun(root=r, events=[], deps=0, unresolved={}, touched=[]) for r in "abc")
     prev = {"tests": {}, "sweep": {"a": (["m"], old_a), "b": (["m"], old_b)}}
@@ -430,7 +430,7 @@ def test_the_sweep_blob_is_kept_only_when_every_root_swept_is_a_reused_one():
 
 
 def _count_imports(monkeypatch):
-    import hermetic.interp as I
+    import hermetic.analyse.interp as I
 
     seen = []
     real = I.Interp.import_module

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import hermetic
-from hermetic.summary import SummaryError, summarize
+from hermetic.summarise.extract import SummaryError, summarize
 
 SRC = b'''"""Doc."""
 import os
@@ -129,7 +129,7 @@ def test_positions_are_the_same_as_libcsts_position_provider():
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from hermetic.summary import positions
+    from hermetic.summarise.extract import positions
 
     sources = TRICKY + [p.read_text(encoding="utf-8") for p in sorted(Path(hermetic.__file__).parent.glob("*.py"))]
     compared = 0
@@ -148,7 +148,7 @@ def test_positions_are_the_same_as_libcsts_position_provider():
 def test_comments_come_with_their_lines():
     import libcst as cst
 
-    from hermetic.summary import positions
+    from hermetic.summarise.extract import positions
 
     _pos, comments = positions(cst.parse_module("x = (1,  # one\n     2)\n# two\ndef f(): pass  # three\n"))
     assert comments == [(1, "# one"), (3, "# two"), (4, "# three")]
@@ -188,7 +188,7 @@ def test_string_literals_are_their_values():
 
 
 def test_may_name_looks_up_the_sorted_names_and_answers_yes_without_them():
-    from hermetic.summary import may_name, summarize
+    from hermetic.summarise.extract import may_name, summarize
 
     s = summarize(b"import functools\n\n@functools.lru_cache()\ndef f():\n    return 1\n", "m", "m.py")
     assert may_name(s, ("cache", "lru_cache"))
@@ -199,7 +199,7 @@ def test_may_name_looks_up_the_sorted_names_and_answers_yes_without_them():
 def test_parse_without_node_checks_builds_the_same_tree_and_restores_the_check():
     import libcst as cst
 
-    from hermetic.summary import _parse_module
+    from hermetic.summarise.extract import _parse_module
 
     src = SRC.decode()
     assert _parse_module(cst, SRC).deep_equals(cst.parse_module(SRC))
@@ -213,7 +213,7 @@ def test_parse_without_node_checks_builds_the_same_tree_and_restores_the_check()
 def test_parse_keeps_a_post_init_that_does_more_than_the_check(monkeypatch):
     import libcst as cst
 
-    from hermetic.summary import _parse_module
+    from hermetic.summarise.extract import _parse_module
 
     built = []
 

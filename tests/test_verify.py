@@ -6,10 +6,11 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import copy_tree, line_of
-from hermetic import runtime, verify
+from hermetic.runtime import recorder as runtime
+from hermetic.runtime import verify
 from hermetic.check import run_check
 from hermetic.cli import cli
-from hermetic.report import to_json
+from hermetic.report.text import to_json
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 FIX = "runtime"

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from hermetic.check import run_check
 from hermetic.cli import cli
-from hermetic.cache import deserialize, serialize
-from hermetic.workers import ParseJob, _summarize_bytes, summarize_all
+from hermetic.engine.cache import deserialize, serialize
+from hermetic.engine.workers import ParseJob, _summarize_bytes, summarize_all
 
 from helpers import copy_fixture
 
@@ -84,7 +84,7 @@ def test_deep_code_that_cpython_compiles_is_summarised_in_a_worker():
 
 
 def test_a_crash_inside_a_project_is_a_file_error_in_the_report(tmp_path, monkeypatch):
-    import hermetic.workers as workers
+    import hermetic.engine.workers as workers
 
     project = copy_fixture("quickstart", tmp_path)
     (project / "tests" / "crash.py").write_text("x = 1\n", encoding="utf-8")
@@ -106,7 +106,7 @@ def test_warm_run_parses_nothing_and_one_changed_file_parses_one(tmp_path):
     changed, _ = run_check([], project)
     assert changed.statistics["parsed"] == 1 and changed.statistics["result_cache"] == "miss"
     fresh, _ = run_check([], project, use_cache=False)
-    from hermetic.report import to_json
+    from hermetic.report.text import to_json
 
     assert to_json(changed) == to_json(fresh)
 
@@ -161,7 +161,7 @@ def test_a_cache_dir_that_is_not_one_is_refused_before_any_write(tmp_path, monke
 
 
 def test_the_cache_never_adopts_a_folder_of_other_files(tmp_path):
-    from hermetic.cache import SummaryCache
+    from hermetic.engine.cache import SummaryCache
 
     folder = tmp_path / "mine"
     folder.mkdir()
@@ -218,7 +218,7 @@ def test_a_file_that_does_not_parse_is_not_parsed_again(tmp_path):
 
 
 def test_corrupt_and_foreign_cache_entries_are_ignored_and_rebuilt(tmp_path):
-    from hermetic.report import to_json
+    from hermetic.report.text import to_json
 
     project = copy_fixture("quickstart", tmp_path)
     cold, _ = run_check([], project)
@@ -250,7 +250,7 @@ def test_clean_leaves_a_folder_with_a_v_named_entry_alone(tmp_path):
 
 
 def test_compact_shares_short_tuples_but_never_mixes_true_and_one():
-    from hermetic.cache import compact
+    from hermetic.engine.cache import compact
     a = compact({"x": [["name", "self"], ["lit", 1], ["lit", True]], "y": [["name", "self"], ["lit", True], ["lit", 1]]})
     assert a["x"][0] is a["y"][0] and a["x"][1] is a["y"][2]
     assert a["x"][2][1] is True and a["y"][2][1] == 1 and type(a["y"][2][1]) is int
@@ -261,7 +261,7 @@ def test_compact_makes_no_cyclic_garbage_and_keeps_nothing_alive():
     # table of every summary's tuples, would pile up there until a collection rescans it
     import gc
 
-    from hermetic.cache import compact
+    from hermetic.engine.cache import compact
 
     was = gc.isenabled()
     gc.disable()
@@ -283,8 +283,8 @@ def test_a_serialized_summary_is_what_a_json_round_trip_gives():
     # tuples, nothing lost; a summary nested deeper than marshal goes travels as JSON
     from pathlib import Path
 
-    from hermetic.cache import compact
-    from hermetic.summary import summarize
+    from hermetic.engine.cache import compact
+    from hermetic.summarise.extract import summarize
 
     fixtures = Path(__file__).resolve().parent.parent / "fixtures"
     for p in sorted(fixtures.rglob("*.py"))[:60]:
@@ -294,7 +294,7 @@ def test_a_serialized_summary_is_what_a_json_round_trip_gives():
         back = deserialize(data)
         assert all(f._store.data is not None for f in back["functions"].values())   # read when first used
         assert _eager(back) == compact(json.loads(json.dumps(s)))
-    from hermetic.workers import run_deep
+    from hermetic.engine.workers import run_deep
 
     def deep():   # a worker's deep stack and recursion limit
         s = summarize(("x = " + " + ".join(["1"] * 2500) + "\n").encode(), "m", "m.py")
@@ -333,7 +333,7 @@ def _sweep_depths() -> None:
 def test_roomy_keeps_callees_in_one_frame_chunk():
     import resource
 
-    from hermetic.workers import roomy
+    from hermetic.engine.workers import roomy
 
     def faults(fn, *args) -> int:
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -349,11 +349,11 @@ def test_roomy_keeps_callees_in_one_frame_chunk():
 
 def test_console_script_runs_the_command_in_a_roomy_frame(monkeypatch):
     import hermetic.cli
-    import hermetic.workers
+    import hermetic.engine.workers
     from hermetic.__main__ import main
 
     seen = []
-    monkeypatch.setattr(hermetic.workers, "roomy", lambda fn, *a: seen.append(fn))
+    monkeypatch.setattr(hermetic.engine.workers, "roomy", lambda fn, *a: seen.append(fn))
     monkeypatch.setattr(sys, "argv", ["hermetic", "--version"])
     main()
     assert seen == [hermetic.cli.main]
@@ -367,7 +367,7 @@ def _summary_entries(project):
 def test_many_summaries_are_written_by_a_child_process_after_the_parse(tmp_path, monkeypatch):
     import os
 
-    from hermetic import cache as C
+    from hermetic.engine import cache as C
 
     project = copy_fixture("quickstart", tmp_path)
     forks, written_here = [], []
@@ -409,8 +409,8 @@ def test_many_summaries_are_written_by_a_child_process_after_the_parse(tmp_path,
 def test_a_writer_process_that_cannot_write_turns_the_cache_off_for_the_run(tmp_path, monkeypatch):
     import os
 
-    from hermetic import cache as C
-    from hermetic.report import to_json
+    from hermetic.engine import cache as C
+    from hermetic.report.text import to_json
 
     project = copy_fixture("quickstart", tmp_path)
     parent, replace = os.getpid(), os.replace

@@ -24,16 +24,16 @@ def main() -> None:
     try:
         _main()
     except _Interrupted:
-        from .workers import last_words
+        from .engine.workers import last_words
 
         last_words("hermetic: interrupted", 130)
 
 
 def _main() -> None:
-    from .workers import roomy
+    from .engine.workers import roomy
 
     if sys.argv[1:2] == ["check"]:
-        from .workers import start_early
+        from .engine.workers import start_early
 
         start_early()
     from .cli import main as run

@@ -18,16 +18,16 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from . import interp as I
-from .catalogue import load as load_catalogue
+from .analyse import interp as I
+from .catalogue.loader import load as load_catalogue
 from .config import Config, find_config, find_pytest_config
-from .model import FileError, Finding, Report, TraceStep
-from .project import Project, SourceFile, discover
-from .rules import RULES, severity
-from .runner import Runner, TestItem
-from .hints import calls_in
-from .summary import may_name
-from .values import UNCONTROLLED, UNKNOWN, Origin, lit
+from .report.model import FileError, Finding, Report, TraceStep
+from .discover.project import Project, SourceFile, discover
+from .rules.registry import RULES, severity
+from .analyse.runner import Runner, TestItem
+from .summarise.unparse import calls_in
+from .summarise.extract import may_name
+from .analyse.values import UNCONTROLLED, UNKNOWN, Origin, lit
 
 _CODES = {"connection": "HT101", "file": "HT102", "env": "HT103", "clock": "HT104", "network": "HT105",
           "subprocess": "HT106"}
@@ -65,7 +65,7 @@ def run_check(targets: Sequence[str], cwd: Path, progress: Optional[Callable[[st
     parse processes (0: one per CPU); ``cache_dir`` replaces ``ROOT/.hermetic_cache``.
     ``report.statistics`` holds seconds per phase and the parse and cache counts.
     """
-    from .workers import ONE_SHOT, run_deep
+    from .engine.workers import ONE_SHOT, run_deep
 
     # summaries and the interpreter recurse once per nesting level of the analysed code: run on
     # a deep stack, as the parse workers do, so code CPython compiles is code we can analyse
@@ -105,8 +105,8 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
 
     # per-file work: source -> summary (pure), in worker processes, cached by content
     t_phase = clock()
-    from .cache import SummaryCache
-    from .workers import EarlyWorker, take_early
+    from .engine.cache import SummaryCache
+    from .engine.workers import EarlyWorker, take_early
 
     cache = SummaryCache(root, enabled=use_cache, directory=cache_dir)
     # a parse worker importing libcst while the files and the cache are read here
@@ -124,8 +124,8 @@ def _run_check(targets, cwd, progress, config, report_unused_suppressions, use_c
 
 def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppressions, jobs, stats, t_phase,
                        paths, node_ids, pytest_cfg, root, project, report, cache, early):
-    from .cache import serialize
-    from .workers import ONE_SHOT, ParseJob, default_jobs, summarize_all
+    from .engine.cache import serialize
+    from .engine.workers import ONE_SHOT, ParseJob, default_jobs, summarize_all
 
     clock = time.perf_counter
     run_keys: List[str] = []
@@ -172,7 +172,7 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
             loaded[key] = s
     failed: Dict[str, str] = {k: s["error"] for k, s in loaded.items() if "error" in s}
     transient = False   # a timeout or a crash may not recur: such a run's result is not reused
-    from . import reuse as RU
+    from .engine import reuse as RU
 
     scope = RU.scope_key(repr(config), repr(pytest_cfg), list(targets), str(cwd), report_unused_suppressions)
     ready: Dict[str, Any] = {}
@@ -183,7 +183,8 @@ def _parse_and_analyse(targets, cwd, progress, config, report_unused_suppression
         if not ready:
             ready["catalogue"] = load_catalogue(config)
             ready["prev"] = cache.get_analysis(scope) if cache.enabled else None
-            from . import parallel, pollution  # noqa: F401  imported now rather than after the parse
+            from .engine import parallel  # noqa: F401  imported now rather than after the parse
+            from .analyse import pollution  # noqa: F401
 
     cache.hold()   # written once the parse is over (``SummaryCache.hold`` says why)
     for res in summarize_all(to_parse, jobs or default_jobs(), config.file_timeout, early=early,
@@ -300,7 +301,7 @@ def _settled(prev: Optional[dict], digest: str, module_keys: Dict[str, str], pro
     """``(outcome, HT3xx result, effects, whether new sweep roots ran)`` of the run that made
     ``prev`` when they are this run's (``reuse.settled``; HT3xx's key still the same; new sweep
     roots, run by a ``fresh_runner()``, ran as after collection), else None."""
-    from . import reuse as RU
+    from .engine import reuse as RU
 
     found = RU.settled(prev, digest, module_keys, program, cache.get) if prev is not None else None
     if found is None:
@@ -309,7 +310,7 @@ def _settled(prev: Optional[dict], digest: str, module_keys: Dict[str, str], pro
     outcome = prev["outcome"]
     ht3 = effects = None
     if wants_ht3:
-        from . import pollution as PO
+        from .analyse import pollution as PO
 
         old_effects = prev.get("effects") or {}
         held = {m: e[1] for m, e in old_effects.items() if isinstance(e, tuple) and len(e) == 3}
@@ -384,9 +385,9 @@ def _analyse_again(ip: I.Interp, runner: Runner, items: List[TestItem], project:
     """Analyse the collected tests (taking what ``prev`` gives) and run the rules: ``(outcome,
     the analysis entry for this run)``; the outcome is what the report takes (``reuse.entry``
     keeps it as it is here, before the rules after it change its findings)."""
-    from . import reuse as RU
-    from .parallel import analyse
-    from .workers import default_jobs
+    from .engine import reuse as RU
+    from .engine.parallel import analyse
+    from .engine.workers import default_jobs
 
     program = ip.p
     if config.guard is not None:
@@ -411,7 +412,7 @@ def _analyse_again(ip: I.Interp, runner: Runner, items: List[TestItem], project:
     effects = None
     lazy_ran = RU.ht3_ran(ip, module_keys)
     if wants_ht3:
-        from . import pollution as PO
+        from .analyse import pollution as PO
 
         effects = PO.function_effects(ip, module_keys, (prev or {}).get("effects"))
         ht3_key = RU.ht3_key(digest, module_keys, summaries, program.in_test, runner.fixture_users,
@@ -521,7 +522,7 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
          effects: Dict[str, Set[tuple]]) -> List[Finding]:
     """HT301-HT304 over the test code: tests, fixtures, set-up, helpers, test modules' top level.
     ``effects``: the project functions' direct state changes (``pollution.function_effects``)."""
-    from . import pollution as P
+    from .analyse import pollution as P
 
     hook_restores = _hook_restores(ip, effects)
     # autouse fixtures that snapshot and restore a whole thing (os.environ) cover the tests under them
@@ -530,7 +531,7 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
     # tests that use the fixture (directly or through other fixtures)
     requested: Dict[tuple, Set[str]] = {}
     registered_in: Dict[str, Dict[str, Set[str]]] = {}   # module -> _finalizers, read once for both uses
-    from .cache import transient_bodies
+    from .engine.cache import transient_bodies
 
     with transient_bodies() as scope:   # fixture bodies read here do not all stay in memory
         for mod, s in sorted(ip.p.summaries.items()):
@@ -562,7 +563,7 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
     out: List[Finding] = []
     seen_mods = set()
     index = _TestIndex(items, ip)
-    from .cache import bodies_of
+    from .engine.cache import bodies_of
 
     for mod, s in sorted(ip.p.summaries.items()):
         # a test module's bodies are read for its turn only (what the interpreter reads meanwhile
@@ -578,7 +579,7 @@ def _ht3(ip: I.Interp, runner: Runner, items: List[TestItem], files_by_module,
 
 def _ht3_module(ip, runner, mod, s, files_by_module, seen_mods, tests_by_mod, tests_by_qn, effects, hook_restores,
                 covered, index, requested, registered_in) -> List[Finding]:
-    from . import pollution as P
+    from .analyse import pollution as P
 
     out: List[Finding] = []
     if s["module"] != mod or not ip.p.in_test.get(mod, False) or mod in seen_mods:
@@ -840,7 +841,7 @@ class _TestIndex:
     (built once: HT3xx asks for every helper and set-up method)."""
 
     def __init__(self, items: List[TestItem], ip: I.Interp) -> None:
-        from .cache import transient_bodies
+        from .engine.cache import transient_bodies
 
         self.by_name: Dict[str, List[TestItem]] = {}
         self.by_class: Dict[str, List[TestItem]] = {}
@@ -979,7 +980,7 @@ def _ht2(runs, sweep_events, import_events, ip: I.Interp, runner: Runner, files_
     """HT201 (path constants computed at import and written through, or derived from the
     home folder / environment / working directory and read), HT202 (a redirected base
     whose import-time derivatives a test still uses), HT205 (patches that miss)."""
-    from . import hints
+    from .summarise import unparse as hints
 
     out: List[Finding] = []
     summaries = ip.p.summaries

@@ -86,17 +86,17 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
         sys.exit(2)
     extra = _outputs(output, extra_outputs, write_baseline)   # before any work, as the codes
     if cache_dir and not no_cache:
-        from .cache import cache_folder_problem
+        from .engine.cache import cache_folder_problem
 
         problem = cache_folder_problem(Path(cache_dir).resolve())
         if problem:
             click.echo(f"hermetic: --cache-dir / HERMETIC_CACHE_DIR {cache_dir}: {problem}", err=True)
             sys.exit(2)
-    from .workers import start_early
+    from .engine.workers import start_early
 
     start_early()   # a parse worker imports libcst while the rest starts up
     from .check import UsageError, run_check
-    from .report import render_terminal
+    from .report.text import render_terminal
 
     cwd = Path.cwd()
     status = None
@@ -198,9 +198,9 @@ def _mark_runtime(report, records, cwd: Path) -> None:
     """Set ``runtime`` on every finding from runtime records (``hermetic verify``'s join)."""
     import json as _json
 
-    from .report import to_json
-    from .runtime import RecordError
-    from .verify import annotate, load_records
+    from .report.text import to_json
+    from .runtime.recorder import RecordError
+    from .runtime.verify import annotate, load_records
 
     try:
         loaded = load_records(list(records))
@@ -249,8 +249,8 @@ def _read_json(path: str, what: str):
 
 
 def _render(fmt: str, report, cwd: Path) -> str:
-    from . import formats
-    from .report import to_json
+    from .report import formats
+    from .report.text import to_json
 
     if fmt == "json":
         return to_json(report)
@@ -264,7 +264,7 @@ def _render(fmt: str, report, cwd: Path) -> str:
 
 
 def _write(fmt: str, report, cwd: Path, dest: str, show_unresolved: bool, show_unknown: bool) -> None:
-    from .report import render_terminal
+    from .report.text import render_terminal
 
     if fmt == "text":
         _save(dest, lambda fh: render_terminal(report, fh, color=False, show_unresolved=show_unresolved,
@@ -362,7 +362,7 @@ def config_cmd(target: str, config_file: Optional[str]) -> None:
 @click.option("--all", "all_rules", is_flag=True, help="Every rule, as the Markdown of docs/rules.md.")
 def rule(code: Optional[str], all_rules: bool) -> None:
     """Explain a rule: what it finds, why it matters, an example, the fix."""
-    from .rules import all_docs, describe
+    from .rules.registry import all_docs, describe
 
     if all_rules:
         click.echo(all_docs(), nl=False)
@@ -419,7 +419,7 @@ def inventory_cmd(targets: List[str], fmt: str) -> None:
               help="The cache folder to remove (env: HERMETIC_CACHE_DIR); default: ROOT/.hermetic_cache.")
 def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
     """Remove the cache of the project holding TARGET."""
-    from .cache import CACHE_DIR, is_cache_folder, remove_cache_folder
+    from .engine.cache import CACHE_DIR, is_cache_folder, remove_cache_folder
     from .config import find_pytest_config
 
     start = Path(target).resolve()
@@ -446,7 +446,7 @@ def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
 @cli.command("rules")
 def rules_cmd() -> None:
     """List every rule: code, name, default severity, one line."""
-    from .rules import RULES
+    from .rules.registry import RULES
 
     for code in sorted(RULES):
         r = RULES[code]
@@ -457,7 +457,7 @@ def rules_cmd() -> None:
 @click.argument("code")
 def explain_cmd(code: str) -> None:
     """What a rule finds, why it matters, an example and the fix (same text as `rule`)."""
-    from .rules import describe
+    from .rules.registry import describe
 
     try:
         click.echo(describe(code))
@@ -489,8 +489,8 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
     """
     from .check import UsageError
     from .config import ConfigError
-    from .runtime import RecordError
-    from .verify import exit_status, join, load_records, render_text, static_report, to_json
+    from .runtime.recorder import RecordError
+    from .runtime.verify import exit_status, join, load_records, render_text, static_report, to_json
 
     folders = [i for i in inputs if Path(i).is_dir()]
     files = [i for i in inputs if not Path(i).is_dir()]
@@ -551,7 +551,7 @@ def _exit(code: int) -> None:
 
 def main() -> None:
     global _FAST_EXIT
-    from . import workers
+    from .engine import workers
 
     _FAST_EXIT = workers.ONE_SHOT = True
     if sys.stdout is None:   # started with standard output closed: what goes there is discarded

@@ -120,7 +120,7 @@ MAX_FILE_TIMEOUT = 86_400   # seconds
 def rule_codes(values: List[str], where: str, empty_ok: bool = True) -> List[str]:
     """``values`` checked as rule codes or prefixes of them (``HT``, ``HT1``, ``HT102``); raises
     ConfigError naming ``where`` for one that selects no rule (a misspelt or lower-case code)."""
-    from .rules import RULES
+    from .rules.registry import RULES
 
     if not values and not empty_ok:
         raise ConfigError(f"{where}: no rule code given")
@@ -134,7 +134,7 @@ def rule_codes(values: List[str], where: str, empty_ok: bool = True) -> List[str
 
 def _check_patterns(patterns: List[str], where: str) -> None:
     """Raise ConfigError naming ``where`` for a pattern gitignore syntax does not allow."""
-    from .project import gitignore_spec
+    from .discover.project import gitignore_spec
 
     for p in patterns:
         try:

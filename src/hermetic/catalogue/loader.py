@@ -1,11 +1,11 @@
-"""The sink catalogue (``data/catalogue.toml``), extended and trimmed by configuration."""
+"""The sink catalogue (``catalogue/sinks.toml``), extended and trimmed by configuration."""
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-from .config import Config
+from ..config import Config
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -69,7 +69,7 @@ def load(config: Optional[Config] = None) -> Catalogue:
     A configured sink's target is its first argument (contract section 6)."""
     from importlib import resources
 
-    text = resources.files("hermetic").joinpath("data/catalogue.toml").read_text(encoding="utf-8")
+    text = resources.files("hermetic").joinpath("catalogue/sinks.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     cat = Catalogue()
     for category, entries in data.items():

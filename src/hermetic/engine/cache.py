@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from . import __version__
-from .summary import SUMMARY_VERSION
+from .. import __version__
+from ..summarise.extract import SUMMARY_VERSION
 
 CACHE_DIR = ".hermetic_cache"
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}/{marshal.version}"   # the format of the cached bytes
@@ -33,7 +33,7 @@ def _tool_stamp() -> str:
     job restoring the cache) hits. About 1 ms."""
     global _STAMP
     if _STAMP is None:
-        here = Path(__file__).resolve().parent
+        here = Path(__file__).resolve().parent.parent   # the whole package, not only engine/
         h = hashlib.sha256(__version__.encode())
         for p in sorted(here.rglob("*")):
             if p.suffix in (".py", ".toml", ".json"):
@@ -430,7 +430,7 @@ class SummaryCache:
             self.enabled = False
 
     def get_analysis(self, scope: str) -> Optional[dict]:
-        """The per-test result cache entry of the configuration ``scope`` (``hermetic.reuse``)."""
+        """The per-test result cache entry of the configuration ``scope`` (``hermetic.engine.reuse``)."""
         if not self.enabled:
             return None
         from .reuse import loads

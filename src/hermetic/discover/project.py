@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .config import DEFAULT_EXCLUDES, Config, PytestConfig
+from ..config import DEFAULT_EXCLUDES, Config, PytestConfig
 
 
 @dataclass(eq=False)

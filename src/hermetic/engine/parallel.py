@@ -22,8 +22,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set
 
-from . import interp as I
-from .runner import Runner, SweepRun, TestItem, TestRun, start_run
+from ..analyse import interp as I
+from ..analyse.runner import Runner, SweepRun, TestItem, TestRun, start_run
 
 MIN_TESTS = 64   # fewer tests than this are analysed in this process: forking costs more
 TESTS_PER_PROCESS = 16   # at least this many tests for each process started
@@ -45,7 +45,7 @@ class Analysis:
 
 @dataclass
 class Reused:
-    """Results taken from the per-test result cache (``hermetic.reuse``) instead of run."""
+    """Results taken from the per-test result cache (``hermetic.engine.reuse``) instead of run."""
 
     runs: Dict[int, TestRun] = field(default_factory=dict)     # index into the items -> its run
     sweep: Dict[str, SweepRun] = field(default_factory=dict)   # HT201 sweep root -> its run

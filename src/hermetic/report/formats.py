@@ -15,9 +15,9 @@ def xml_escape(text: str, entities: Optional[Dict[str, str]] = None) -> str:
 
     return escape(text, entities or {})
 
-from . import __version__
+from .. import __version__
 from .model import Finding, Report
-from .rules import RULES, describe
+from ..rules.registry import RULES, describe
 
 MAX_CODE_FLOWS = 10          # thread flows per SARIF result (one per reaching test)
 MARKDOWN_LIMIT = 65_000      # characters in a review comment on the common forges

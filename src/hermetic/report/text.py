@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import IO, Dict, List
 
-from . import __version__
+from .. import __version__
 from .model import Finding, Report
 
 

@@ -1,6 +1,6 @@
 """The runtime half of hermetic: what each test really did.
 
-``hermetic.plugin`` creates one ``Recorder`` when pytest runs with ``--hermetic``. It sees
+``hermetic.runtime.plugin`` creates one ``Recorder`` when pytest runs with ``--hermetic``. It sees
 I/O through two channels, both active only inside a test phase (setup, call, teardown) or
 collection:
 
@@ -1089,7 +1089,7 @@ class Recorder:
     # ---- the record ----------------------------------------------------------------------
 
     def to_record(self) -> Dict[str, Any]:
-        from . import __version__
+        from .. import __version__
 
         events: List[Dict[str, Any]] = []
         tests = []

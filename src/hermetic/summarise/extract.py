@@ -197,7 +197,7 @@ def import_digest(module: str, path: str, is_package: bool, body, functions: Dic
     digest differ only in what runs when called, not when imported, and in which plain
     functions they define; positions are part of it, so a body that grows or shrinks a line
     changes it for what follows (unless only plain functions follow). The per-test result
-    cache (``hermetic.reuse``) keys the state collection leaves by it."""
+    cache (``hermetic.engine.reuse``) keys the state collection leaves by it."""
     import hashlib
     import marshal
 
@@ -218,7 +218,7 @@ def import_digest(module: str, path: str, is_package: bool, body, functions: Dic
 def _positions(tree, amod, data: bytes) -> Tuple[Dict[Any, tuple], List[tuple]]:
     """The extractor's node ranges and the module's comments: read off the ``ast`` tree where
     it lines up with libcst's (and no suppression comment needs finding), else from libcst's
-    code generation (``hermetic.positions``)."""
+    code generation (``hermetic.summarise.positions``)."""
     from . import positions as P
 
     if amod is not None:

@@ -71,7 +71,7 @@ def _env_key(e) -> Optional[str]:
 
 
 def _dotted(e) -> str:
-    from .interp import _decorator_name
+    from ..analyse.interp import _decorator_name
 
     return _decorator_name(e) if e[0] in ("name", "attr") else ""
 

@@ -67,13 +67,13 @@ def default_jobs() -> int:
 
 def _summarize_bytes(data: bytes, module: str, path: str, is_package: bool) -> bytes:
     from .cache import serialize
-    from .summary import summarize
+    from ..summarise.extract import summarize
 
     return serialize(summarize(data, module, path, is_package))
 
 
 def _one(fn: Callable[..., str], job: Tuple[bytes, str, str, bool]) -> Tuple[str, str]:
-    from .summary import SummaryError
+    from ..summarise.extract import SummaryError
 
     try:
         return "ok", fn(*job)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
-from .hints import calls_in
+from ..summarise.unparse import calls_in
 from .values import V
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
@@ -182,7 +182,7 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
     """``function_effects`` from the names of each imported module's globals that hold
     containers (``containers``: module -> sorted names; a module absent was not imported), as
     an earlier run's per-module part records them for a run that imports nothing."""
-    from .cache import transient_bodies
+    from ..engine.cache import transient_bodies
 
     out: Dict[str, Set[tuple]] = {}
     per_module: Dict[str, tuple] = {}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from .catalogue import Catalogue, SinkSpec
+from ..catalogue.loader import Catalogue, SinkSpec
 from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin,
                      SinkContext, V, _short, classify, lit, of, union)
 
@@ -439,7 +439,7 @@ class Interp:
         self._module_index = {m: i for i, m in enumerate(self._module_names)}
         # what a test's result depends on besides the state collection left: the modules whose
         # function bodies (and lambdas) it ran, directly, through a reused call or an import after
-        # collection, as bits of ``file_bits`` (the per-test result cache, ``hermetic.reuse``)
+        # collection, as bits of ``file_bits`` (the per-test result cache, ``hermetic.engine.reuse``)
         self.file_bits = {m: 1 << i for i, m in enumerate(self._module_names)}
         self.files = 0
         self.lazy_files: Dict[str, int] = {}       # module imported after collection -> what its import ran

@@ -25,7 +25,7 @@ import json
 import os
 from typing import IO, Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .runtime import CONTROLLED, RecordError, is_violation, load_record, merge
+from .recorder import CONTROLLED, RecordError, is_violation, load_record, merge
 
 #: static code -> runtime codes that can confirm it
 COMPATIBLE = {
@@ -310,12 +310,12 @@ def static_report(project: str, config_file: Optional[str] = None) -> Dict[str, 
     """Run the static check on ``project`` and return its JSON report as a dict."""
     from pathlib import Path
 
-    from .check import run_check
-    from .report import to_json as report_json
+    from ..check import run_check
+    from ..report.text import to_json as report_json
 
     explicit = None
     if config_file:
-        from .config import load_config_file
+        from ..config import load_config_file
 
         explicit = load_config_file(Path(config_file).resolve())
     report, _cfg = run_check([], Path(project), config=explicit)

@@ -35,7 +35,7 @@ import pickle
 import zlib
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from .summary import may_name
+from ..summarise.extract import may_name
 
 ANALYSIS_VERSION = 5
 _MAGIC = b"HTA5"
@@ -216,7 +216,7 @@ def settled(prev: Optional[dict], digest: str, keys: Dict[str, str], program,
     collection's, which the caller checks as it runs them). Then that run's outcome is this
     run's, apart from those roots and what the rules after it read of the files (spans,
     suppressions, call counts) and HT3xx's key, which the caller checks. None otherwise."""
-    from .runner import sweep_roots_in
+    from ..analyse.runner import sweep_roots_in
 
     changed = premise(prev, digest, keys, program)
     if changed is None:
@@ -373,7 +373,7 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], in_te
     the project functions' effects (``effects``: per module, from ``pollution.function_effects``),
     which fixtures each test used (``fixture_users``) and the tests (``node_ids``). The modules
     HT3xx's own imports run code of are known after it ran: ``ht3_reusable`` checks them."""
-    from .interp import _decorator_name
+    from ..analyse.interp import _decorator_name
 
     h = hashlib.sha256(digest.encode())
     looked = set()
