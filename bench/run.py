@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: `hermetic check` cold, warm and one-file-changed against the libcst floor, Fixit and ruff.
 
-usage: python bench/run.py [--download WORK_DIR] [--repeat 3] [--jobs N] [--change REL_PATH]
+usage: python bench/run.py [--download WORK_DIR] [--repeat 3] [--jobs N] [--change REL_PATH] [--against PYTHON]
                            [--fixit PATH] [--ruff PATH] [--output FILE.md] [PROJECT_DIR ...]
 
 Projects: with --download WORK_DIR, the pinned source distributions pytest 8.3.4, Django 5.1.4
@@ -29,6 +29,11 @@ wall-clock seconds:
   when their executables are found (--fixit / --ruff, else beside this Python, else on PATH).
   Both are optional and not dependencies of hermetic: install them into a separate
   environment, e.g. ``python3 -m venv /root/bench-venv && /root/bench-venv/bin/pip install fixit ruff``.
+
+With --against PYTHON, instead: the same cold, warm and one-file figures for this hermetic
+and for the one installed beside PYTHON (e.g. a virtual environment holding a build of an
+earlier commit), each pair of runs back to back, with the relative difference and whether
+the two builds' reports are byte for byte the same: how a refactor is shown to cost no time.
 
 Prints one Markdown table (ratios: cold / floor Np, warm / cold, one-file / cold), then the
 exponent of cold time against lines fitted over the projects (log-log least squares) when
@@ -141,9 +146,10 @@ def _timed(cmd: List[str], cwd: Optional[Path] = None) -> float:
     return time.perf_counter() - t
 
 
-def _check(project: Path, jobs: int, out: Path) -> Tuple[float, int, Dict[str, int]]:
-    """One hermetic run: wall seconds, peak RSS (KiB) of its largest process, its statistics."""
-    cmd = [sys.executable, "-c", RUN_HERMETIC,
+def _check(project: Path, jobs: int, out: Path, python: str = sys.executable) -> Tuple[float, int, Dict[str, int]]:
+    """One hermetic run: wall seconds, peak RSS (KiB) of its largest process, its statistics.
+    ``python`` is the interpreter whose installed hermetic runs."""
+    cmd = [python, "-c", RUN_HERMETIC,
            "check", "--format", "json", "--exit-zero", "--statistics", "--jobs", str(jobs), "-o", str(out)]
     with tempfile.TemporaryFile(mode="w+") as err:
         t = time.perf_counter()
@@ -238,6 +244,43 @@ def bench(project: Path, change: Optional[str], args: argparse.Namespace, scratc
     return row, lines, cold
 
 
+def against(project: Path, change: Optional[str], args: argparse.Namespace, scratch: Path) -> str:
+    """One row of the before/after table: cold, warm and one-file times of this hermetic
+    against the one installed for ``args.against``, the two runs of each figure taken one
+    right after the other (the machine's speed drifts), medians of --repeat pairs, and whether
+    the two builds' reports are byte-identical."""
+    n, jobs, cache = args.repeat, args.jobs, project / ".hermetic_cache"
+    builds = {"new": sys.executable, "old": args.against}
+    times: Dict[Tuple[str, str], List[float]] = {(b, k): [] for b in builds for k in ("cold", "warm", "one")}
+    same = True
+    target = _target(project, change)
+    original = target.read_bytes() if target is not None else b""
+    try:
+        for i in range(n):
+            for b, python in builds.items():   # each figure: new then old, back to back
+                shutil.rmtree(cache, ignore_errors=True)
+                times[b, "cold"].append(_check(project, jobs, scratch / f"cold-{b}.json", python)[0])
+                times[b, "warm"].append(_check(project, jobs, scratch / f"warm-{b}.json", python)[0])
+                if target is not None:
+                    target.write_bytes(original + CHANGE.format(i).encode())
+                    times[b, "one"].append(_check(project, jobs, scratch / f"one-{b}.json", python)[0])
+                    target.write_bytes(original)
+            same = same and all((scratch / f"{k}-new.json").read_bytes() == (scratch / f"{k}-old.json").read_bytes()
+                                for k in ("cold", "warm") + (("one",) if target is not None else ()))
+    finally:
+        if target is not None:
+            target.write_bytes(original)
+        shutil.rmtree(cache, ignore_errors=True)
+
+    def cell(kind: str) -> str:
+        new, old = times["new", kind], times["old", kind]
+        if not new:
+            return "n/a"
+        mn, mo = statistics.median(new), statistics.median(old)
+        return f"{mn:.2f} / {mo:.2f} ({mn / mo - 1:+.1%})"
+    return f"| {project.name} | {cell('cold')} | {cell('warm')} | {cell('one')} | {'yes' if same else 'NO'} |"
+
+
 def _version(tool: Optional[str]) -> str:
     if not tool:
         return "n/a"
@@ -272,6 +315,9 @@ def main(argv: List[str]) -> int:
     ap.add_argument("--fixit", help="Fixit executable (default: beside this Python, else on PATH)")
     ap.add_argument("--ruff", help="ruff executable (default: beside this Python, else on PATH)")
     ap.add_argument("--output", type=Path, help="also write the results, with a preamble, to this Markdown file")
+    ap.add_argument("--against", metavar="PYTHON",
+                    help="instead of the table above: this hermetic against the one PYTHON has installed "
+                         "(cold, warm, one-file, each pair back to back; reports compared byte for byte)")
     args = ap.parse_args(argv)
     if not args.projects and not args.download:
         ap.error("give PROJECT_DIR or --download WORK_DIR")
@@ -279,6 +325,21 @@ def main(argv: List[str]) -> int:
     projects = (fetch(args.download) if args.download else []) + [(p.resolve(), args.change) for p in args.projects]
 
     _compile_hermetic()
+    if args.against:
+        subprocess.run([args.against, "-c", "import compileall, hermetic, pathlib;"
+                        "compileall.compile_dir(str(pathlib.Path(hermetic.__file__).parent), quiet=1)"], check=True)
+        print(f"Wall-clock seconds, median of {args.repeat} pairs; N = {args.jobs} processes; "
+              f"new = {sys.executable}, old = {args.against}.\n", flush=True)
+        print("| project | cold new / old | warm new / old | one-file new / old | reports identical |\n"
+              + "|---" * 5 + "|", flush=True)
+        scratch = Path(tempfile.mkdtemp(prefix="hermetic-bench-"))
+        try:
+            for project, change in projects:
+                print(against(project, change, args, scratch), flush=True)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        print("\n" + _about(args))
+        return 0
     out: List[str] = []
 
     def say(line: str = "") -> None:
