@@ -4,7 +4,7 @@
 Registered through the ``pytest11`` entry point, so it is loaded in every pytest process
 once hermetic is installed: this module imports nothing beyond the standard library and
 pytest, and does nothing unless ``--hermetic`` is given (the work is in
-``hermetic.runtime.recorder``, imported only then).
+``hermetic.runtime.recorder`` and the modules beside it, imported only then).
 """
 from __future__ import annotations
 
@@ -218,7 +218,7 @@ def pytest_runtest_makereport(item, call):
     events = rec.pending_violations(log)
     if not events:
         return
-    from .recorder import format_violations
+    from .events import format_violations
 
     text = format_violations(item.nodeid, events)
     if rep.failed:
@@ -265,7 +265,7 @@ def pytest_terminal_summary(terminalreporter, config):
     if err:
         terminalreporter.write_line(f"hermetic: could not write the record: {err}", red=True)
         return
-    from .recorder import describe_event, is_violation
+    from .events import describe_event, is_violation
 
     events = [e for log in rec.tests.values() for e in log.order]
     unc = sum(e["count"] for e in events if is_violation(e))
