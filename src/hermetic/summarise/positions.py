@@ -3,7 +3,7 @@ end_column), 1-based lines and 0-based columns counted in characters, the ranges
 ``PositionProvider`` gives (syntactic: a node's own parentheses left out).
 
 Two ways, one result. ``from_ast`` reads them off the ``ast`` tree CPython's parser makes of the
-same source (``summary._precheck`` builds it anyway), walking both trees side by side over the
+same source (``parse.precheck`` builds it anyway), walking both trees side by side over the
 statements and expressions the extractor looks at: about a sixth of the cost of the other way.
 ``from_codegen`` computes every node's range from libcst's own code generation (what the
 position provider does, without its metadata machinery). Where the two trees do not line up
