@@ -10,6 +10,8 @@ from __future__ import annotations
 import bisect
 from typing import Any, Dict
 
+from .ir import DEF_NAME, DEF_QUALNAME, PARAM_DEFAULT, TAG
+
 
 def may_name(summary: Dict[str, Any], names) -> bool:
     """Whether the file a summary is of may use one of the identifiers ``names`` (as a name, an
@@ -43,13 +45,14 @@ def plain_defs(body, functions: Dict[str, Any]) -> Dict[str, str]:
     decorator, literal defaults only, defined once. name -> qualname."""
     out = {}
     for st in body:
-        if st[0] != "def":
+        if st[TAG] != "def":
             continue
-        f = functions.get(st[2])
-        if f is None or f["decorators"] or "@" in st[2]:
+        qualname = st[DEF_QUALNAME]
+        f = functions.get(qualname)
+        if f is None or f["decorators"] or "@" in qualname:
             continue
-        if all(p[2] is None or p[2][0] == "lit" for p in f["params"]):
-            out[st[1]] = st[2]
+        if all(p[PARAM_DEFAULT] is None or p[PARAM_DEFAULT][TAG] == "lit" for p in f["params"]):
+            out[st[DEF_NAME]] = qualname
     return out
 
 
@@ -66,7 +69,7 @@ def import_digest(module: str, path: str, is_package: bool, body, functions: Dic
     import marshal
 
     plain = plain_defs(body, functions)
-    body = [st for st in body if not (st[0] == "def" and st[1] in plain)]
+    body = [st for st in body if not (st[TAG] == "def" and st[DEF_NAME] in plain)]
     omit = set(plain.values())
     heads = {qn: {k: v for k, v in f.items() if k not in ("body", "generator", "end_line")}
              for qn, f in functions.items() if ".<locals>." not in qn and qn not in omit

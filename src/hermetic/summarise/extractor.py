@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Dict, List, Optional
 
+from .ir import DEF_NAME, DEF_QUALNAME, FSTR_PARTS, LIT_VALUE, TAG
+
 
 _NAME_STRING = 200   # longer strings are prose, not attribute names or patch targets
 
@@ -260,8 +262,8 @@ class Extractor:
             body = self.suite(node.body, qn, qn)
         methods = {}
         for st in body:
-            if st[0] == "def":
-                methods[st[1]] = st[2]
+            if st[TAG] == "def":
+                methods[st[DEF_NAME]] = st[DEF_QUALNAME]
         self.classes[qn] = {
             "qualname": qn,
             "name": node.name.value,
@@ -328,12 +330,12 @@ class Extractor:
         parts = []
         for side in (e.left, e.right):
             sub = self.expr(side)
-            if sub[0] == "fstr":
-                parts.extend(sub[1])
+            if sub[TAG] == "fstr":
+                parts.extend(sub[FSTR_PARTS])
             else:
                 parts.append(sub)
-        if all(p[0] == "lit" and isinstance(p[1], str) for p in parts):
-            return ("lit", "".join(p[1] for p in parts))
+        if all(p[TAG] == "lit" and isinstance(p[LIT_VALUE], str) for p in parts):
+            return ("lit", "".join(p[LIT_VALUE] for p in parts))
         return ("fstr", parts)
 
     def _x_formatted_string(self, e) -> Any:
