@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
+from .codegen import from_codegen
 from .digests import body_digest, import_digest, may_name, plain_defs
 from .extractor import Extractor
 from .parse import SummaryError, folded_names, needs_folding, parse_module, precheck, syntax_message
@@ -107,7 +108,5 @@ def _positions(tree, amod, data: bytes) -> Tuple[Dict[Any, tuple], List[tuple]]:
 
 
 def positions(tree) -> Tuple[Dict[Any, tuple], List[tuple]]:
-    """Every node's range and the comments of a libcst ``Module`` (``positions.from_codegen``)."""
-    from .positions import from_codegen
-
+    """Every node's range and the comments of a libcst ``Module`` (``codegen.from_codegen``)."""
     return from_codegen(tree)
