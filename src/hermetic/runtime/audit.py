@@ -4,7 +4,7 @@
 (``file``, ``connection``, ``network``, ``subprocess``, and ``env-write``, ``scratch``, ``bind``,
 which only update the recorder's state). ``AuditJudge`` is the half of ``Recorder``
 (``hermetic.runtime.recorder``) that judges one event from its arguments: the ``_judge_*``
-methods return ``(operation, target, write, verdict, reason)``, or None for an event that is
+methods return a ``Judged`` (operation, target, write, verdict, reason), or None for an event that is
 not the test's I/O. They resolve relative paths against the working directory or a
 ``dir_fd``, and look for the literal in test code that chose a relative path or a loopback
 target (contract V1), reading the test files on the stack.
@@ -15,6 +15,7 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from .events import Judged
 from .verdicts import CONTROLLED, UNCONTROLLED, address_verdict, is_loopback, norm_path, path_verdict, sqlite_target
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
@@ -219,19 +220,19 @@ class AuditJudge:
         if judged is None:
             return None
         target, write, verdict, reason = judged
-        return event, target, write, verdict, reason
+        return Judged(event, target, write, verdict, reason)
 
     def _judge_sqlite(self, args: tuple, test_code: bool):
         shown, path = sqlite_target(args[0] if args else "")
         if path is None:
-            return "sqlite3.connect", shown, False, CONTROLLED, "an in-memory database"
+            return Judged("sqlite3.connect", shown, False, CONTROLLED, "an in-memory database")
         resolved = self._resolve(path, (), None)
         if resolved is None:
             return None
         res = path_verdict(resolved[0], True, self.roots, relative=resolved[1], test_code=test_code)
         if res is None:
             return None
-        return "sqlite3.connect", resolved[0], True, res[0], res[1]
+        return Judged("sqlite3.connect", resolved[0], True, res[0], res[1])
 
     def _judge_network(self, event: str, args: tuple, test_code: bool, site=None):
         if event in ("socket.connect", "socket.sendto"):
@@ -239,14 +240,14 @@ class AuditJudge:
             if isinstance(address, (str, bytes)):      # a unix socket: judged by its path
                 p = fs_path(address)
                 if not p or p.startswith("\0"):
-                    return event, repr(address), True, UNCONTROLLED, "an abstract unix socket"
+                    return Judged(event, repr(address), True, UNCONTROLLED, "an abstract unix socket")
                 resolved = self._resolve(p, (), None)
                 res = path_verdict(resolved[0], True, self.roots, relative=resolved[1], test_code=test_code)
                 if res is None:
                     return None
-                return event, resolved[0], True, res[0], res[1]
+                return Judged(event, resolved[0], True, res[0], res[1])
             if not isinstance(address, tuple) or len(address) < 2:
-                return event, repr(address), True, UNCONTROLLED, "another host"
+                return Judged(event, repr(address), True, UNCONTROLLED, "another host")
             host, port = address[0], address[1]
         elif event == "socket.getaddrinfo":
             host, port = args[0], args[1]
@@ -258,17 +259,18 @@ class AuditJudge:
         if is_loopback(host):
             own = self._own_ports()
             if port not in own and port in self.bound_ports:
-                return event, target, True, CONTROLLED, "a loopback server this test process started (closed since)"
+                return Judged(event, target, True, CONTROLLED,
+                              "a loopback server this test process started (closed since)")
             if port not in own and not self.loopback:
                 if test_code:
-                    return event, target, True, CONTROLLED, "a loopback target written in test code"
+                    return Judged(event, target, True, CONTROLLED, "a loopback target written in test code")
                 named = self._loopback_chosen_in_test_code(site, host, port)
                 if named is not None:
-                    return event, target, True, CONTROLLED, f"a loopback target chosen in test code ({named})"
+                    return Judged(event, target, True, CONTROLLED, f"a loopback target chosen in test code ({named})")
             verdict, reason = address_verdict(host, port, self.loopback, own)
         else:
             verdict, reason = address_verdict(host, port, self.loopback, ())
-        return event, target, True, verdict, reason
+        return Judged(event, target, True, verdict, reason)
 
     def _judge_process(self, event: str, args: tuple, test_code: bool):
         if event == "subprocess.Popen":
@@ -288,8 +290,8 @@ class AuditJudge:
         if len(target) > 200:
             target = target[:197] + "..."
         if test_code:
-            return event, target, True, CONTROLLED, "a subprocess the test starts itself"
-        return event, target, True, UNCONTROLLED, "a real subprocess started by the code under test"
+            return Judged(event, target, True, CONTROLLED, "a subprocess the test starts itself")
+        return Judged(event, target, True, UNCONTROLLED, "a real subprocess started by the code under test")
 
     def _remember_listener(self, sock) -> None:
         import weakref

@@ -10,11 +10,21 @@ summary use them without a recorder.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, NamedTuple, Optional, Sequence
 
 from .verdicts import UNCONTROLLED
 
 PHASES = ("collect", "setup", "call", "teardown")
+
+
+class Judged(NamedTuple):
+    """What one operation is, as judged before it is recorded (``Recorder._add`` makes the event)."""
+
+    operation: str      # the audit event or function: "open", "os.environ[...]", "time.time", ...
+    target: str         # the path, address, command line or variable name ("" for a clock)
+    write: bool
+    verdict: str        # CONTROLLED or UNCONTROLLED
+    reason: str
 
 _SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
 

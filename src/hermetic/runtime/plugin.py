@@ -100,10 +100,10 @@ def _make_recorder(config, mode: str):
     worker = getattr(config, "workerinput", {}).get("workerid")
     record = config.getoption("hermetic_record")
     record = os.path.join(invocation, record) if record else os.path.join(rootdir, DEFAULT_RECORD)
-    rec = runtime.Recorder(
+    rec = runtime.Recorder(runtime.RecorderOptions(
         rootdir, mode=mode, block=not config.getoption("hermetic_no_block"), loopback=loopback, roots=roots,
         env_snapshot=_EARLY.get("env", {}), test_code=matcher, clock_remove=clock_remove, worker=worker,
-        record_path=runtime.worker_record_path(record, worker))
+        record_path=runtime.worker_record_path(record, worker)))
     rec.integration = integration
     rec.config = config
     runtime.install_audit_hook()

@@ -18,6 +18,7 @@ import threading
 import time
 from typing import Any, Dict, Iterable, Tuple
 
+from .events import Judged
 from .verdicts import CONTROLLED, UNCONTROLLED
 
 #: the os / collections.abc function project code called -> the read of one variable by name
@@ -122,7 +123,7 @@ class ProfileReads:
             if _clock_substituted():
                 reason += (" (a substitute is installed, but this call reached the real clock through a "
                            "binding captured before it)")
-            ev = self._add("clock", name, "", False, UNCONTROLLED, reason, frame, None)
+            ev = self._add("clock", Judged(name, "", False, UNCONTROLLED, reason), frame, None)
             if "binding" not in ev:
                 ev["binding"] = self._clock_binding(frame, name)
         except Exception:
@@ -172,7 +173,7 @@ class ProfileReads:
                 key = key.decode("utf-8", "replace")
             key = str(key)
             verdict, reason = self._env_verdict(key)
-            self._add("env", op, key, False, verdict, reason, f, None)
+            self._add("env", Judged(op, key, False, verdict, reason), f, None)
         except Exception:
             self.counts["internal_errors"] += 1
         finally:

@@ -37,11 +37,12 @@ import json
 import os
 import sys
 import threading
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from .audit import AUDIT_EVENTS, AuditJudge, fs_path
-from .events import PHASES, describe_event, event_order, format_violations, is_violation, qualname, summarize, \
+from .events import PHASES, Judged, describe_event, event_order, format_violations, is_violation, qualname, summarize, \
     suppressed_at
 from .profiler import ProfileReads, clock_functions
 from .records import RECORD_VERSION, RecordError, load_record, merge, worker_record_path
@@ -51,7 +52,7 @@ from .verdicts import (CATEGORY_CODE, CONTROLLED, DEVICES, SYSTEM_READS, UNCONTR
 #: the names this module assembles from the pieces beside it (the runtime's public surface)
 __all__ = [
     "CATEGORY_CODE", "CONTROLLED", "DEVICES", "PHASES", "RECORD_VERSION", "SYSTEM_READS", "TOOL_MODULES",
-    "UNCONTROLLED", "RecordError", "Recorder", "Roots", "UncontrolledIO", "address_verdict", "describe_event",
+    "UNCONTROLLED", "RecordError", "Recorder", "RecorderOptions", "Roots", "UncontrolledIO", "address_verdict", "describe_event",
     "format_violations", "install_audit_hook", "is_loopback", "is_violation", "load_record", "merge",
     "path_verdict", "sqlite_target", "summarize", "suppressed_at", "test_code_matcher", "worker_record_path",
 ]
@@ -148,26 +149,40 @@ class _TestLog:
         self.outcome = ""
 
 
+@dataclass
+class RecorderOptions:
+    """How one pytest process records: what the plugin reads off pytest's configuration."""
+
+    rootdir: str
+    mode: str = "record"                  # "record" or "enforce"
+    block: bool = True                    # in enforce mode, raise UncontrolledIO (else fail the test after)
+    loopback: bool = False                # loopback peers are controlled (configuration or option)
+    roots: Optional[Roots] = None         # default: the rootdir alone
+    env_snapshot: Optional[Dict[Any, Any]] = None    # os.environ's data before conftests and plugins ran
+    test_code: Optional[Callable[[str], bool]] = None    # rel path -> test code? (test_code_matcher)
+    clock_remove: Iterable[str] = ()      # clock functions not watched ([tool.hermetic] sinks remove)
+    worker: Optional[str] = None          # the xdist worker id
+    record_path: str = ""
+
+
 class Recorder(ProfileReads, AuditJudge):
     """Records, classifies and (in enforce mode) blocks the I/O of the running tests."""
 
-    def __init__(self, rootdir: str, mode: str = "record", block: bool = True, loopback: bool = False,
-                 roots: Optional[Roots] = None, env_snapshot: Optional[Dict[Any, Any]] = None,
-                 test_code=None, clock_remove: Iterable[str] = (), worker: Optional[str] = None,
-                 record_path: str = ""):
+    def __init__(self, options: RecorderOptions):
         import shutil
         import tempfile
         from _collections_abc import Mapping
 
+        rootdir, mode = options.rootdir, options.mode
         self.rootdir = norm_path(rootdir)
         self.mode = mode
-        self.block = block and mode == "enforce"
-        self.loopback = loopback
-        self.roots = roots if roots is not None else Roots(rootdir)
-        self.env_snapshot = dict(env_snapshot or {})
-        self.is_test_code = test_code or test_code_matcher((), ())
-        self.worker = worker
-        self.record_path = record_path
+        self.block = options.block and mode == "enforce"
+        self.loopback = options.loopback
+        self.roots = options.roots if options.roots is not None else Roots(rootdir)
+        self.env_snapshot = dict(options.env_snapshot or {})
+        self.is_test_code = options.test_code or test_code_matcher((), ())
+        self.worker = options.worker
+        self.record_path = options.record_path
         self.tests: Dict[str, _TestLog] = {}
         self.current: Optional[_TestLog] = None
         self.phase: Optional[str] = None
@@ -202,7 +217,7 @@ class Recorder(ProfileReads, AuditJudge):
         #: project paths written during the session: not shipped data
         self.project_writes: set = set()
         self._literals: Dict[str, Any] = {}
-        self.clocks = clock_functions(clock_remove)
+        self.clocks = clock_functions(options.clock_remove)
         self._encodekey = getattr(os.environ, "encodekey", None)
         self._env_data = getattr(os.environ, "_data", None)
         # set by the plugin
@@ -334,12 +349,12 @@ class Recorder(ProfileReads, AuditJudge):
         if judged is None:
             self.counts["ignored"] += 1
             return
-        operation, target, write, verdict, reason = judged
         category = "file" if kind == "file" else kind
-        if verdict == UNCONTROLLED and category in log.allow:
-            verdict, reason = CONTROLLED, "an integration test allowed to reach real services ([tool.hermetic.integration])"
-        ev = self._add(category, operation, target, write, verdict, reason, site, via)
-        if verdict == UNCONTROLLED and self.block and self.phase != "collect" and not ev.get("suppressed"):
+        if judged.verdict == UNCONTROLLED and category in log.allow:
+            judged = judged._replace(verdict=CONTROLLED, reason="an integration test allowed to reach real services "
+                                                                "([tool.hermetic.integration])")
+        ev = self._add(category, judged, site, via)
+        if judged.verdict == UNCONTROLLED and self.block and self.phase != "collect" and not ev.get("suppressed"):
             raise UncontrolledIO(f"hermetic: blocked {describe_event(ev)}")
 
     def _site(self, frame, event: str):
@@ -379,8 +394,10 @@ class Recorder(ProfileReads, AuditJudge):
 
     # ---- events ------------------------------------------------------------------------
 
-    def _add(self, category: str, operation: str, target: str, write: bool, verdict: str, reason: str,
-             site, via) -> Dict[str, Any]:
+    def _add(self, category: str, judged: Judged, site, via) -> Dict[str, Any]:
+        """Record one operation of the current test at ``site`` (its project frame; ``via`` the
+        library frame it called, or None): a new event, or one more ``count`` of the same one."""
+        operation, target, write, verdict, reason = judged
         log = self.current
         rel, _test_code = self._files[site.f_code.co_filename]
         line = site.f_lineno
