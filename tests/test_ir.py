@@ -83,12 +83,13 @@ def checked():
     checker = Checker()
     taken = 0
     for p in FILES:
-        rel = p.relative_to(REPO).as_posix()
+        rel = p.relative_to(REPO)
+        module = ".".join(rel.with_suffix("").parts)
         try:
-            s = summarize(p.read_bytes(), rel[:-3].replace("/", "."), rel, p.name == "__init__.py")
+            s = summarize(p.read_bytes(), module, rel.as_posix(), p.name == "__init__.py")
         except SummaryError:   # fixtures that do not parse on purpose
             continue
-        checker.summary(s, rel)
+        checker.summary(s, rel.as_posix())
         taken += 1
     assert taken > len(FILES) * 0.9
     checker.summary(summarize(EXTRA, "extra", "extra.py"), "extra.py")
