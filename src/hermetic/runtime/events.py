@@ -3,9 +3,9 @@
 An event is the plain dict ``Recorder._add`` makes (``test``, ``phase``, ``category``,
 ``code``, ``operation``, ``target``, ``access``, ``verdict``, ``reason``, ``path``, ``line``,
 ``function``, ``via``, ``stack``, ``count``, and ``suppressed`` when an inline
-``# hermetic: ignore[...]`` covers it). The functions here read such dicts (and frames, for
-``qualname``) and keep no state, so the record files (``records``) and the plugin's terminal
-summary use them without a recorder.
+``# hermetic: ignore[...]`` covers it) from a ``Judged`` operation. The functions here read
+such dicts (and frames, for ``qualname``) and keep no state, so the record files
+(``records``) and the plugin's terminal summary use them without a recorder.
 """
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ class Judged(NamedTuple):
     verdict: str        # CONTROLLED or UNCONTROLLED
     reason: str
 
+
+# the static check's pattern (hermetic.summarise.suppressions), repeated: the runtime imports
+# nothing of the static side
 _SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
 
 
