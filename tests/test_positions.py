@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 from hermetic.summarise import positions as P
 from hermetic.summarise import extract as S
+from hermetic.summarise.extractor import Extractor
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -18,7 +19,7 @@ def asked_nodes(tree):
     """The nodes the extractor asks the position of, in the order it asks."""
     asked = []
 
-    class Recording(S._Extractor):
+    class Recording(Extractor):
         def pos(self, node):
             asked.append(node)
             return super().pos(node)

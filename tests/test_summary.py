@@ -199,7 +199,7 @@ def test_may_name_looks_up_the_sorted_names_and_answers_yes_without_them():
 def test_parse_without_node_checks_builds_the_same_tree_and_restores_the_check():
     import libcst as cst
 
-    from hermetic.summarise.extract import _parse_module
+    from hermetic.summarise.parse import parse_module as _parse_module
 
     src = SRC.decode()
     assert _parse_module(cst, SRC).deep_equals(cst.parse_module(SRC))
@@ -213,7 +213,7 @@ def test_parse_without_node_checks_builds_the_same_tree_and_restores_the_check()
 def test_parse_keeps_a_post_init_that_does_more_than_the_check(monkeypatch):
     import libcst as cst
 
-    from hermetic.summarise.extract import _parse_module
+    from hermetic.summarise.parse import parse_module as _parse_module
 
     built = []
 

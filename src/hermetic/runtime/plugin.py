@@ -4,7 +4,7 @@
 Registered through the ``pytest11`` entry point, so it is loaded in every pytest process
 once hermetic is installed: this module imports nothing beyond the standard library and
 pytest, and does nothing unless ``--hermetic`` is given (the work is in
-``hermetic.runtime.recorder``, imported only then).
+``hermetic.runtime.recorder`` and the modules beside it, imported only then).
 """
 from __future__ import annotations
 
@@ -100,10 +100,10 @@ def _make_recorder(config, mode: str):
     worker = getattr(config, "workerinput", {}).get("workerid")
     record = config.getoption("hermetic_record")
     record = os.path.join(invocation, record) if record else os.path.join(rootdir, DEFAULT_RECORD)
-    rec = runtime.Recorder(
+    rec = runtime.Recorder(runtime.RecorderOptions(
         rootdir, mode=mode, block=not config.getoption("hermetic_no_block"), loopback=loopback, roots=roots,
         env_snapshot=_EARLY.get("env", {}), test_code=matcher, clock_remove=clock_remove, worker=worker,
-        record_path=runtime.worker_record_path(record, worker))
+        record_path=runtime.worker_record_path(record, worker)))
     rec.integration = integration
     rec.config = config
     runtime.install_audit_hook()
@@ -218,7 +218,7 @@ def pytest_runtest_makereport(item, call):
     events = rec.pending_violations(log)
     if not events:
         return
-    from .recorder import format_violations
+    from .events import format_violations
 
     text = format_violations(item.nodeid, events)
     if rep.failed:
@@ -265,7 +265,7 @@ def pytest_terminal_summary(terminalreporter, config):
     if err:
         terminalreporter.write_line(f"hermetic: could not write the record: {err}", red=True)
         return
-    from .recorder import describe_event, is_violation
+    from .events import describe_event, is_violation
 
     events = [e for log in rec.tests.values() for e in log.order]
     unc = sum(e["count"] for e in events if is_violation(e))

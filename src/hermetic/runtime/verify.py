@@ -25,7 +25,9 @@ import json
 import os
 from typing import IO, Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .recorder import CONTROLLED, RecordError, is_violation, load_record, merge
+from .events import is_violation
+from .records import RecordError, load_record, merge
+from .verdicts import CONTROLLED
 
 #: static code -> runtime codes that can confirm it
 COMPATIBLE = {

@@ -3,10 +3,11 @@ end_column), 1-based lines and 0-based columns counted in characters, the ranges
 ``PositionProvider`` gives (syntactic: a node's own parentheses left out).
 
 Two ways, one result. ``from_ast`` reads them off the ``ast`` tree CPython's parser makes of the
-same source (``summary._precheck`` builds it anyway), walking both trees side by side over the
+same source (``parse.precheck`` builds it anyway), walking both trees side by side over the
 statements and expressions the extractor looks at: about a sixth of the cost of the other way.
-``from_codegen`` computes every node's range from libcst's own code generation (what the
-position provider does, without its metadata machinery). Where the two trees do not line up
+``from_codegen`` (``hermetic.summarise.codegen``, re-exported here) computes every node's range
+from libcst's own code generation (what the position provider does, without its metadata
+machinery). Where the two trees do not line up
 (an ``ast`` that refuses newer syntax, a tuple default split over lines, anything unforeseen)
 ``from_ast`` raises ``Mismatch`` and the caller takes ``from_codegen``; tests hold the two equal
 on every fixture file and on generated modules (``tests/test_positions.py``), and on the
@@ -17,9 +18,13 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List
 
 import libcst as c
+
+from .codegen import from_codegen
+
+__all__ = ["Mismatch", "from_ast", "from_codegen"]
 
 
 class Mismatch(Exception):
@@ -27,93 +32,6 @@ class Mismatch(Exception):
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")
-_POSITIONS_STATE = None
-
-
-def from_codegen(tree) -> Tuple[Dict[Any, tuple], List[tuple]]:
-    """Syntactic positions of every node of a libcst ``Module``, as ``{node: (line, column,
-    end_line, end_column)}`` with 1-based lines and 0-based columns, and the module's comments
-    as ``[(line, text)]`` in source order.
-
-    The same ranges as libcst's ``PositionProvider`` (tested against it), from one code
-    generation pass that keeps no tokens and no metadata wrapper: the provider's generic
-    machinery (a copy-free wrapper still visits the whole tree, and a generator-based context
-    manager per node) was two thirds of our per-file time.
-    """
-    global _POSITIONS_STATE
-    if _POSITIONS_STATE is None:
-        _POSITIONS_STATE = _position_state_class()
-    state = _POSITIONS_STATE(tree.default_indent, tree.default_newline)
-    tree._codegen(state)
-    state.computed.pop(tree, None)   # the module's own range differs (trailing newline) and is never used
-    return state.computed, state.comments
-
-
-def _position_state_class():
-    from libcst import Comment
-    from libcst._nodes.internal import CodegenState
-
-    newline = _NEWLINE
-
-    class _Record:
-        __slots__ = ("state", "node", "start_node", "end_node", "start")
-
-        def __init__(self, state, node, start_node, end_node):
-            self.state = state
-            self.node = node
-            self.start_node = start_node
-            self.end_node = end_node
-
-        def __enter__(self):
-            self.start = (self.state.line, self.state.column)
-
-        def __exit__(self, exc_type, exc, tb):
-            if exc_type is not None:
-                return False
-            st = self.state
-            computed = st.computed
-            start = computed[self.start_node][:2] if self.start_node is not None else self.start
-            end = computed[self.end_node][2:] if self.end_node is not None else (st.line, st.column)
-            computed[self.node] = start + end
-            return False
-
-    class _PositionState(CodegenState):
-        __slots__ = ("line", "column", "stack", "computed", "comments")
-
-        def __init__(self, default_indent: str, default_newline: str) -> None:
-            super().__init__(default_indent=default_indent, default_newline=default_newline)
-            self.line = 1
-            self.column = 0
-            self.stack: List[tuple] = []
-            self.computed: Dict[Any, tuple] = {}
-            self.comments: List[tuple] = []
-
-        def add_indent_tokens(self) -> None:
-            for token in self.indent_tokens:
-                self.add_token(token)
-
-        def add_token(self, value: str) -> None:
-            if "\n" in value or "\r" in value:
-                segments = newline.split(value)
-                self.line += len(segments) - 1
-                self.column = len(segments[-1])
-            else:
-                self.column += len(value)
-
-        def before_codegen(self, node) -> None:
-            self.stack.append((self.line, self.column))
-            if type(node) is Comment:
-                self.comments.append((self.line, node.value))
-
-        def after_codegen(self, node) -> None:
-            start = self.stack.pop()
-            if node not in self.computed:   # a syntactic position recorded inside wins
-                self.computed[node] = start + (self.line, self.column)
-
-        def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-            return _Record(self, node, start_node, end_node)
-
-    return _PositionState
 
 
 # Python 3.9's ast puts the expressions inside an f-string at wrong columns (seen on pytest's tree)
@@ -363,195 +281,231 @@ class _Walk:
         for x, ak in zip(kws, akws):
             self.expr(x.value, ak.value)
 
-    # ---- expressions
-    def expr(self, e, a) -> None:  # noqa: C901
+    # ---- expressions: one ``_x_`` method per libcst expression type, found by ``_EXPR`` (exact
+    # types; the chain of type checks it replaced read as one 187-line method)
+    def expr(self, e, a) -> None:
+        fn = _EXPR.get(type(e))
+        if fn is None:
+            raise Mismatch(f"expr {type(e).__name__} {type(a).__name__}")
+        fn(self, e, a)
+
+    def _x_name(self, e, a) -> None:
+        at = type(a)
+        if at not in (ast.Name, ast.Constant):
+            raise Mismatch("name")
+
+    def _x_attribute(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Attribute:
+            raise Mismatch("attr")
+        self.expr(e.value, a.value)
+
+    def _x_call(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Call:
+            raise Mismatch("call")
+        self.put(e, a)
+        self.expr(e.func, a.func)
+        self.args(e.args, a.args, a.keywords)
+
+    def _x_constant(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Constant:
+            raise Mismatch("constant")
+
+    def _x_fstring(self, e, a) -> None:
+        at = type(a)
+        parts = []
+        _fparts(e, parts)
+        if at is ast.Constant:
+            if parts:
+                raise Mismatch("fstring constant")
+            return
+        if at is not ast.JoinedStr:
+            raise Mismatch("fstring")
+        if _OLD_FSTRINGS:
+            raise Mismatch("f-string positions before Python 3.10")
+        vals = []
+        _avalues(a, vals)
+        if len(vals) != len(parts):
+            raise Mismatch("fstring parts")
+        for part, av in zip(parts, vals):
+            self.expr(part.expression, av.value)
+
+    def _x_binary(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.BinOp:
+            raise Mismatch("bin")
+        self.put(e, a)
+        self.expr(e.left, a.left)
+        self.expr(e.right, a.right)
+
+    def _x_boolean(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.BoolOp:
+            raise Mismatch("bool")
+        operands = _bool_operands(e, type(e.operator))
+        if len(operands) != len(a.values):
+            raise Mismatch("bool operands")
+        for x, ax in zip(operands, a.values):
+            self.expr(x, ax)
+
+    def _x_unary(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.UnaryOp:
+            raise Mismatch("unary")
+        self.expr(e.expression, a.operand)
+
+    def _x_comparison(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Compare or len(e.comparisons) != len(a.comparators):
+            raise Mismatch("cmp")
+        self.put(e, a)
+        self.expr(e.left, a.left)
+        for ct, ac in zip(e.comparisons, a.comparators):
+            self.expr(ct.comparator, ac)
+
+    def _x_ifexp(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.IfExp:
+            raise Mismatch("ifexp")
+        self.expr(e.body, a.body)
+        self.expr(e.test, a.test)
+        self.expr(e.orelse, a.orelse)
+
+    def _x_subscript(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Subscript:
+            raise Mismatch("sub")
+        self.put(e, a)
+        self.expr(e.value, a.value)
+        els = e.slice
+        sl = a.slice
+        if len(els) == 1 and els[0].comma is c.MaybeSentinel.DEFAULT:
+            asl = [sl]
+        elif type(sl) is ast.Tuple:
+            asl = sl.elts
+        else:
+            raise Mismatch("slice tuple")
+        if len(els) != len(asl):
+            raise Mismatch("slice len")
+        for el, ax in zip(els, asl):
+            s = el.slice
+            if type(s) is c.Index:
+                if s.star is not None:
+                    if type(ax) is not ast.Starred:
+                        raise Mismatch("star index")
+                    ax = ax.value
+                self.expr(s.value, ax)
+            else:
+                if type(ax) is not ast.Slice:
+                    raise Mismatch("slice")
+                self.opt(s.lower, ax.lower)
+                self.opt(s.upper, ax.upper)
+                self.opt(s.step, ax.step)
+
+    def _x_sequence(self, e, a) -> None:
+        at = type(a)
+        if at not in (ast.List, ast.Tuple, ast.Set) or len(e.elements) != len(a.elts):
+            raise Mismatch("seq")
+        for el, ax in zip(e.elements, a.elts):
+            if type(el) is c.StarredElement:
+                if type(ax) is not ast.Starred:
+                    raise Mismatch("starred")
+                ax = ax.value
+            self.expr(el.value, ax)
+
+    def _x_dict(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Dict or len(e.elements) != len(a.values):
+            raise Mismatch("dict")
+        for el, ak, av in zip(e.elements, a.keys, a.values):
+            if type(el) is c.DictElement:
+                if ak is None:
+                    raise Mismatch("dict key")
+                self.expr(el.key, ak)
+            elif ak is not None:
+                raise Mismatch("dict star")
+            self.expr(el.value, av)
+
+    def _x_lambda(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Lambda:
+            raise Mismatch("lambda")
+        self.put(e, a)
+        self.params(e.params, a.args)
+        self.expr(e.body, a.body)
+
+    def _x_await(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Await:
+            raise Mismatch("await")
+        self.expr(e.expression, a.value)
+
+    def _x_yield(self, e, a) -> None:
+        at = type(a)
+        if at not in (ast.Yield, ast.YieldFrom):
+            raise Mismatch("yield")
+        self.put(e, a)
+        v = e.value
+        if isinstance(v, c.From):
+            if at is not ast.YieldFrom:
+                raise Mismatch("yield from")
+            self.expr(v.item, a.value)
+        else:
+            self.opt(v, a.value)
+
+    def _x_comprehension(self, e, a) -> None:
         t = type(e)
         at = type(a)
-        if t is c.Name:
-            if at not in (ast.Name, ast.Constant):
-                raise Mismatch("name")
-            return
-        if t is c.Attribute:
-            if at is not ast.Attribute:
-                raise Mismatch("attr")
+        if at not in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+            raise Mismatch("comp")
+        if t is c.DictComp:
+            self.expr(e.key, a.key)
             self.expr(e.value, a.value)
-            return
-        if t is c.Call:
-            if at is not ast.Call:
-                raise Mismatch("call")
-            self.put(e, a)
-            self.expr(e.func, a.func)
-            self.args(e.args, a.args, a.keywords)
-            return
-        if t in (c.SimpleString, c.Integer, c.Float, c.Imaginary, c.Ellipsis):
-            if at is not ast.Constant:
-                raise Mismatch("constant")
-            return
-        if t in (c.ConcatenatedString, c.FormattedString):
-            parts = []
-            _fparts(e, parts)
-            if at is ast.Constant:
-                if parts:
-                    raise Mismatch("fstring constant")
-                return
-            if at is not ast.JoinedStr:
-                raise Mismatch("fstring")
-            if _OLD_FSTRINGS:
-                raise Mismatch("f-string positions before Python 3.10")
-            vals = []
-            _avalues(a, vals)
-            if len(vals) != len(parts):
-                raise Mismatch("fstring parts")
-            for part, av in zip(parts, vals):
-                self.expr(part.expression, av.value)
-            return
-        if t is c.BinaryOperation:
-            if at is not ast.BinOp:
-                raise Mismatch("bin")
-            self.put(e, a)
-            self.expr(e.left, a.left)
-            self.expr(e.right, a.right)
-            return
-        if t is c.BooleanOperation:
-            if at is not ast.BoolOp:
-                raise Mismatch("bool")
-            operands = _bool_operands(e, type(e.operator))
-            if len(operands) != len(a.values):
-                raise Mismatch("bool operands")
-            for x, ax in zip(operands, a.values):
-                self.expr(x, ax)
-            return
-        if t is c.UnaryOperation:
-            if at is not ast.UnaryOp:
-                raise Mismatch("unary")
-            self.expr(e.expression, a.operand)
-            return
-        if t is c.Comparison:
-            if at is not ast.Compare or len(e.comparisons) != len(a.comparators):
-                raise Mismatch("cmp")
-            self.put(e, a)
-            self.expr(e.left, a.left)
-            for ct, ac in zip(e.comparisons, a.comparators):
-                self.expr(ct.comparator, ac)
-            return
-        if t is c.IfExp:
-            if at is not ast.IfExp:
-                raise Mismatch("ifexp")
-            self.expr(e.body, a.body)
-            self.expr(e.test, a.test)
-            self.expr(e.orelse, a.orelse)
-            return
-        if t is c.Subscript:
-            if at is not ast.Subscript:
-                raise Mismatch("sub")
-            self.put(e, a)
-            self.expr(e.value, a.value)
-            els = e.slice
-            sl = a.slice
-            if len(els) == 1 and els[0].comma is c.MaybeSentinel.DEFAULT:
-                asl = [sl]
-            elif type(sl) is ast.Tuple:
-                asl = sl.elts
-            else:
-                raise Mismatch("slice tuple")
-            if len(els) != len(asl):
-                raise Mismatch("slice len")
-            for el, ax in zip(els, asl):
-                s = el.slice
-                if type(s) is c.Index:
-                    if s.star is not None:
-                        if type(ax) is not ast.Starred:
-                            raise Mismatch("star index")
-                        ax = ax.value
-                    self.expr(s.value, ax)
-                else:
-                    if type(ax) is not ast.Slice:
-                        raise Mismatch("slice")
-                    self.opt(s.lower, ax.lower)
-                    self.opt(s.upper, ax.upper)
-                    self.opt(s.step, ax.step)
-            return
-        if t in (c.List, c.Tuple, c.Set):
-            if at not in (ast.List, ast.Tuple, ast.Set) or len(e.elements) != len(a.elts):
-                raise Mismatch("seq")
-            for el, ax in zip(e.elements, a.elts):
-                if type(el) is c.StarredElement:
-                    if type(ax) is not ast.Starred:
-                        raise Mismatch("starred")
-                    ax = ax.value
-                self.expr(el.value, ax)
-            return
-        if t is c.Dict:
-            if at is not ast.Dict or len(e.elements) != len(a.values):
-                raise Mismatch("dict")
-            for el, ak, av in zip(e.elements, a.keys, a.values):
-                if type(el) is c.DictElement:
-                    if ak is None:
-                        raise Mismatch("dict key")
-                    self.expr(el.key, ak)
-                elif ak is not None:
-                    raise Mismatch("dict star")
-                self.expr(el.value, av)
-            return
-        if t is c.Lambda:
-            if at is not ast.Lambda:
-                raise Mismatch("lambda")
-            self.put(e, a)
-            self.params(e.params, a.args)
-            self.expr(e.body, a.body)
-            return
-        if t is c.Await:
-            if at is not ast.Await:
-                raise Mismatch("await")
-            self.expr(e.expression, a.value)
-            return
-        if t is c.Yield:
-            if at not in (ast.Yield, ast.YieldFrom):
-                raise Mismatch("yield")
-            self.put(e, a)
-            v = e.value
-            if isinstance(v, c.From):
-                if at is not ast.YieldFrom:
-                    raise Mismatch("yield from")
-                self.expr(v.item, a.value)
-            else:
-                self.opt(v, a.value)
-            return
-        if t in (c.ListComp, c.SetComp, c.GeneratorExp, c.DictComp):
-            if at not in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
-                raise Mismatch("comp")
-            if t is c.DictComp:
-                self.expr(e.key, a.key)
-                self.expr(e.value, a.value)
-            else:
-                self.expr(e.elt, a.elt)
-            f = e.for_in
-            for g in a.generators:
-                if f is None:
-                    raise Mismatch("for_in")
-                self.expr(f.target, g.target)
-                self.expr(f.iter, g.iter)
-                if len(f.ifs) != len(g.ifs):
-                    raise Mismatch("ifs")
-                for i, ai in zip(f.ifs, g.ifs):
-                    self.expr(i.test, ai)
-                f = f.inner_for_in
-            if f is not None:
-                raise Mismatch("for_in left")
-            return
-        if t is c.NamedExpr:
-            if at is not ast.NamedExpr:
-                raise Mismatch("walrus")
-            self.expr(e.target, a.target)
-            self.expr(e.value, a.value)
-            return
-        if t is c.StarredElement:
-            if at is not ast.Starred:
-                raise Mismatch("starred el")
-            self.expr(e.value, a.value)
-            return
-        raise Mismatch(f"expr {t.__name__} {at.__name__}")
+        else:
+            self.expr(e.elt, a.elt)
+        f = e.for_in
+        for g in a.generators:
+            if f is None:
+                raise Mismatch("for_in")
+            self.expr(f.target, g.target)
+            self.expr(f.iter, g.iter)
+            if len(f.ifs) != len(g.ifs):
+                raise Mismatch("ifs")
+            for i, ai in zip(f.ifs, g.ifs):
+                self.expr(i.test, ai)
+            f = f.inner_for_in
+        if f is not None:
+            raise Mismatch("for_in left")
 
+    def _x_walrus(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.NamedExpr:
+            raise Mismatch("walrus")
+        self.expr(e.target, a.target)
+        self.expr(e.value, a.value)
+
+    def _x_starred(self, e, a) -> None:
+        at = type(a)
+        if at is not ast.Starred:
+            raise Mismatch("starred el")
+        self.expr(e.value, a.value)
+
+
+#: libcst expression type -> the ``_Walk`` method walking it beside its ast node
+_EXPR = {
+    c.Name: _Walk._x_name, c.Attribute: _Walk._x_attribute, c.Call: _Walk._x_call,
+    c.SimpleString: _Walk._x_constant, c.Integer: _Walk._x_constant, c.Float: _Walk._x_constant,
+    c.Imaginary: _Walk._x_constant, c.Ellipsis: _Walk._x_constant, c.ConcatenatedString: _Walk._x_fstring,
+    c.FormattedString: _Walk._x_fstring, c.BinaryOperation: _Walk._x_binary,
+    c.BooleanOperation: _Walk._x_boolean, c.UnaryOperation: _Walk._x_unary, c.Comparison: _Walk._x_comparison,
+    c.IfExp: _Walk._x_ifexp, c.Subscript: _Walk._x_subscript, c.List: _Walk._x_sequence,
+    c.Tuple: _Walk._x_sequence, c.Set: _Walk._x_sequence, c.Dict: _Walk._x_dict, c.Lambda: _Walk._x_lambda,
+    c.Await: _Walk._x_await, c.Yield: _Walk._x_yield, c.ListComp: _Walk._x_comprehension,
+    c.SetComp: _Walk._x_comprehension, c.GeneratorExp: _Walk._x_comprehension,
+    c.DictComp: _Walk._x_comprehension, c.NamedExpr: _Walk._x_walrus, c.StarredElement: _Walk._x_starred,
+}
 
 _NO_CHILDREN = {(c.Import, ast.Import), (c.ImportFrom, ast.ImportFrom), (c.Global, ast.Global),
                 (c.Nonlocal, ast.Nonlocal), (c.Pass, ast.Pass), (c.Break, ast.Break), (c.Continue, ast.Continue)}

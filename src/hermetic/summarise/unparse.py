@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+from .ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, BIN_LEFT, BIN_OP, BIN_RIGHT, BOOL_OP,
+                 BOOL_OPERANDS, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS, FSTR_PARTS, IFX_BODY, IFX_ORELSE,
+                 IFX_TEST, LIT_VALUE, NAME_ID, SEQ_ITEMS, SEQ_KIND, STAR_VALUE, SUB_INDEX, SUB_VALUE, TAG,
+                 dotted_name)
+
 _BINOPS = {"Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//", "Modulo": "%",
            "Power": "**", "MatrixMultiply": "@", "BitOr": "|", "BitAnd": "&", "BitXor": "^",
            "LeftShift": "<<", "RightShift": ">>"}
@@ -13,73 +18,72 @@ def unparse(e, subst: Optional[Dict[Any, str]] = None) -> str:
     """Python text for an expression IR; ``subst`` maps a name (or an env variable as
     ``("env", NAME)``) to replacement text."""
     subst = subst or {}
-    k = e[0]
+    k = e[TAG]
     if k == "name":
-        return subst.get(e[1], e[1])
+        return subst.get(e[NAME_ID], e[NAME_ID])
     if k == "lit":
-        return repr(e[1])
+        return repr(e[LIT_VALUE])
     if k == "attr":
-        if e[2] in subst and e[1][0] in ("name", "attr"):
-            return subst[e[2]]
-        return f"{unparse(e[1], subst)}.{e[2]}"
+        if e[ATTR_ATTR] in subst and e[ATTR_VALUE][TAG] in ("name", "attr"):
+            return subst[e[ATTR_ATTR]]
+        return f"{unparse(e[ATTR_VALUE], subst)}.{e[ATTR_ATTR]}"
     if k == "call":
         env = _env_key(e)
         if env is not None and ("env", env) in subst:
             return subst[("env", env)]
-        args = [unparse(a[1], subst) if a[0] == "star" else unparse(a, subst) for a in e[2]]
-        args = [("*" + a) if x[0] == "star" else a for a, x in zip(args, e[2])]
-        kws = [(f"**{unparse(v, subst)}" if n == "**" else f"{n}={unparse(v, subst)}") for n, v in e[3]]
-        return f"{unparse(e[1], subst)}({', '.join(args + kws)})"
+        args = [unparse(a[STAR_VALUE], subst) if a[TAG] == "star" else unparse(a, subst) for a in e[CALL_ARGS]]
+        args = [("*" + a) if x[TAG] == "star" else a for a, x in zip(args, e[CALL_ARGS])]
+        kws = [(f"**{unparse(v, subst)}" if n == "**" else f"{n}={unparse(v, subst)}") for n, v in e[CALL_KWARGS]]
+        return f"{unparse(e[CALL_FUNC], subst)}({', '.join(args + kws)})"
     if k == "sub":
         env = _env_key(e)
         if env is not None and ("env", env) in subst:
             return subst[("env", env)]
-        return f"{unparse(e[1], subst)}[{unparse(e[2], subst)}]"
+        return f"{unparse(e[SUB_VALUE], subst)}[{unparse(e[SUB_INDEX], subst)}]"
     if k == "bin":
-        return f"{unparse(e[2], subst)} {_BINOPS.get(e[1], '?')} {unparse(e[3], subst)}"
+        return f"{unparse(e[BIN_LEFT], subst)} {_BINOPS.get(e[BIN_OP], '?')} {unparse(e[BIN_RIGHT], subst)}"
     if k == "bool":
-        return f" {e[1]} ".join(unparse(x, subst) for x in e[2])
+        return f" {e[BOOL_OP]} ".join(unparse(x, subst) for x in e[BOOL_OPERANDS])
     if k == "ifx":
-        return f"{unparse(e[2], subst)} if {unparse(e[1], subst)} else {unparse(e[3], subst)}"
+        return f"{unparse(e[IFX_BODY], subst)} if {unparse(e[IFX_TEST], subst)} else {unparse(e[IFX_ORELSE], subst)}"
     if k == "fstr":
         out = []
-        for p in e[1]:
-            if p[0] == "lit" and isinstance(p[1], str):
-                out.append(p[1].replace("{", "{{").replace("}", "}}"))
+        for p in e[FSTR_PARTS]:
+            if p[TAG] == "lit" and isinstance(p[LIT_VALUE], str):
+                out.append(p[LIT_VALUE].replace("{", "{{").replace("}", "}}"))
             else:
                 out.append("{" + unparse(p, subst) + "}")
         return 'f"' + "".join(out).replace('"', '\\"') + '"'
     if k == "seq":
-        inner = ", ".join(unparse(x, subst) for x in e[2])
-        return {"list": f"[{inner}]", "tuple": f"({inner},)" if len(e[2]) == 1 else f"({inner})",
-                "set": f"{{{inner}}}"}.get(e[1], inner)
+        items = e[SEQ_ITEMS]
+        inner = ", ".join(unparse(x, subst) for x in items)
+        return {"list": f"[{inner}]", "tuple": f"({inner},)" if len(items) == 1 else f"({inner})",
+                "set": f"{{{inner}}}"}.get(e[SEQ_KIND], inner)
     if k == "star":
-        return unparse(e[1], subst)
+        return unparse(e[STAR_VALUE], subst)
     return "..."
 
 
 def _env_key(e) -> Optional[str]:
     """The variable name of ``os.getenv("K")``, ``os.environ.get("K")``, ``os.environ["K"]``."""
-    if e[0] == "call":
-        f = e[1]
-        name = _dotted(f)
-        if name in ("os.getenv", "os.environ.get", "getenv", "environ.get") and e[2] and e[2][0][0] == "lit":
-            return e[2][0][1]
-    if e[0] == "sub" and _dotted(e[1]) in ("os.environ", "environ") and e[2][0] == "lit":
-        return e[2][1]
+    if e[TAG] == "call":
+        name = _dotted(e[CALL_FUNC])
+        args = e[CALL_ARGS]
+        if name in ("os.getenv", "os.environ.get", "getenv", "environ.get") and args and args[0][TAG] == "lit":
+            return args[0][LIT_VALUE]
+    if e[TAG] == "sub" and _dotted(e[SUB_VALUE]) in ("os.environ", "environ") and e[SUB_INDEX][TAG] == "lit":
+        return e[SUB_INDEX][LIT_VALUE]
     return None
 
 
 def _dotted(e) -> str:
-    from ..analyse.interp import _decorator_name
-
-    return _decorator_name(e) if e[0] in ("name", "attr") else ""
+    return dotted_name(e) if e[TAG] in ("name", "attr") else ""
 
 
 def calls_in(node):
     """Every call expression in a summary fragment (statements or expressions), in order."""
     if isinstance(node, (list, tuple)):
-        if node and node[0] == "call" and len(node) == 5:
+        if node and node[0] == "call" and len(node) == 5:   # ir.is_call, inline: this walks every node
             yield node
         for x in node:
             if isinstance(x, (list, tuple)):
@@ -95,7 +99,7 @@ def find_call(node, pos) -> Optional[Any]:
                 return r
         return None
     if isinstance(node, (list, tuple)):
-        if node and node[0] == "call" and len(node) == 5 and list(node[4]) == list(pos):
+        if node and node[0] == "call" and len(node) == 5 and list(node[CALL_POS]) == list(pos):
             return node
         for x in node:
             if isinstance(x, (list, tuple, dict)):
@@ -109,8 +113,8 @@ def module_binding(summary: dict, name: str) -> Optional[Any]:
     """The expression last assigned to ``name`` at the module's top level."""
     found = None
     for st in summary["body"]:
-        if st[0] == "assign":
-            for t in st[1]:
-                if t[0] == "name" and t[1] == name:
-                    found = st[2]
+        if st[TAG] == "assign":
+            for t in st[ASSIGN_TARGETS]:
+                if t[TAG] == "name" and t[NAME_ID] == name:
+                    found = st[ASSIGN_VALUE]
     return found
