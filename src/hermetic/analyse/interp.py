@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+# the fixture and network tables: also read by analyse.runner as I.<name>
+from ..catalogue.controls import (_BUILTIN_FIXTURES_CONTROLLED, _DOUBLE_CTORS, _FREEZE_FIXTURES, _FREEZERS,
+                                  _FS_FAKES, _FS_FIXTURES, _NET_FIXTURES, _NET_MOCKS, _SUBPROCESS_FIXTURES)
 from ..catalogue.loader import Catalogue, SinkSpec
 from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin,
                      SinkContext, V, _short, classify, lit, of, union)
@@ -54,39 +57,11 @@ _PATH_ATTRS = {"parent", "parents", "name", "stem", "suffix", "anchor", "root", 
 _PATH_VALUE_METHODS = {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "relative_to",
                        "as_posix", "expanduser", "__fspath__", "strpath", "join", "dirpath", "mktemp",
                        "getbasetemp", "mkdir_p"}
-_DOUBLE_CTORS = {"unittest.mock.Mock", "unittest.mock.MagicMock", "unittest.mock.AsyncMock",
-                 "unittest.mock.NonCallableMock", "unittest.mock.NonCallableMagicMock", "unittest.mock.create_autospec",
-                 "unittest.mock.mock_open", "unittest.mock.PropertyMock", "mock.Mock", "mock.MagicMock",
-                 "mock.AsyncMock", "mock.create_autospec", "mock.mock_open", "unittest.mock.sentinel",
-                 "fakeredis.FakeRedis", "fakeredis.FakeStrictRedis", "fakeredis.aioredis.FakeRedis",
-                 "mongomock.MongoClient", "moto.mock_aws", "pytest_mock.MockerFixture"}
 _TEMP_FUNCS = {"tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory", "tempfile.NamedTemporaryFile",
                "tempfile.TemporaryFile", "tempfile.SpooledTemporaryFile", "tempfile.mktemp"}
 _HOME_FUNCS = {"pathlib.Path.home", "os.path.expanduser", "click.get_app_dir", "typer.get_app_dir"}
 _HOME_PREFIXES = ("platformdirs.", "appdirs.", "xdg_base_dirs.", "xdg.")
 _CWD_FUNCS = {"pathlib.Path.cwd", "os.getcwd", "os.getcwdb"}
-_FREEZERS = {"freezegun.freeze_time", "time_machine.travel", "freezegun.api.freeze_time"}
-_NET_MOCKS = {"responses.activate": "requests", "responses.RequestsMock": "requests", "responses.start": "requests",
-              "responses.mock": "requests", "requests_mock.Mocker": "requests", "requests_mock.mock": "requests",
-              "respx.mock": "httpx", "respx.MockRouter": "httpx", "respx.router": "httpx",
-              "aioresponses.aioresponses": "aiohttp", "httpretty.activate": "*", "httpretty.enable": "*",
-              "httpretty.httprettified": "*", "vcr.use_cassette": "*", "pytest_socket.disable_socket": "*",
-              "responses._default_mock": "requests", "pook.on": "*", "pook.activate": "*"}
-_FS_FAKES = {"pyfakefs.fake_filesystem_unittest.Patcher", "pyfakefs.fake_filesystem_unittest.patchfs",
-             "pyfakefs.fake_filesystem_unittest.TestCase.setUpPyfakefs"}
-_BUILTIN_FIXTURES_CONTROLLED = {"tmp_path", "tmpdir", "tmp_path_factory", "tmpdir_factory", "testdir", "pytester",
-                                "tmp_dir", "temp_dir", "cache", "capsys", "capfd", "caplog", "capsysbinary",
-                                "capfdbinary", "recwarn", "record_property", "record_testsuite_property",
-                                "record_xml_attribute", "pytestconfig", "doctest_namespace", "event_loop",
-                                "anyio_backend", "unused_tcp_port", "unused_tcp_port_factory", "unused_udp_port",
-                                "subtests", "benchmark", "worker_id", "tmp_upath"}
-_NET_FIXTURES = {"requests_mock": "requests", "respx_mock": "httpx", "httpx_mock": "httpx",
-                 "socket_disabled": "*", "aioresponses": "aiohttp", "responses": "requests",
-                 "mocked_responses": "requests", "vcr": "*", "vcr_cassette": "*", "httpserver": "",
-                 "httpbin": ""}
-_FREEZE_FIXTURES = {"freezer", "time_machine", "frozen_time"}
-_FS_FIXTURES = {"fs", "fs_module", "fs_session", "fs_class"}
-_SUBPROCESS_FIXTURES = {"fp", "fake_process"}
 
 
 @dataclass
