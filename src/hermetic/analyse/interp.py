@@ -1,4 +1,4 @@
-"""Whole-program linking and the abstract interpreter over summaries.
+"""The abstract interpreter over summaries (linked into a ``Program``: ``hermetic.link.program``).
 
 The interpreter runs a test the way pytest would (set-up, fixtures, body), over abstract
 values (``values.V``) instead of real ones. It follows calls into the project's own
@@ -20,7 +20,8 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 # the fixture and network tables: also read by analyse.runner as I.<name>
 from ..catalogue.controls import (_BUILTIN_FIXTURES_CONTROLLED, _DOUBLE_CTORS, _FREEZE_FIXTURES, _FREEZERS,
                                   _FS_FAKES, _FS_FIXTURES, _NET_FIXTURES, _NET_MOCKS, _SUBPROCESS_FIXTURES)
-from ..catalogue.loader import Catalogue, SinkSpec
+from ..catalogue.loader import SinkSpec
+from ..link.program import Program
 from .values import (CONTROLLED, DOUBLE, DOUBLE_V, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin,
                      SinkContext, V, _short, classify, lit, of, union)
 
@@ -305,35 +306,6 @@ def _relocatable(e: _MemoEntry) -> bool:
 
 class _Return(Exception):
     pass
-
-
-class Program:
-    """Linked summaries: every function, class and module by qualified name."""
-
-    def __init__(self, summaries: Dict[str, dict], test_modules: Dict[str, bool], catalogue: Catalogue,
-                 config, session_env: Dict[str, V]):
-        self.summaries = summaries                # module -> summary
-        self.in_test = test_modules               # module -> is test code
-        self.catalogue = catalogue
-        self.config = config
-        self.session_env = session_env
-        self.rel_paths: Dict[str, str] = {}   # module -> path relative to the project root
-        self.functions: Dict[str, Tuple[dict, str]] = {}
-        self.classes: Dict[str, Tuple[dict, str]] = {}
-        self.canonical: Dict[str, str] = {m: s["module"] for m, s in summaries.items()}
-        for mod, s in summaries.items():
-            if s["module"] != mod:
-                continue
-            for qn, f in s["functions"].items():
-                self.functions[qn] = (f, mod)
-            for qn, c in s["classes"].items():
-                self.classes[qn] = (c, mod)
-        self.control_functions = set(getattr(config, "control_functions", []) or [])
-        guard = getattr(config, "guard", None)
-        self.guard_function = guard.function if guard is not None else None
-        self.bootstrap = set(guard.bootstrap) if guard is not None else set()
-        self.bootstrap_modules = {b for b in self.bootstrap if b in summaries}
-        self.import_closure: Optional[Dict[str, set]] = None   # set by the checker when a guard is configured
 
 
 class Interp:
