@@ -1,7 +1,9 @@
-"""Substitutes a test installs (contract section 2, rows S1-S6): ``mock.patch`` and
-``patch.object``/``patch.dict``, ``monkeypatch``, clock freezers, network mocks, fake file
-systems and subprocesses, and the fixtures that provide them (``test_control``). What counts
-as a substitute is data: ``catalogue/controls.toml``.
+"""Substitutes a test installs by calling them (contract section 2, rows S1-S6): the calls
+``test_control`` recognises (``mock.patch``, ``patch.object``/``patch.dict``/``patch.multiple``,
+clock freezers, network mocks, fake file systems), the patchers and context managers they
+return being started (``call_meth``, ``_activate``), and ``monkeypatch`` with its undo log.
+Which calls count is data (``catalogue/controls.toml``); the fixtures that provide
+substitutes are modelled in ``runner``.
 """
 from __future__ import annotations
 

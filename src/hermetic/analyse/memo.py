@@ -2,8 +2,9 @@
 same inputs and control state, renumbering and replaying it; and the cells of shared state
 (module globals, class attributes, instances made at import) whose reads and writes it tracks.
 
-Every read of shared state must go through ``_read`` (or the lookup paths that mark
-``greads``): a read not recorded lets a stale entry be reused silently.
+Every read of shared state must be recorded: through ``_read``, or by marking ``greads`` as
+the inlined module-global read in ``Expressions.lookup`` does. A read not recorded lets a stale
+entry be reused silently (``tests/test_memo.py``, ``tests/test_determinism.py`` guard it).
 """
 from __future__ import annotations
 
