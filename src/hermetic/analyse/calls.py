@@ -1,0 +1,305 @@
+"""Calls: a call expression's arguments, what it calls (a project function, a lambda, a
+class, a method, a test double), binding arguments to parameters, and calls into code outside
+the project (value flow, sinks, substitutes). ``call_function`` itself, with the budgets, is in
+``interp``.
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from ..catalogue.controls import _DOUBLE_CTORS
+from .literals import _any_literal_tilde, _canonical, _dotted_name, _expr_text, _literal_str
+from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES,
+                      _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
+from .state import DELETED, Frame
+from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
+
+
+class Calls:
+    """``Interp`` methods that evaluate and dispatch calls."""
+
+    # ------------------------------------------------------------------ calls
+    def eval_call(self, e, frame: Frame) -> V:
+        _, fexpr, aexprs, kwexprs, pos = e
+        frame.line = pos[0]
+        callee = self.eval(fexpr, frame)
+        if self.p.guard_function and any(isinstance(a, tuple) and a[0] == "func" and _dotted_name(a[1]) ==
+                                         self.p.guard_function for a in callee.atoms):
+            self._mark("guard")   # section 5: the guard and the arguments evaluated for it are not reported
+            return EMPTY
+        args: List[V] = []
+        star = False
+        for a in aexprs:
+            if a[0] == "star":
+                star = True
+                inner = self.eval(a[1], frame)
+                seqs = [x for x in inner.refs() if x[0] == "seq"]
+                if seqs:
+                    args.extend(seqs[0][2])
+                else:
+                    args.append(self._element(inner))
+            else:
+                args.append(self.eval(a, frame))
+        kwargs: Dict[str, V] = {}
+        for kname, kexpr in kwexprs:
+            v = self.eval(kexpr, frame)
+            if kname == "**":
+                for x in v.refs():
+                    if x[0] == "dict":
+                        for dk, dv in x[1]:
+                            if dk is not None:
+                                kwargs[dk] = dv
+                continue
+            kwargs[kname] = v
+        self._site = (frame.path, tuple(pos))
+        return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
+
+    def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,
+              star=False) -> V:
+        out = EMPTY
+        resolved = False
+        for a in callee.ordered():
+            if isinstance(a, Origin):
+                if a.kind == "unknown":
+                    continue
+                continue
+            t = a[0]
+            resolved = True
+            if t == "func":
+                out = out | self.call_function(a[1], args, kwargs, frame, self_atom=a[2])
+            elif t == "cls":
+                out = out | self.instantiate(a[1], args, kwargs, frame)
+            elif t == "ext":
+                out = out | self.call_external(a[1], args, kwargs, frame, pos)
+            elif a == DOUBLE:
+                out = out | DOUBLE_V
+            elif t == "meth":
+                out = out | self.call_meth(a[1], a[2], args, kwargs, frame, pos)
+            elif t == "dmeth":
+                out = out | self.call_data_method(a[1], a[2], args, kwargs, frame, pos)
+            elif t == "missed":
+                self.missed_depth += 1
+                try:
+                    out = out | self.apply(of(a[1]), args, kwargs, frame, pos, fexpr, star)
+                finally:
+                    self.missed_depth -= 1
+            elif t == "partial":
+                if len(a) > 4 and a[4]:
+                    # a clock function captured at import: HT204 at the capture, HT205 at a freeze
+                    if isinstance(a[4], tuple):
+                        self.consumed.append(a[4])
+                    if self.ctx.frozen:
+                        self._add_miss(("freeze",), ("the clock",
+                                                     f"a function captured at import ({_expr_text(fexpr)})", "captured"))
+                    out = out | of(Origin("clock", expr="captured", path=frame.path, line=pos[0], value="import"))
+                    continue
+                out = out | self.apply(a[1], list(a[2]) + args, {**dict(a[3]), **kwargs}, frame, pos)
+            elif t == "lambda":
+                out = out | self.call_lambda(a[1], args, frame)
+            elif t == "super":
+                out = out | UNKNOWN_V
+            else:
+                resolved = False
+        if not resolved:
+            if not self.sweep:
+                self.note_unresolved((frame.path, pos[0], pos[1]), _expr_text(fexpr))
+            return UNKNOWN_V
+        return out if out.atoms else EMPTY
+
+    def call_lambda(self, lid: int, args: List[V], frame: Frame) -> V:
+        entry = self.lambdas.get(lid)
+        if entry is None:
+            return UNKNOWN_V
+        e, mod, path, loc, in_test = entry
+        self.files |= self.file_bits.get(mod, 0)
+        lf = Frame(module=mod, path=path, name="<lambda>", line=e[3][0], in_test=in_test)
+        lf.locals = dict(loc)
+        for i, prm in enumerate(e[1]):
+            pname = prm[0]
+            lf.locals[pname] = args[i] if i < len(args) else UNKNOWN_V
+        return self.eval(e[2], lf)
+
+    def bind_params(self, qn: str, f: dict, args: List[V], kwargs: Dict[str, V], self_atom) -> Dict[str, V]:
+        params = f["params"]
+        loc: Dict[str, V] = {}
+        defaults = self.defaults.get(qn)
+        if defaults is None:
+            mod = self.p.functions[qn][1]
+            self.import_module(mod)
+            defaults = self.defaults.get(qn, {})
+        args = list(args)
+        if self_atom is not None and params and params[0][1] == "pos":
+            loc[params[0][0]] = of(self_atom)
+            params = params[1:]
+        pos_i = 0
+        rest_kw = dict(kwargs)
+        for prm in params:
+            name, kind = prm[0], prm[1]
+            if kind == "pos":
+                if pos_i < len(args):
+                    loc[name] = args[pos_i]
+                    pos_i += 1
+                elif name in rest_kw:
+                    loc[name] = rest_kw.pop(name)
+                elif name in defaults:
+                    loc[name] = defaults[name]
+                    if not self.import_time:
+                        self._consume(defaults[name])
+                    self._stale_default(qn, name, defaults[name])
+                    if self.ctx.sites:
+                        loc[name] = self._check_miss(defaults[name], "", name,
+                                                     f"the default argument {name} of {_dotted_name(qn)}")
+                else:
+                    loc[name] = UNKNOWN_V
+            elif kind == "var":
+                loc[name] = of(("seq", "tuple", tuple(args[pos_i:])))
+                pos_i = len(args)
+            elif kind == "kw":
+                if name in rest_kw:
+                    loc[name] = rest_kw.pop(name)
+                elif name in defaults:
+                    loc[name] = defaults[name]
+                else:
+                    loc[name] = UNKNOWN_V
+            elif kind == "varkw":
+                loc[name] = of(("dict", tuple(sorted(rest_kw.items(), key=lambda kv: kv[0]))))
+        return loc
+
+    def _stale_default(self, qn: str, name: str, v: V) -> None:
+        """A default evaluated at import holds a clock value; a freeze cannot reach it (HT205)."""
+        if not self.ctx.frozen or self.import_time:
+            return
+        if any(o.kind == "clock" and o.value == "import" for o in v.origins()):
+            self._add_miss(("freeze",), ("the clock", f"the default argument {name} of {_dotted_name(qn)}",
+                                         "default"))
+
+    # ------------------------------------------------------------------ externals
+    def call_external(self, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> V:  # noqa: C901
+        d = _canonical(d)
+        spec = self.p.catalogue.lookup(d)
+        if spec is not None:
+            return self.sink_call(spec, d, args, kwargs, frame, pos)
+        if d in _PATH_CTORS:
+            if not args:
+                return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
+            return _head(_join_head(args)).with_path(True)
+        if d in _CONTAINER_CTORS and not args:
+            return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
+        if d in _HEAD_FUNCS:
+            if d == "builtins.dict" and args and any(a == ("ext", "os.environ") for a in args[0].refs()):
+                return of(("environ-copy",))
+            if not args:
+                return EMPTY
+            if d in ("os.path.join", "posixpath.join"):
+                return _head(_join_head(args)).with_path(False)
+            if d in ("os.path.dirname", "posixpath.dirname"):
+                return _up(_head(args[0])).with_path(False)
+            return _head(args[0]).with_path(False)
+        if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
+            if d == "os.path.expanduser" and args:
+                s = _literal_str(args[0], prefix=True)
+                if s is not None and not s.startswith("~"):
+                    return args[0]
+                if s is None:
+                    return args[0] if not _any_literal_tilde(args[0]) else self._home(frame, d)
+            return self._home(frame, d)
+        if d in _CWD_FUNCS:
+            if self.ctx.cwd is not None:
+                return self.ctx.cwd.with_path(True)
+            return of(Origin("cwd", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)
+        if d in _TEMP_FUNCS:
+            return of(Origin("test-value", expr=d), is_path=False)
+        if d == "tempfile.gettempdir":
+            return of(Origin("literal", expr="tempfile.gettempdir()", path=frame.path, line=frame.line, value="/tmp",
+                             in_test=frame.in_test))
+        if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
+            return DOUBLE_V
+        if d in ("functools.partial", "functools.partialmethod") and args:
+            captured = self.import_time and self._is_clock_fn(args[0])
+            if captured:
+                self.record_clock(_canonical(self._clock_name(args[0])), frame, pos, capture=True)
+                captured = (frame.path, pos[0])
+            return of(("partial", args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])),
+                       captured))
+        if d in ("functools.wraps", "functools.lru_cache", "functools.cache", "contextlib.contextmanager",
+                 "builtins.staticmethod", "builtins.classmethod", "builtins.property"):
+            return args[0] if args else UNKNOWN_V
+        if d == "builtins.getattr" and len(args) >= 2:
+            name = _literal_str(args[1])
+            if name is None:
+                return UNKNOWN_V
+            return self.eval_attr(args[0], name, frame)
+        if d == "builtins.super":
+            if frame.cls and "self" in frame.locals:
+                selfv = frame.locals.get("self")
+                for a in selfv.refs():
+                    if a[0] in ("inst", "cls"):
+                        cls = self.heap.get(a[1], {}).get("cls") if a[0] == "inst" else a[1]
+                        if cls:
+                            return of(("super", frame.cls, cls, a))
+            return UNKNOWN_V
+        if d in ("builtins.int", "builtins.float", "decimal.Decimal") and args:
+            return _head(args[0]).with_path(False)   # a number parsed from a value keeps its origin
+        if d == "sys.modules.get":
+            return of(("modobj",))   # an imported module: it has a __file__ inside the project
+        if d == "builtins.hasattr" and len(args) == 2 and any(a == ("modobj",) for a in args[0].refs()):
+            return lit(_literal_str(args[1]) in ("__file__", "__name__"), frame.path, frame.line, frame.in_test)
+        if d in ("builtins.isinstance", "builtins.len", "builtins.print", "builtins.hasattr", "builtins.callable",
+                 "builtins.bool", "builtins.int", "builtins.float", "builtins.id", "builtins.hash"):
+            return EMPTY
+        if d == "os.environ.setdefault" or d == "os.putenv":
+            key = _literal_str(args[0], prefix=True) if args else None
+            if key is not None and frame.in_test:
+                self.direct_env.append(key)
+            if key is not None and len(args) > 1:
+                if d == "os.putenv" or key not in self.ctx.env:
+                    self.ctx.env[key] = args[1]
+            return EMPTY
+        if d == "os.environ.update":
+            for a in (args[0].refs() if args else ()):
+                if a[0] == "dict":
+                    for k2, v2 in a[1]:
+                        if k2 is not None:
+                            self.ctx.env[k2] = v2
+            for k2, v2 in kwargs.items():
+                self.ctx.env[k2] = v2
+            return EMPTY
+        if d in ("os.environ.pop", "os.unsetenv", "os.environ.__delitem__"):
+            key = _literal_str(args[0], prefix=True) if args else None
+            if key is not None:
+                self.ctx.env[key] = DELETED
+            return EMPTY
+        if d == "os.environ.clear":
+            self.ctx.env_all = True
+            return EMPTY
+        if d.startswith("os.environ."):
+            return EMPTY
+        if d == "os.chdir" and args and not self.import_time:
+            self.ctx.cwd = args[0]
+            return EMPTY
+        if d in ("importlib.import_module",) and args:
+            name = _literal_str(args[0])
+            if name and name in self.p.summaries:
+                return self._import_value(name)
+            return UNKNOWN_V
+        if d in ("pytest.MonkeyPatch", "_pytest.monkeypatch.MonkeyPatch", "pytest.MonkeyPatch.context",
+                 "_pytest.monkeypatch.MonkeyPatch.context", "pytest.monkeypatch.MonkeyPatch"):
+            return of(("fixture", "monkeypatch"))
+        if d in ("click.testing.CliRunner", "typer.testing.CliRunner"):
+            return of(("clirunner",))
+        if d == "sys.executable":
+            return lit("<python>", frame.path, frame.line, frame.in_test)
+        ctl = self.test_control(d, args, kwargs, frame)
+        if ctl is not None:
+            return ctl
+        if d.startswith("pytest.mark."):
+            return of(("mark", d[len("pytest.mark."):], tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0]))))
+        if d in ("pytest.param",):
+            return args[0] if len(args) == 1 else of(("seq", "tuple", tuple(args)))
+        return UNKNOWN_V
+
+    def _home(self, frame: Frame, d: str) -> V:
+        home = self.ctx.env.get("HOME")
+        if home is not None and home is not DELETED:
+            return home.with_path(True)
+        return of(Origin("home", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)

@@ -1,0 +1,320 @@
+"""Substitutes a test installs by calling them (contract section 2, rows S1-S6): the calls
+``test_control`` recognises (``mock.patch``, ``patch.object``/``patch.dict``/``patch.multiple``,
+clock freezers, network mocks, fake file systems), the patchers and context managers they
+return being started (``call_meth``, ``_activate``), and ``monkeypatch`` with its undo log.
+Which calls count is data (``catalogue/controls.toml``); the fixtures that provide
+substitutes are modelled in ``runner``.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
+from ..catalogue.loader import SinkSpec
+from .literals import _literal_str, _literal_strs, _pick, truthiness
+from .state import DELETED, Frame
+from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of
+
+
+class Controls:
+    """``Interp`` methods that install and undo substitutes in ``Interp.ctx``."""
+
+    # -- substitutes (S1-S6) ---------------------------------------------------------
+    def test_control(self, d: str, args, kwargs, frame: Frame) -> Optional[V]:
+        leaf = d.split(".")[-1]
+        if d in ("unittest.mock.patch", "mock.patch", "unittest.mock._patch") or d.endswith(".mock.patch"):
+            return self._patch_string(args, kwargs, frame)
+        if d in ("unittest.mock.patch.object", "mock.patch.object") or (leaf == "object" and "patch" in d):
+            return self._patch_object(args, kwargs)
+        if leaf == "dict" and "patch" in d:
+            return self._patch_dict(args, kwargs)
+        if leaf == "multiple" and "patch" in d:
+            owner = self._owner(args[0]) if args else None
+            if owner is None and args and _literal_str(args[0]):
+                owner = self._object_from_string(_literal_str(args[0]))
+            entries = tuple((owner, k, v) for k, v in sorted(kwargs.items(), key=lambda kv: kv[0])) if owner else ()
+            return of(("patcher", "multi", entries, self._site))
+        if leaf == "stopall":
+            return EMPTY
+        if d in _FREEZERS or leaf in ("freeze_time",):
+            return of(("patcher", "freeze", (), self._site))
+        if d in _NET_MOCKS:
+            if d in ("responses.start", "httpretty.enable"):
+                self.ctx.net = self.ctx.net | {_NET_MOCKS[d]}
+                return EMPTY
+            return of(("patcher", "net", _NET_MOCKS[d], self._site))
+        if leaf == "use_cassette":
+            return of(("patcher", "net", "*", self._site))
+        if d in _FS_FAKES:
+            return of(("patcher", "fs", (), self._site))
+        return None
+
+    def _owner(self, v: V):
+        for a in v.refs():
+            if a[0] in ("mod", "ext", "cls", "inst"):
+                return (a[0], a[1])
+        return None
+
+    def _owner_from_string(self, target: str):
+        parts = target.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            mod = ".".join(parts[:i])
+            if mod in self.p.summaries:
+                mod = self.p.canonical[mod]
+                rest = parts[i:]
+                owner = ("mod", mod)
+                for attr in rest[:-1]:
+                    val = self.eval_attr(of(owner), attr, Frame(module=mod, path="", name="<patch>"))
+                    o = self._owner(val)
+                    if o is None:
+                        return None
+                    owner = o
+                return owner, rest[-1]
+        if len(parts) < 2:
+            return None
+        return ("ext", ".".join(parts[:-1])), parts[-1]
+
+    def _object_from_string(self, target: str):
+        """The owner key of the object a dotted string names (a module, class or library)."""
+        if target in self.p.summaries:
+            return ("mod", self.p.canonical[target])
+        res = self._owner_from_string(target)
+        if res is None:
+            return None
+        owner, attr = res
+        if owner[0] == "ext":
+            return ("ext", f"{owner[1]}.{attr}")
+        return self._owner(self.eval_attr(of(owner), attr, Frame(module="", path="", name="<patch>")))
+
+    def _patch_string(self, args, kwargs, frame: Frame) -> V:
+        target = _literal_str(args[0]) if args else _literal_str(kwargs.get("target", EMPTY))
+        if not target:
+            return of(("patcher", "none", ()))
+        res = self._owner_from_string(target)
+        if res is None:
+            return of(("patcher", "none", ()))
+        owner, attr = res
+        new = args[1] if len(args) > 1 else kwargs.get("new")
+        explicit = new is not None
+        value = new if new is not None else DOUBLE_V
+        return of(("patcher", "attr", (owner, attr, value, explicit), self._site))
+
+    def _patch_object(self, args, kwargs) -> V:
+        if len(args) < 2:
+            return of(("patcher", "none", ()))
+        owner = self._owner(args[0])
+        attr = _literal_str(args[1])
+        if owner is None or attr is None:
+            return of(("patcher", "none", ()))
+        new = args[2] if len(args) > 2 else kwargs.get("new")
+        return of(("patcher", "attr", (owner, attr, new if new is not None else DOUBLE_V, new is not None), self._site))
+
+    def _patch_dict(self, args, kwargs) -> V:
+        if not args:
+            return of(("patcher", "none", ()))
+        target = args[0]
+        is_env = any(a == ("ext", "os.environ") for a in target.refs()) or _literal_str(target) == "os.environ"
+        if not is_env:
+            return of(("patcher", "none", ()))
+        entries = []
+        if len(args) > 1:
+            for a in args[1].refs():
+                if a[0] == "dict":
+                    entries.extend((k, v) for k, v in a[1] if k is not None)
+        clear = kwargs.get("clear")
+        for k2, v2 in kwargs.items():
+            if k2 != "clear":
+                entries.append((k2, v2))
+        return of(("patcher", "env", (tuple(entries), bool(clear is not None and truthiness(clear))), self._site))
+
+    def _activate(self, a) -> V:
+        """Install a patcher's substitute in the current control state; its value."""
+        kind, payload = a[1], a[2]
+        site = a[3] if len(a) > 3 else self._site
+        if kind == "attr":
+            owner, attr, value, _explicit = payload
+            self.ctx.patches[(owner, attr)] = value
+            self.ctx.sites[(owner, attr)] = site
+            return value
+        if kind == "multi":
+            for owner, attr, value in payload:
+                self.ctx.patches[(owner, attr)] = value
+                self.ctx.sites[(owner, attr)] = site
+            return DOUBLE_V
+        if kind == "env":
+            entries, clear = payload
+            if clear:
+                self.ctx.env_all = True
+            for k, v in entries:
+                self.ctx.env[k] = v
+                self.ctx.sites[("env", k)] = site
+            return DOUBLE_V
+        if kind == "freeze":
+            self.ctx.frozen = True
+            self.ctx.sites.setdefault(("freeze",), site)
+            return DOUBLE_V
+        if kind == "net":
+            self.ctx.net = self.ctx.net | {payload}
+            return DOUBLE_V
+        if kind == "fs":
+            self.ctx.fs_fake = True
+            return DOUBLE_V
+        if kind == "cwd":
+            self.ctx.cwd = of(Origin("test-value", expr="isolated_filesystem()"), is_path=True)
+            return self.ctx.cwd
+        return DOUBLE_V
+
+    def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
+        t = atom[0]
+        if t == "patcher":
+            if name == "start":
+                return self._activate(atom)
+            if name in ("stop", "__exit__"):
+                return EMPTY
+            return DOUBLE_V
+        if t == "fixture":
+            fx = atom[1]
+            if fx == "monkeypatch":
+                return self.monkeypatch(name, args, kwargs, frame)
+            if fx == "mocker":
+                if name in ("patch",):
+                    return self._start(self._patch_string(args, kwargs, frame))
+                if name in ("spy", "stub", "Mock", "MagicMock", "AsyncMock", "create_autospec", "mock_open"):
+                    return DOUBLE_V
+                return DOUBLE_V
+            if fx == "mocker.patch":
+                if name == "object":
+                    return self._start(self._patch_object(args, kwargs))
+                if name == "dict":
+                    return self._start(self._patch_dict(args, kwargs))
+                if name == "multiple":
+                    return self._start(self.test_control("mock.patch.multiple", args, kwargs, frame) or EMPTY)
+                return DOUBLE_V
+            if fx == "request":
+                if name == "param":
+                    return frame.locals.get("__request_param__", UNKNOWN_V)
+                return UNKNOWN_V
+            if fx in ("tmp_path_factory", "tmpdir_factory", "tmp_path", "tmpdir"):
+                return of(Origin("test-value", expr=f"{fx}.{name}()"), is_path=True)
+            return DOUBLE_V
+        if t == "client":
+            spec: SinkSpec = atom[2]
+            key = (("ext", atom[1]), name)
+            if key in self.ctx.patches:
+                return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
+            targets = dict(spec.extra_methods)
+            if len(atom) > 3:
+                return UNKNOWN_V   # the constructor fixed the target: a use, not a sink
+            if name in spec.methods or name in targets:
+                tspec = targets.get(name, spec.method_target)
+                target = _pick(tspec, args, kwargs)
+                return self.record_sink(spec, f"{atom[1]}().{name}", target, frame, pos, lib=spec.lib)
+            return UNKNOWN_V
+        if t == "ctxfactory":
+            return atom[1]
+        if t == "clirunner":
+            if name == "isolated_filesystem":
+                # chdir into a fresh temporary folder for the block, restored on exit
+                return of(("patcher", "cwd", (), self._site))
+            return UNKNOWN_V
+        if t == "testcase":
+            if name in ("addCleanup", "enterContext", "addClassCleanup"):
+                return EMPTY
+            return EMPTY
+        if t == "mark":
+            return of(atom)
+        return UNKNOWN_V
+
+    def _start(self, v: V) -> V:
+        out = EMPTY
+        for a in v.refs():
+            if a[0] == "patcher":
+                out = out | self._activate(a)
+        return out if out.atoms else DOUBLE_V
+
+    def _mp_note(self, store: str, key) -> None:
+        """Log what a monkeypatch change to ``store`` at ``key`` replaces (for ``undo``)."""
+        c = self.ctx
+        if store == "cwd":
+            c.set_log(c.mp_log + (("cwd", None, True, c.cwd),))
+            return
+        site = key if store == "patches" else ("env", key)
+        c.set_log(c.mp_log + tuple((st, k, k in getattr(c, st), getattr(c, st).get(k))
+                                   for st, k in ((store, key), ("sites", site))))
+
+    def _mp_undo(self) -> None:
+        """``monkeypatch.undo()``: every change the test's monkeypatch made, put back."""
+        c = self.ctx
+        for st, k, had, old in reversed(c.mp_log):
+            if st == "cwd":
+                c.cwd = old
+                continue
+            d = getattr(c, st)
+            if had:
+                d[k] = old
+            else:
+                d.pop(k, None)
+        c.set_log(())
+
+    def monkeypatch(self, name: str, args, kwargs, frame: Frame) -> V:
+        if name == "undo":
+            self._mp_undo()
+            return EMPTY
+        if name == "setattr":
+            value = args[2] if len(args) > 2 else kwargs.get("value")
+            if len(args) >= 2 and _literal_str(args[0]) is not None and (len(args) == 2 or value is None):
+                res = self._owner_from_string(_literal_str(args[0]))
+                if res is not None:
+                    self._mp_note("patches", res)
+                    self.ctx.patches[res] = args[1]
+                    self.ctx.sites[res] = self._site
+                return EMPTY
+            if len(args) >= 2:
+                owner = self._owner(args[0])
+                attr = _literal_str(args[1])
+                if owner is not None and attr is not None:
+                    self._mp_note("patches", (owner, attr))
+                    self.ctx.patches[(owner, attr)] = value if value is not None else UNKNOWN_V
+                    self.ctx.sites[(owner, attr)] = self._site
+            return EMPTY
+        if name == "delattr":
+            if args:
+                if len(args) == 1 and _literal_str(args[0]):
+                    res = self._owner_from_string(_literal_str(args[0]))
+                    if res is not None:
+                        self._mp_note("patches", res)
+                        self.ctx.patches[res] = UNKNOWN_V
+                elif len(args) >= 2:
+                    owner = self._owner(args[0])
+                    attr = _literal_str(args[1])
+                    if owner and attr:
+                        self._mp_note("patches", (owner, attr))
+                        self.ctx.patches[(owner, attr)] = UNKNOWN_V
+            return EMPTY
+        if name == "setenv":
+            value = args[1] if len(args) > 1 else kwargs.get("value", UNKNOWN_V)
+            for key in _literal_strs(args[0] if args else kwargs.get("name", EMPTY)):
+                self._mp_note("env", key)
+                self.ctx.env[key] = value
+                self.ctx.sites[("env", key)] = self._site
+            return EMPTY
+        if name == "delenv":
+            for key in _literal_strs(args[0] if args else kwargs.get("name", EMPTY)):
+                self._mp_note("env", key)
+                self.ctx.env[key] = DELETED
+            return EMPTY
+        if name in ("setitem", "delitem"):
+            if args and any(a == ("ext", "os.environ") for a in args[0].refs()) and len(args) > 1:
+                key = _literal_str(args[1], prefix=True)
+                if key is not None:
+                    self._mp_note("env", key)
+                    self.ctx.env[key] = (args[2] if len(args) > 2 else UNKNOWN_V) if name == "setitem" else DELETED
+            return EMPTY
+        if name == "chdir":
+            if args:
+                self._mp_note("cwd", None)
+                self.ctx.cwd = args[0]
+            return EMPTY
+        if name == "context":
+            return of(("fixture", "monkeypatch"))
+        return EMPTY

@@ -1,0 +1,26 @@
+"""Budgets and number ranges of the abstract interpreter.
+
+Step budgets count interpretation steps (one statement or expression evaluated); depths count
+frames. Instance ids are ints: below ``LAZY_HEAP_BASE`` made at import, in blocks of
+``1 << LAZY_BLOCK_BITS`` per module imported after collection, from ``TEST_HEAP_BASE`` made by
+the running test. ``MAX_DEPTH`` and ``STEP_BUDGET`` are read by ``interp.Interp.call_function``
+through ``analyse.interp``, where tests may set them.
+"""
+from __future__ import annotations
+
+
+MAX_DEPTH = 40
+NO_CUT = 1 << 30   # Interp.cut_at when nothing was cut
+TEST_HEAP_BASE = 1 << 45   # ids of the instances a run makes; below: instances made at import
+LAZY_HEAP_BASE = 1 << 32   # instances made by modules imported after collection: a block per module
+LAZY_BLOCK_BITS = 20
+STEP_BUDGET = 10_000      # interpretation steps per call, its callees' included (in the sweep: SWEEP_BUDGET)
+RUN_STEPS = 200_000       # a run (a test, a module's import) stops after this many steps (in the sweep: SWEEP_RUN_STEPS)
+MEMO_LIMIT = 15_000        # memo entries kept before a reset (alternatives count): Django's workers 345 MiB, at 20k 375, no slower
+_GROUP_MASK = 1023          # ``Interp.greads``: 1,024 bits
+_GROUP_BITS = [1 << i for i in range(_GROUP_MASK + 1)]   # shared: a cached bit is a pointer, not a 1,024-bit int
+_TOUCH = "<touch>"   # the name of a module's touch cell (``Interp._touch``)
+MEMO_ALTERNATIVES = 2      # entries kept per memo key (the same call on other shared state); 4 reused no more on Django
+SWEEP_BUDGET = 3_000
+SWEEP_RUN_STEPS = 24_000
+SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep

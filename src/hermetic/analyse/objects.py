@@ -1,0 +1,229 @@
+"""Objects and classes: method resolution order, class and instance attributes, making
+instances (dataclasses, ``unittest.TestCase``), and methods called on them or on path objects.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from .limits import TEST_HEAP_BASE
+from .literals import _decorator_name, _literal_str, _pick
+from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head
+from .state import Ctx, Frame
+from .values import UNKNOWN_V, V, lit, of
+
+
+class Objects:
+    """``Interp`` methods for classes, instances and their attributes."""
+
+    def mro(self, qn: str, seen=None) -> List[str]:
+        if seen is None:
+            hit = self._mro_cache.get(qn)
+            if hit is not None:
+                return hit
+            out = self._mro(qn, set())
+            self._mro_cache[qn] = out
+            return out
+        return self._mro(qn, seen)
+
+    def _mro(self, qn: str, seen) -> List[str]:
+        if qn in seen or qn not in self.p.classes:
+            return []
+        seen.add(qn)
+        out = [qn]
+        c, mod = self.p.classes[qn]
+        for b in c["bases"]:
+            for bq in self.static_class(b, mod):
+                for x in self._mro(bq, seen):
+                    if x not in out:
+                        out.append(x)
+        return out
+
+    def static_class(self, expr, mod: str) -> List[str]:
+        val = self.eval_static(expr, mod)
+        return [a[1] for a in val.refs() if a[0] == "cls"]
+
+    def eval_static(self, expr, mod: str) -> V:
+        self.import_module(mod)
+        frame = Frame(module=mod, path=self.p.summaries[mod]["path"], name="<static>", is_module=False,
+                      in_test=self.p.in_test.get(mod, False))
+        frame.locals = {}   # lookup falls through to the module globals
+        saved = self.ctx
+        self.ctx = Ctx()
+        try:
+            return self.eval(expr, frame)
+        finally:
+            self.ctx = saved
+
+    def external_bases(self, qn: str) -> List[str]:
+        if qn in self._ext_bases:
+            return self._ext_bases[qn]
+        out = self._ext_bases[qn] = []
+        for c in self.mro(qn):
+            cd, mod = self.p.classes[c]
+            for b in cd["bases"]:
+                for a in self.eval_static(b, mod).refs():
+                    if a[0] == "ext":
+                        out.append(a[1])
+        return out
+
+    def find_method(self, cls_qn: str, name: str, after: Optional[str] = None) -> Optional[Tuple[str, str]]:
+        chain = self.mro(cls_qn)
+        if after is not None and after in chain:
+            chain = chain[chain.index(after) + 1:]
+        for c in chain:
+            cd, _ = self.p.classes[c]
+            if name in cd["methods"]:
+                return c, cd["methods"][name]
+        return None
+
+    def class_attr(self, cls_qn: str, name: str) -> Optional[V]:
+        for c in self.mro(cls_qn):
+            key = (("cls", c), name)
+            if key in self.ctx.patches:
+                return self.ctx.patches[key]
+            self._read("cattr", c, name)
+            attrs = self.class_attrs.get(c)
+            if attrs is None:
+                _, mod = self.p.classes[c]
+                self.import_module(mod)
+                attrs = self.class_attrs.get(c, {})
+            if name in attrs:
+                if not self.import_time:
+                    self._consume(attrs[name])
+                return attrs[name]
+        return None
+
+    def inst_attr(self, a, name: str, frame: Frame) -> V:
+        key = (("inst", a[1]), name)
+        if key in self.ctx.patches:
+            return self.ctx.patches[key]
+        if a[1] < TEST_HEAP_BASE:   # an instance made at import: shared state
+            self._read("attr", a[1], name)
+        h = self.heap.get(a[1])
+        if h is None:
+            return UNKNOWN_V
+        if name in h["attrs"]:
+            return h["attrs"][name]
+        cls = h["cls"]
+        if cls is None:
+            return UNKNOWN_V
+        if self.ctx.patches:
+            for c in self.mro(cls):
+                if (("cls", c), name) in self.ctx.patches:
+                    return self.ctx.patches[(("cls", c), name)]
+        m = self.find_method(cls, name)
+        if m is not None:
+            f = self.p.functions.get(m[1], (None, None))[0]
+            if f is not None and any(_decorator_name(d) in ("property", "cached_property", "functools.cached_property")
+                                     for d, _l in f["decorators"]):
+                return self.call_function(m[1], [], {}, frame, self_atom=a)
+            if f is not None and any(_decorator_name(d) in ("staticmethod",) for d, _l in f["decorators"]):
+                return of(("func", m[1], None))
+            if f is not None and any(_decorator_name(d) in ("classmethod",) for d, _l in f["decorators"]):
+                return of(("func", m[1], ("cls", cls)))
+            return of(("func", m[1], a))
+        v = self.class_attr(cls, name)
+        if v is not None:
+            return v
+        for ext in self.external_bases(cls):
+            if ext.endswith("TestCase"):
+                return of(("meth", ("testcase", a[1]), name))
+        return UNKNOWN_V
+
+    def new_instance(self, cls: Optional[str]) -> int:
+        iid = self.next_id
+        self.next_id += 1
+        self.heap[iid] = {"cls": cls, "attrs": {}}
+        self.wlog.append(("new", iid, cls))
+        return iid
+
+    def set_attr(self, iid: int, name: str, val: V) -> None:
+        if iid < TEST_HEAP_BASE:   # an instance made at import: shared by every test
+            self.write_state("attr", iid, name, val)
+            return
+        h = self.heap.setdefault(iid, {"cls": None, "attrs": {}})
+        h["attrs"][name] = val
+        h.pop("sig", None)
+        self.wlog.append(("attr", iid, name, val))
+
+    def instantiate(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame) -> V:
+        if qn not in self.p.classes:
+            return UNKNOWN_V
+        c, mod = self.p.classes[qn]
+        if self.p.in_test.get(mod, False) and not self.is_testcase(qn):
+            # an object of a class defined in test code is a test double (V1)
+            pass
+        atom = ("inst", self.new_instance(qn))
+        init = self.find_method(qn, "__init__")
+        if init is not None:
+            self.call_function(init[1], args, kwargs, frame, self_atom=atom)
+        else:
+            self._dataclass_init(qn, args, kwargs, atom)
+        return of(atom)
+
+    def _dataclass_init(self, qn: str, args: List[V], kwargs: Dict[str, V], atom) -> None:
+        fields: List[str] = []
+        for c in reversed(self.mro(qn)):
+            cd, _ = self.p.classes[c]
+            for st in cd["body"]:
+                if st[0] in ("assign", "ann") and (st[0] == "ann" or len(st) > 4):
+                    t = st[1][0] if st[0] == "assign" else st[1]
+                    if t[0] == "name" and t[1] not in fields:
+                        fields.append(t[1])
+        for i, name in enumerate(fields):
+            if i < len(args):
+                self.set_attr(atom[1], name, args[i])
+            elif name in kwargs:
+                self.set_attr(atom[1], name, kwargs[name])
+
+    def is_testcase(self, qn: str) -> bool:
+        return any(b.endswith("TestCase") for b in self.external_bases(qn))
+
+    def call_method_of(self, atom, name: str, args, kwargs, frame: Frame) -> Optional[V]:
+        if atom[0] != "inst":
+            return None
+        h = self.heap.get(atom[1])
+        if not h or not h["cls"]:
+            return None
+        m = self.find_method(h["cls"], name)
+        if m is None:
+            return None
+        return self.call_function(m[1], args, kwargs, frame, self_atom=atom)
+
+    def call_data_method(self, base: V, name: str, args, kwargs, frame: Frame, pos) -> V:
+        spec = self.p.catalogue.path_methods.get(name)
+        if spec is not None and (base.is_path or spec.distinctive):
+            # S1 on the sink itself: patch("pathlib.Path.write_text") / patch.object(Path, ...)
+            for owner in _PATH_CLASSES:
+                key = (("ext", owner), name)
+                if key in self.ctx.patches:
+                    return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
+            write = spec.write
+            if spec.mode:
+                m = _pick(spec.mode, args, kwargs)
+                ms = _literal_str(m, prefix=True) if m is not None else None
+                write = bool(ms and any(c in ms for c in "wax+"))
+            return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True)
+        if name in _PATH_VALUE_METHODS:
+            return _head(base).with_path(True)
+        if name == "expanduser":
+            return base.with_path(True)
+        if name in ("format", "format_map") and _literal_str(base, prefix=True) is not None:
+            tmpl = _literal_str(base, prefix=True)
+            if tmpl.startswith("{") and args:
+                return _head(args[0])
+            return _head(base)
+        if name in ("upper", "lower", "strip") and _literal_str(base) is not None:
+            text = _literal_str(base)
+            return lit(getattr(text, name)(), frame.path, frame.line, frame.in_test)
+        if name in ("strip", "rstrip", "lstrip", "lower", "upper", "replace", "encode", "decode", "rsplit",
+                    "split", "removesuffix", "removeprefix", "casefold", "title", "expandtabs", "ljust", "rjust",
+                    "__str__", "copy", "get", "mktemp", "getbasetemp"):
+            return _head(base)
+        return UNKNOWN_V
+
+    def _is_test_class_inst(self, a) -> bool:
+        h = self.heap.get(a[1])
+        if not h or not h["cls"]:
+            return False
+        return self.p.in_test.get(self.p.classes[h["cls"]][1], False)

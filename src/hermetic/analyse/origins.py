@@ -1,0 +1,224 @@
+"""Origins through value flow (contract section 3 and 8).
+
+The value-flow call lists (the result of a path constructor, ``os.path.join``, ``str`` ...
+carries its first argument's origins), and how a derived value keeps, climbs (``dirname``),
+joins and wraps (a module constant) the origins of what it was computed from.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional
+
+from .values import DOUBLE, Origin, V, _short
+
+
+# value-flow functions (contract section 3): the result carries the first argument's origins
+_PATH_CTORS = {"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.WindowsPath",
+               "pathlib.PurePosixPath", "pathlib.PureWindowsPath", "py.path.local", "anyio.Path", "trio.Path"}
+_HEAD_FUNCS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.dirname",
+               "os.fspath", "os.fsencode", "os.fsdecode", "builtins.str", "builtins.bytes", "posixpath.join",
+               "os.path.relpath", "builtins.repr", "builtins.format", "shlex.split", "shlex.join",
+               "shlex.quote", "urllib.parse.urljoin", "builtins.list", "builtins.tuple", "builtins.sorted",
+               "copy.copy", "copy.deepcopy", "builtins.dict"}
+_DICT_CTORS = {"builtins.dict", "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
+               "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
+_CONTAINER_CTORS = _DICT_CTORS | {"builtins.list", "builtins.set", "collections.deque", "weakref.WeakSet"}
+_PATH_CLASSES = ("pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "pathlib.PurePath")
+_PATH_ATTRS = {"parent", "parents", "name", "stem", "suffix", "anchor", "root", "drive", "parts"}
+_PATH_VALUE_METHODS = {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "relative_to",
+                       "as_posix", "expanduser", "__fspath__", "strpath", "join", "dirpath", "mktemp",
+                       "getbasetemp", "mkdir_p"}
+
+
+_TEMP_FUNCS = {"tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory", "tempfile.NamedTemporaryFile",
+               "tempfile.TemporaryFile", "tempfile.SpooledTemporaryFile", "tempfile.mktemp"}
+_HOME_FUNCS = {"pathlib.Path.home", "os.path.expanduser", "click.get_app_dir", "typer.get_app_dir"}
+_HOME_PREFIXES = ("platformdirs.", "appdirs.", "xdg_base_dirs.", "xdg.")
+_CWD_FUNCS = {"pathlib.Path.cwd", "os.getcwd", "os.getcwdb"}
+
+
+def wrap_constant(val: V, name: str, path: str, line: int, module: Optional[str] = None) -> V:
+    """A module-level (or class-level) binding: data origins become one module-constant
+    origin that remembers what it was computed from (contract section 8, origin.kind)."""
+    origins = tuple(sorted(val.origins(), key=_origin_sort))
+    refs = []
+    for a in val.refs():
+        if a[0] == "seq":
+            refs.append(("seq", a[1], tuple(wrap_constant(x, name, path, line, module) for x in a[2])))
+        elif a[0] == "dict":
+            refs.append(("dict", tuple((k, wrap_constant(x, name, path, line, module)) for k, x in a[1])))
+        else:
+            refs.append(a)
+    atoms = list(refs)
+    if origins:
+        if all(o.kind in ("unknown",) for o in origins):
+            atoms.extend(origins)
+        elif all(o.kind == "test-value" for o in origins):
+            atoms.extend(origins)
+        else:
+            atoms.append(Origin("module-constant", expr=name, path=path, line=line,
+                                value=_const_value(origins), inner=origins, module=module))
+    return V(frozenset(atoms), val.is_path)
+
+
+def _control_reason(target: Optional[V]) -> str:
+    """Which controlled origin a target comes from (V1/V2/T1), for the inventory."""
+    if target is None:
+        return "an in-memory default"
+    kinds = []
+    for o in target.origins():
+        if o.kind == "test-value":
+            kinds.append(f"a test value ({o.expr})")
+        elif o.kind == "project-file":
+            kinds.append("data shipped with the project (V2)")
+        elif o.kind == "literal":
+            kinds.append(f"the literal {o.value!r} chosen {'in test code' if o.in_test else 'in code'}")
+        elif o.kind in ("module-constant", "default-argument"):
+            kinds.append(f"{o.expr}, itself controlled")
+    if any(not isinstance(a, Origin) for a in target.atoms):
+        kinds.append("a test double")
+    return "; ".join(sorted(set(kinds))) or "a controlled value"
+
+
+def _bases(o: Origin):
+    """Every origin a module constant was derived from, transitively (not itself)."""
+    out = []
+    todo = list(o.inner)
+    seen = set()
+    while todo:
+        x = todo.pop(0)
+        if x in seen:
+            continue
+        seen.add(x)
+        out.append(x)
+        if x.kind == "module-constant":
+            todo.extend(x.inner)
+    return out
+
+
+def _const_value(origins) -> Optional[str]:
+    for o in origins:
+        if o.kind == "literal":
+            return o.value
+        if o.kind == "module-constant" and o.value is not None:
+            return o.value
+    return None
+
+
+def _up(v: V) -> V:
+    """``os.path.dirname`` of a value: a path built from ``__file__`` climbs one level."""
+    return V(frozenset(_climb(a, 1) if isinstance(a, Origin) else a for a in v.atoms), v.is_path)
+
+
+def _climb(o: Origin, levels: Optional[int]) -> Origin:
+    """``o`` a ``levels`` folders higher (None: by an unknown number). A path from ``__file__``
+    keeps count of the levels left to the project root, also inside the module constant or
+    default argument it was bound to."""
+    if o.kind == "project-file" and o.room is not None:
+        return dataclasses.replace(o, room=o.room - levels if levels is not None else None)
+    if o.kind in ("module-constant", "default-argument") and o.inner:
+        inner = tuple(_climb(i, levels) for i in o.inner)
+        return o if inner == o.inner else dataclasses.replace(o, inner=inner)
+    return o
+
+
+def _origin_sort(o: Origin):
+    return (o.kind, o.expr, o.path or "", o.line or 0, o.value or "")
+
+
+def _origin_text(o: Optional[Origin]) -> str:
+    if o is None:
+        return ""
+    if o.kind == "literal":
+        return repr(o.value) if o.value is not None else o.expr
+    return o.expr
+
+
+def _with_text(v: V, text: str) -> V:
+    """``v`` (one whole string) extended to the whole string ``text``: its origins keep where
+    the first part was bound (a literal's line, a constant's name) and carry the new text."""
+    expr = _short(repr(text))
+    out = []
+    for a in v.ordered():
+        if isinstance(a, Origin) and a.kind == "literal":
+            out.append(dataclasses.replace(a, value=text, expr=expr))
+        elif isinstance(a, Origin) and a.kind == "module-constant" and len(a.inner) == 1:
+            inner = dataclasses.replace(a.inner[0], value=text, expr=expr)
+            out.append(dataclasses.replace(a, value=text, inner=(inner,)))
+        else:
+            return _head(v)
+    return V(frozenset(out), v.is_path)
+
+
+_PARTIAL: Dict[Origin, Origin] = {}
+
+
+def _partial(o: Origin) -> Origin:
+    """``o`` as the first part of a built string (one object per origin)."""
+    if o.partial or o.kind not in ("literal", "module-constant"):
+        return o
+    p = _PARTIAL.get(o)
+    if p is None:
+        if len(_PARTIAL) > 20_000:
+            _PARTIAL.clear()
+        p = _PARTIAL[o] = dataclasses.replace(o, partial=True)
+    return p
+
+
+def _head(v: V) -> V:
+    """The origins a derived value keeps: data origins (and the path flag) of its head.
+
+    A literal or constant among them becomes ``partial``: the derived value is built from it
+    (``"report" + kind``, ``f"/srv/{name}"``, ``str.replace``), so its text is a prefix at best.
+    """
+    out = []
+    for a in v.ordered():
+        if isinstance(a, Origin):
+            out.append(_partial(a))
+        elif a[0] == "seq":
+            for x in a[2][:1]:
+                out.extend(x.atoms)
+        elif a == DOUBLE or a[0] in ("fixture",):
+            out.append(Origin("test-value", expr="double"))
+        elif a[0] == "inst":
+            out.append(a)
+        else:
+            out.append(Origin("unknown", expr=a[0]))
+    return V(frozenset(out), v.is_path)
+
+
+def _is_absolute(v: V) -> bool:
+    """Every origin of ``v`` is a known absolute path (joining onto it drops what came before)."""
+    if not v.atoms:
+        return False
+    for a in v.ordered():
+        if not isinstance(a, Origin):
+            return False
+        if a.kind in ("test-value", "project-file", "home"):
+            continue
+        if a.kind == "literal" and (a.value or "").startswith("/") and a.expr[:1] in ("'", '"'):
+            continue
+        if a.kind == "module-constant" and a.inner and _is_absolute(V(frozenset(a.inner))):
+            continue
+        return False
+    return True
+
+
+def _join_head(args: List[V]) -> V:
+    """``os.path.join(a, b, c)`` / ``Path(a, b)`` / ``a / b``: the last argument that is a known
+    absolute path replaces everything before it; otherwise the first argument leads."""
+    for x in reversed(args[1:]):
+        if _is_absolute(x):
+            return x
+    return args[0]
+
+
+def _first_item(v: V) -> V:
+    for a in v.refs():
+        if a[0] == "seq" and a[2]:
+            return a[2][0]
+    return v
+
+
+def _has_path_origin(v: V) -> bool:
+    return any(o.kind in ("test-value", "project-file", "home", "cwd") for o in v.origins())

@@ -1,0 +1,346 @@
+"""Sinks: the I/O operations a run reaches (catalogue calls, environment reads, clock
+reads), their verdict under the control state of that moment (``judge``), and the patch
+misses (HT205) and escapes (HT202) found there.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Optional
+
+from ..catalogue.loader import SinkSpec
+from .literals import _canonical, _literal_str, _pick
+from .origins import _bases, _control_reason, _head, _origin_sort, _origin_text
+from .state import DELETED, Frame, SinkEvent
+from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
+                     classify, of)
+
+
+_import_reads: Dict[V, tuple] = {}   # value -> the import-time reads it carries (Interp._consume)
+
+
+class Sinks:
+    """``Interp`` methods that record and judge sink events."""
+
+    # ------------------------------------------------------------------ sinks
+    def sink_call(self, spec: SinkSpec, d: str, args, kwargs, frame: Frame, pos) -> V:
+        cat = spec.category
+        if cat == "clock":
+            if spec.only_without_args and args:
+                return EMPTY
+            if spec.only_with_args and len(args) < spec.only_with_args + 1:
+                pass
+            self.record_clock(d, frame, pos)
+            return of(Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0],
+                             value="import" if self.import_time else None))
+        if cat == "env":
+            if spec.variable:
+                self.env_read(spec.variable, pos, frame, d)
+                return UNKNOWN_V   # the program's path, found on the variable's folders
+            if d == "os.environ.copy":
+                return of(("environ-copy",))   # a snapshot (usually to restore or pass on): no read of a variable
+            if d == "os.path.expandvars":
+                return self.expandvars(args[0] if args else None, pos, frame)
+            key = _pick(spec.target, args, kwargs)
+            default = args[1] if len(args) > 1 else kwargs.get("default")
+            return self.env_read(_literal_str(key, prefix=True) if key is not None else None, pos, frame, d, default)
+        target = _pick(spec.target, args, kwargs)
+        if target is None and spec.only_with_target:
+            if spec.methods:
+                return of(("client", d, spec))
+            return EMPTY
+        write = spec.write
+        if spec.mode:
+            m = _pick(spec.mode, args, kwargs)
+            ms = _literal_str(m, prefix=True) if m is not None else None
+            write = bool(ms and any(c in ms for c in "wax+"))
+        if spec.methods and target is None:
+            return of(("client", d, spec))
+        self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib)
+        if spec.methods:
+            return of(("client", d, spec, "targeted"))
+        if cat == "file":
+            return of(("handle", d))
+        return of(("client", d, spec))
+
+    def _import_marks(self, names) -> None:
+        closure = self.p.import_closure
+        if closure is None:
+            return
+        if any(self.p.canonical.get(n, n) in self.p.bootstrap_modules or
+               (self.p.canonical.get(n, n) in closure and closure[self.p.canonical.get(n, n)] & self.p.bootstrap_modules)
+               for n in names):
+            self._mark("side")
+
+    def _mark(self, kind: str) -> None:
+        if self.import_time or self.sweep or not self.p.guard_function:
+            return
+        fr = self.stack[0] if self.stack else None
+        self.marks.append((kind, (fr.path, fr.line) if fr is not None else ("", 0)))
+
+    def _consume(self, v: V) -> None:
+        """A test uses a value computed at import from the environment or the clock: it
+        reaches a consumer of that import-time read (HT203/HT204 ``tests``)."""
+        reads = _import_reads.get(v)
+        if reads is None:
+            found = []
+            todo = list(v.origins())
+            for a in v.refs():
+                if a[0] == "partial" and len(a) > 4 and isinstance(a[4], tuple):
+                    found.append(a[4])
+            seen = 0
+            while todo and seen < 50:
+                o = todo.pop()
+                seen += 1
+                if o.kind in ("environment", "clock") and o.value == "import" and o.path:
+                    found.append((o.path, o.line))
+                elif o.inner:
+                    todo.extend(o.inner)
+            reads = tuple(found)
+            if len(_import_reads) > 50_000:
+                _import_reads.clear()
+            _import_reads[v] = reads
+        if reads:
+            self.consumed.extend(reads)
+
+    def _add_miss(self, key, rest: tuple) -> bool:
+        """Record an HT205 candidate at the site that installed ``key`` (resolved now, and again
+        when a memoized call is replayed under another test's sites)."""
+        site = self.ctx.sites.get(key)
+        if site is None:
+            return False
+        self.misses.append((site,) + rest)
+        self.miss_keys.append((key, rest))
+        return True
+
+    def _add_escape(self, key, rest: tuple) -> None:
+        site = self.ctx.sites.get(key)
+        if site is None:
+            return
+        self.escapes.append((site,) + rest)
+        self.escape_keys.append((key, rest))
+
+    def _check_miss(self, v: V, mod: str, name: str, what: Optional[str] = None) -> V:
+        """HT205: ``mod.name`` holds a function (or library object) whose defining binding
+        the test patched; this lookup goes through ``mod``'s own binding and misses it.
+        Returns the value with the missed atoms marked: what runs through them is reported
+        once, as the HT205 at the patch (contract S1), not again as HT1xx."""
+        if self.import_time:
+            return v
+        out = []
+        for a in v.ordered():
+            out.append(a)
+            if not isinstance(a, tuple):
+                continue
+            key = None
+            if a[0] == "func" and a[2] is None:
+                entry = self.p.functions.get(a[1])
+                if entry is None or entry[0].get("class"):
+                    continue
+                owner_mod = entry[1]
+                key = (("mod", owner_mod), entry[0]["name"])
+            elif a[0] == "ext" and "." in a[1]:
+                owner, attr = a[1].rsplit(".", 1)
+                key = (("ext", owner), attr)
+            if key is None or key == (("mod", mod), name) or key not in self.ctx.patches:
+                continue
+            if self._add_miss(key, (f"{key[0][1]}.{key[1]}", what or f"{mod}.{name}",
+                                    "default" if what else "binding")):
+                out[-1] = ("missed", a)
+        return V(frozenset(out), v.is_path) if len(out) == len(v.atoms) else v
+
+    def _escapes(self, target: V, frame: Frame, pos) -> None:
+        """HT202: the operation uses a constant derived at import from a base this test
+        redirects (a patched constant, a set environment variable, HOME)."""
+        if not self.ctx.sites:
+            return
+        for o in target.origins():
+            if o.kind != "module-constant":
+                continue
+            for base in _bases(o):
+                key = None
+                if base.kind == "module-constant" and base.module:
+                    key = (("mod", base.module), base.expr)
+                elif base.kind == "environment":
+                    key = ("env", base.expr)
+                elif base.kind == "home":
+                    key = ("env", "HOME")
+                if key is not None and key in self.ctx.sites and (key[0] == "env" or key in self.ctx.patches):
+                    self._add_escape(key, (base, o, frame.path, tuple(pos)))
+
+    def _sink_ctx(self) -> SinkContext:
+        cwd_ok = False
+        cwd_origins = None
+        if self.ctx.cwd is not None:
+            cwd_origins = tuple(self.ctx.cwd.origins())
+            cwd_ok = bool(cwd_origins) and all(o.kind == "test-value" for o in cwd_origins)
+        return SinkContext(cwd_controlled=cwd_ok, fs_fake=self.ctx.fs_fake, loopback=bool(self.p.config.loopback),
+                           cwd_origins=cwd_origins)
+
+    def record_sink(self, spec: SinkSpec, call: str, target: Optional[V], frame: Frame, pos, write=False,
+                    lib: str = "", path_method=False) -> V:
+        cat = spec.category
+        verdict, origin, ttext = self.judge(spec, target, cat, write, frame)
+        if target is not None and not self.import_time:
+            self._escapes(target, frame, pos)
+        reason = _control_reason(target) if verdict == CONTROLLED else ""
+        if cat == "network" and verdict != CONTROLLED and (
+                "*" in self.ctx.net or (lib and lib in self.ctx.net)):
+            verdict, reason = CONTROLLED, "a network mock (S4)"
+        if cat == "subprocess" and self.ctx.subprocess_fake:
+            verdict, reason = CONTROLLED, "the fp fixture (S5)"
+        if cat == "file" and self.ctx.fs_fake and verdict != CONTROLLED and not self.import_time:
+            verdict, reason = CONTROLLED, "pyfakefs (S6)"
+        ev = SinkEvent(cat, frame.path, tuple(pos), call, verdict, origin, (), self.import_time,
+                       self._import_module_name(), ttext, write)
+        ev.reason = reason
+        if cat in ("file", "connection") and target is not None:
+            ev.targets = tuple(target.origins())
+        if cat == "connection" and verdict == UNCONTROLLED:
+            self._mark("side")
+        self._record(ev)
+        if path_method:
+            if call.rsplit(".", 1)[-1] in ("iterdir", "glob", "rglob", "readlink"):
+                return _head(target).with_path(True) if target is not None else EMPTY
+            if call.rsplit(".", 1)[-1] in ("read_text", "read_bytes"):
+                return UNKNOWN_V   # the file's contents, not a path
+            if call.rsplit(".", 1)[-1] == "open":
+                return of(("handle", call))
+            return EMPTY
+        return EMPTY
+
+    def judge(self, spec: SinkSpec, target: Optional[V], cat: str, write: bool, frame: Frame):
+        if target is None:
+            if spec.default == "memory":
+                return CONTROLLED, None, ""
+            if spec.default == "library-default" or cat in ("connection", "network"):
+                return UNCONTROLLED, Origin("library-default", expr=f"{spec.name}()", path=frame.path,
+                                            line=frame.line), ""
+            return UNKNOWN, Origin("unknown"), ""
+        if cat == "subprocess":
+            target = self._program(target, frame)
+        sctx = self._sink_ctx()
+        origins = sorted(target.origins(), key=_origin_sort)
+        refs = [a for a in target.refs()]
+        verdicts = []
+        for o in origins:
+            verdicts.append((classify(o, cat, write, sctx), o))
+        for a in refs:
+            if a == DOUBLE or a[0] == "fixture":
+                verdicts.append((CONTROLLED, None))
+            elif a[0] == "inst" and self._is_test_class_inst(a):
+                verdicts.append((CONTROLLED, None))
+            elif a[0] == "client":
+                verdicts.append((CONTROLLED, None))
+            else:
+                verdicts.append((UNKNOWN, Origin("unknown", expr=a[0])))
+        if not verdicts:
+            return UNKNOWN, Origin("unknown"), ""
+        for v, o in verdicts:
+            if v == UNCONTROLLED:
+                return UNCONTROLLED, o, _origin_text(o)
+        for v, o in verdicts:
+            if v == UNKNOWN:
+                return UNKNOWN, o, ""
+        return CONTROLLED, None, ""
+
+    def _program(self, target: V, frame: Frame) -> V:
+        """The program a subprocess call starts (argv[0] of a list); ``sys.executable`` is a
+        known program (this interpreter), written where the call is (rows T1 / X)."""
+        out = EMPTY
+        for a in target.ordered():
+            if not isinstance(a, Origin) and a[0] == "seq":
+                out = out | (a[2][0] if a[2] else UNKNOWN_V)
+            else:
+                out = out | of(a)
+        if any(a == ("ext", "sys.executable") for a in out.refs()):
+            interpreter = Origin("literal", expr="sys.executable", path=frame.path, line=frame.line,
+                                 value="sys.executable", in_test=frame.in_test)
+            out = V(frozenset(interpreter if a == ("ext", "sys.executable") else a for a in out.atoms), out.is_path)
+        return out
+
+    def _is_clock_fn(self, v: V) -> bool:
+        return bool(self._clock_name(v))
+
+    def _clock_name(self, v: V) -> str:
+        for a in v.refs():
+            if a[0] == "ext":
+                spec = self.p.catalogue.lookup(_canonical(a[1]))
+                if spec is not None and spec.category == "clock":
+                    return a[1]
+        return ""
+
+    def record_clock(self, d: str, frame: Frame, pos, capture: bool = False) -> None:
+        verdict = CONTROLLED if (self.ctx.frozen and not self.import_time) else UNCONTROLLED
+        reason = "a frozen clock (S3)" if verdict == CONTROLLED else ""
+        key = None
+        for k in self.ctx.patches:
+            if k[0] == ("ext", d.rsplit(".", 1)[0]) and k[1] == d.rsplit(".", 1)[1]:
+                key = k
+        if key is not None:
+            verdict = CONTROLLED
+        origin = Origin("clock", expr=f"{d}()", path=frame.path, line=pos[0])
+        ev = SinkEvent("clock", frame.path, tuple(pos), d, verdict, origin, (), self.import_time,
+                       self._import_module_name(), "capture" if capture else "", False)
+        ev.reason = reason or ("a patched clock function (S1)" if verdict == CONTROLLED else "")
+        self._record(ev)
+
+    def env_read(self, key: Optional[str], pos, frame: Frame, call: str, default: Optional[V] = None) -> V:
+        pos = tuple(pos)
+        if key is None:
+            self._record(SinkEvent("env", frame.path, pos, call, UNKNOWN, Origin("unknown"), (),
+                                   self.import_time, self._import_module_name(), "", False))
+            return UNKNOWN_V
+        if key == "*":
+            verdict = CONTROLLED if self.ctx.env_all else UNCONTROLLED
+            self._record(SinkEvent("env", frame.path, pos, call, verdict,
+                                   Origin("environment", expr="os.environ", path=frame.path, line=pos[0]), (),
+                                   self.import_time, self._import_module_name(), "os.environ", False))
+            return of(Origin("environment", expr="os.environ", path=frame.path, line=pos[0]))
+        if key in self.ctx.env:
+            val = self.ctx.env[key]
+            ev = SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
+                           self._import_module_name(), key, False)
+            ev.reason = f"{key} set by the test or session configuration (S2)"
+            self._record(ev)
+            if val is DELETED:
+                return default if default is not None else EMPTY
+            return val
+        if self.ctx.env_all:
+            self._record(SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
+                                   self._import_module_name(), key, False))
+            return default if default is not None else EMPTY
+        origin = Origin("environment", expr=key, path=frame.path, line=pos[0],
+                        value="import" if self.import_time else None)
+        self._record(SinkEvent("env", frame.path, pos, call, UNCONTROLLED, origin, (), self.import_time,
+                               self._import_module_name(), key, False))
+        return of(origin)
+
+    def expandvars(self, arg: Optional[V], pos, frame: Frame) -> V:
+        """``os.path.expandvars(p)`` reads the variables named in ``p`` (none when ``p`` has no $)."""
+        import re as _re
+
+        if arg is None:
+            return EMPTY
+        text = _literal_str(arg, prefix=True)
+        if text is None:
+            if any(o.kind == "unknown" for o in arg.origins()) or not any(True for _ in arg.origins()):
+                self.env_read(None, pos, frame, "os.path.expandvars")
+            return arg
+        names = _re.findall(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))", text)
+        out = arg
+        for a, b in names:
+            out = out | self.env_read(a or b, pos, frame, "os.path.expandvars")
+        return out
+
+    def _record(self, ev: SinkEvent) -> None:
+        if self.missed_depth:
+            ev.missed = True
+        trace = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
+        if trace:
+            last = trace[-1]
+            trace = trace[:-1] + ((last[0], ev.pos[0], last[2]),)
+        ev.trace = trace
+        self.events.append(ev)
+
+    def _emit(self, rel: SinkEvent, prefix) -> None:
+        self.events.append(dataclasses.replace(rel, trace=tuple(prefix) + rel.trace))

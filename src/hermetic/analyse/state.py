@@ -1,0 +1,152 @@
+"""The interpreter's records: a call's ``Frame``, a reached ``SinkEvent``, the control
+state ``Ctx`` (the substitutes a test installed), and a memo entry (``_MemoEntry`` with its
+``_Effects``). Plain data: no interpretation happens here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, NamedTuple, Optional, Tuple
+
+from .values import EMPTY, Origin, V
+
+
+DELETED = ("deleted",)
+
+
+@dataclass
+class Frame:
+    module: str
+    path: str
+    name: str
+    line: int = 0
+    locals: Dict[str, V] = field(default_factory=dict)
+    in_test: bool = False
+    cls: Optional[str] = None          # the class a method was defined in (for super())
+    returns: V = EMPTY
+    yields: V = EMPTY
+    is_module: bool = False
+    globals_decl: Tuple[str, ...] = ()
+    yield_ctx: Optional["Ctx"] = None   # fixtures: the control state at the yield
+    step0: int = 0                      # the run's step count when the frame was entered (its budget)
+
+
+@dataclass
+class SinkEvent:
+    """One I/O operation reached, with its verdict under the control state of that moment."""
+
+    category: str
+    path: str
+    pos: Tuple[int, int, int, int]
+    call: str                  # display name of the operation (e.g. "sqlite3.connect")
+    verdict: str               # controlled / uncontrolled / unknown
+    origin: Optional[Origin]   # the first uncontrolled (or unknown) origin
+    trace: Tuple[Tuple[str, int, str], ...]
+    import_time: bool = False
+    module: str = ""           # for import-time events: the module whose import runs it
+    target: str = ""           # short text of the target (a literal or the origin's expression)
+    write: bool = False
+    targets: Tuple[Origin, ...] = ()   # file operations: every origin of the target (HT201)
+    missed: bool = False       # reached through a binding a patch misses: reported as HT205
+    reason: str = ""           # what controls it (for the inventory)
+    via_fixture: bool = False  # reached in a fixture: the trace's first step is the requesting test
+
+
+@dataclass
+class Ctx:
+    """The substitutes active at a point of a test: patched bindings (S1), environment
+    (S2), a frozen clock (S3), network mocks (S4), a fake subprocess (S5) or file
+    system (S6), and the working directory."""
+
+    patches: Dict[Tuple[Any, str], V] = field(default_factory=dict)
+    sites: Dict[Any, tuple] = field(default_factory=dict)   # where each substitute was installed
+    env: Dict[str, Any] = field(default_factory=dict)
+    env_all: bool = False
+    frozen: bool = False
+    net: frozenset = frozenset()
+    subprocess_fake: bool = False
+    fs_fake: bool = False
+    cwd: Optional[V] = None
+    # what each monkeypatch change replaced, oldest first: (store, key, had, old) with store one
+    # of "patches", "sites", "env", "cwd"; ``monkeypatch.undo()`` puts them back
+    mp_log: tuple = ()
+    mp_key: int = 0   # ``_log_key(mp_log)``, kept with it: ``key`` runs at every call
+
+    def copy(self) -> "Ctx":
+        return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
+                   self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key)
+
+    def set_log(self, log: tuple) -> None:
+        self.mp_log, self.mp_key = log, _log_key(log) if log else 0
+
+    def key(self) -> tuple:
+        # sites (where a substitute was installed) are not part of the key: replayed HT202/HT205
+        # candidates are re-anchored at the current test's sites
+        p, e = self.patches, self.env
+        return (tuple(sorted(((repr(k), hash(v)) for k, v in p.items()))) if p else (),
+                tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
+                self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
+                hash(self.cwd) if self.cwd is not None else None, self.mp_key)
+
+
+def _log_key(log: tuple) -> int:
+    """A hash of a monkeypatch log (``Ctx.mp_log``) for memo keys."""
+    return hash(tuple((st, repr(k), had, hash(o) if isinstance(o, V) else repr(o)) for st, k, had, o in log))
+
+
+class _Effects(NamedTuple):
+    """What a memoized call did besides returning and emitting events: replayed on reuse."""
+
+    writes: tuple          # heap, class and module writes, definitions (the write log's slice)
+    ctx_after: Optional["Ctx"]   # the control state it left, when it changed it
+    escapes: tuple         # HT202 candidates, by patched key
+    misses: tuple          # HT205 candidates, by patched key
+    consumed: tuple        # import-time reads it used
+    marks: tuple           # HT4xx guard calls and side effects
+    direct_env: tuple      # variables test code set (contract S2)
+    rel_cut: int           # lowest frame a cut inside depended on, relative to the call's frame
+    steps: int             # steps its run took (a reuse costs them)
+    cms: tuple             # control states of the context managers it made (``Interp.cm_ctx``)
+    cm_start: int          # the index the first of them had
+    budget_hit: bool       # a call inside it was not followed for the budget
+
+
+class _MemoEntry:
+    """A call's stored result. Ids are those of its first run: ``ids`` the instances found in
+    its inputs (in ``_canon_inputs`` order), ``first_id`` .. ``first_id + fresh`` the ones it made."""
+
+    __slots__ = ("ret", "events", "n_prefix", "effects", "ids", "first_id", "fresh", "at_depth", "movable",
+                 "reach", "calls", "above", "files", "unresolved", "ran", "reads", "greads", "cells", "dmask", "dver",
+                 "alt")
+
+    def __init__(self, ret: V, events: tuple, n_prefix: int, effects: _Effects, ids: tuple, first_id: int,
+                 fresh: int, at_depth: Optional[int], reach: int = 0, calls: int = 0,
+                 above: Optional[Dict[str, int]] = None, files: int = 0, unresolved: tuple = (),
+                 ran: tuple = ()) -> None:
+        self.ret = ret
+        self.events = events          # as recorded: the first ``n_prefix`` steps of their traces are the caller's
+        self.n_prefix = n_prefix
+        self.effects = effects
+        self.ids = ids
+        self.first_id = first_id
+        self.fresh = fresh
+        self.at_depth = at_depth      # reusable at this depth only (a depth cut inside), or at any
+        self.movable: Optional[bool] = None   # holds only ids it can move (found when first moved)
+        self.reach = reach            # frames below the call its run went (a reuse deeper would be cut)
+        self.calls = calls            # the functions its run called, as bits (``_call_bit``)
+        self.above = above or {}      # of those, the ones on the stack above it then: how many times
+        self.files = files            # the modules whose code its run ran, as bits (``Interp.file_bits``)
+        self.unresolved = unresolved  # the (site, text) notes its run made
+        self.ran = ran                # during collection: the functions its run called
+        # the shared state it depends on (``Interp.watch``): the written cells its run read, the
+        # number of cells there were when it began (a cell written later was not watched for), of
+        # the cells read those written in its run's test when it began, and their versions then
+        self.reads = 0
+        self.greads = 0               # all the shared state its run read, hashed (``Interp.greads``)
+        self.cells = 0
+        self.dmask = 0
+        self.dver: tuple = ()
+        self.alt: Optional["_MemoEntry"] = None   # an entry for the same key on other shared state
+
+
+class _Return(Exception):
+    pass

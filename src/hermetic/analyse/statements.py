@@ -1,0 +1,343 @@
+"""Statements: executing a block of summary statements (assignments, branches, loops,
+``with``, ``try``, returns, definitions) in a frame, and binding names.
+"""
+from __future__ import annotations
+
+from typing import Dict, Sequence
+
+from .literals import _canonical, _literal_str
+from .origins import wrap_constant
+from .state import Frame, _Return
+from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
+
+
+class Statements:
+    """``Interp`` methods that execute statements and bind names."""
+
+    # ------------------------------------------------------------------ statements
+    def exec_block(self, stmts: Sequence, frame: Frame) -> bool:
+        """Run statements; True when the block always ends in return/raise."""
+        for st in stmts:
+            if self.exec_stmt(st, frame):
+                return True
+        return False
+
+    def exec_stmt(self, st, frame: Frame) -> bool:  # noqa: C901 - one dispatch over statement forms
+        self.steps += 1
+        kind = st[0]
+        if kind == "expr":
+            frame.line = st[2]
+            self.eval(st[1], frame)
+            return False
+        if kind == "assign":
+            frame.line = st[3]
+            val = self.eval(st[2], frame)
+            if frame.is_module:
+                val = self._wrap_constant(val, st[1], frame)
+            for t in st[1]:
+                self.assign(t, val, frame)
+            return False
+        if kind == "augassign":
+            frame.line = st[4]
+            cur = self.eval_target_value(st[1], frame)
+            val = self.eval(st[3], frame)
+            self.assign(st[1], cur | val if cur.atoms else val, frame)
+            return False
+        if kind == "return":
+            frame.line = st[2]
+            if st[1] is not None:
+                frame.returns = frame.returns | self.eval(st[1], frame)
+            return True
+        if kind == "import":
+            frame.line = st[2]
+            if self.p.bootstrap and not self.import_time:
+                self._import_marks([full for _l, full, _a in st[1]])
+            for local, full, has_as in st[1]:
+                if full not in self.p.summaries and full.split(".", 1)[0] in self.p.summaries and not self.sweep:
+                    # under a project package, naming no module of it: what it binds is not followed
+                    self.note_unresolved((frame.path, st[2], 1), f"import {full} (no such module in the project)")
+                if has_as:
+                    frame_val = self._import_value(full)
+                else:
+                    top = full.split(".")[0]
+                    self._import_value(full)
+                    frame_val = self._import_value(top)
+                self._bind(frame, local, frame_val)
+            return False
+        if kind == "from":
+            frame.line = st[3]
+            mod = st[1]
+            if self.p.bootstrap and not self.import_time:
+                self._import_marks([mod] + [f"{mod}.{attr}" for _l, attr in st[2]])
+            if mod in self.p.summaries:
+                self.import_module(mod)
+                for local, attr in st[2]:
+                    if local == "*":
+                        g = self.globals.get(mod) or {}
+                        for b in self.watch_g.get(mod, {}).values():   # also those a test's write would add
+                            self.reads |= b
+                        for k, v in g.items():
+                            self.greads |= self._gbit(mod, k)
+                            if not k.startswith("_"):
+                                self._bind(frame, k, v)
+                        continue
+                    if not frame.is_module and not self.import_time:
+                        # a from-import at call time reads the attribute as it is now (patched or not)
+                        self._bind(frame, local, self.module_attr(mod, attr))
+                    else:
+                        self._bind(frame, local, self.module_attr_static(mod, attr))
+            else:
+                for local, attr in st[2]:
+                    if local == "*":
+                        continue
+                    full = f"{mod}.{attr}"
+                    key = (("ext", mod), attr)
+                    if not frame.is_module and not self.import_time and key in self.ctx.patches:
+                        self._bind(frame, local, self.ctx.patches[key])
+                    else:
+                        self._bind(frame, local, self._import_value(full))
+            return False
+        if kind == "def":
+            qn = st[2]
+            frame.line = st[3]
+            self._define_function(qn, frame)
+            self._bind(frame, st[1], of(("func", qn, None)))
+            return False
+        if kind == "class":
+            qn = st[2]
+            frame.line = st[3]
+            self._define_class(qn, frame)
+            self._bind(frame, st[1], of(("cls", qn)))
+            return False
+        if kind == "if":
+            frame.line = st[4]
+            cond = self.eval_cond(st[1], frame)
+            if cond is True:
+                return self.exec_block(st[2], frame)
+            if cond is False:
+                return self.exec_block(st[3], frame)
+            return self._branches([st[2], st[3]], frame)
+        if kind == "for":
+            frame.line = st[5]
+            it = self.eval(st[2], frame)
+            self.assign(st[1], self._element(it), frame)
+            self._branches([st[3], []], frame)
+            self.exec_block(st[4], frame)
+            return False
+        if kind == "while":
+            frame.line = st[4]
+            self.eval(st[1], frame)
+            self._branches([st[2], []], frame)
+            self.exec_block(st[3], frame)
+            return False
+        if kind == "try":
+            frame.line = st[5]
+            ended = self.exec_block(st[1], frame)
+            for name, body in st[2]:
+                if name:
+                    self._bind(frame, name, UNKNOWN_V)
+                self._branches([body, []], frame)
+            if not ended:
+                ended = self.exec_block(st[3], frame)
+            if self.exec_block(st[4], frame):
+                return True
+            return ended and not st[2]
+        if kind == "with":
+            frame.line = st[3]
+            return self.exec_with(st[1], st[2], frame, st[4] if len(st) > 4 else False)
+        if kind == "raise":
+            frame.line = st[2]
+            if st[1] is not None:
+                self.eval(st[1], frame)
+            return True
+        if kind == "del":
+            return False
+        if kind == "global":
+            frame.globals_decl = tuple(frame.globals_decl) + tuple(st[1])
+            return False
+        if kind == "match":
+            self.eval(st[1], frame)
+            return self._branches(st[2], frame)
+        if kind == "ann":
+            return False
+        return False
+
+    def _branches(self, blocks, frame: Frame) -> bool:
+        """Run alternative blocks on copies of the locals and merge them (union)."""
+        base = dict(frame.locals)
+        results = []
+        all_end = True
+        for b in blocks:
+            frame.locals = dict(base)
+            ended = self.exec_block(b, frame)
+            all_end = all_end and ended
+            if not ended:
+                results.append(frame.locals)
+        if not results:
+            frame.locals = base
+            return all_end
+        merged: Dict[str, V] = {}
+        for loc in results:
+            for k, v in loc.items():
+                merged[k] = merged[k] | v if k in merged else v
+        frame.locals = merged
+        return False
+
+    def exec_with(self, items, body, frame: Frame, is_async: bool = False) -> bool:
+        enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
+        saved_ctx = None
+        exits = []
+        for expr, tgt in items:
+            val = self.eval(expr, frame)
+            bound = val
+            for a in val.refs():
+                if a[0] == "patcher":
+                    if saved_ctx is None:
+                        saved_ctx = self.ctx.copy()
+                    bound = self._activate(a)
+                elif a[0] == "fixture" and a[1] == "monkeypatch":
+                    if saved_ctx is None:
+                        saved_ctx = self.ctx.copy()
+                elif a[0] == "ctxfactory":
+                    if saved_ctx is None:
+                        saved_ctx = self.ctx.copy()
+                    inner = self.cm_ctx[a[2]] if len(a) > 2 and a[2] < len(self.cm_ctx) else None
+                    if inner is not None:
+                        self.ctx = inner.copy()
+                    bound = a[1]
+                elif a[0] == "inst":
+                    enter = self.call_method_of(a, enter_name, [], {}, frame)
+                    if enter is not None:
+                        bound = enter if enter.atoms else val
+                    exits.append(a)
+            if tgt is not None:
+                self.assign(tgt, bound, frame)
+        ended = self.exec_block(body, frame)
+        for a in exits:
+            self.call_method_of(a, exit_name, [UNKNOWN_V, UNKNOWN_V, UNKNOWN_V], {}, frame)
+        if saved_ctx is not None:
+            self.ctx = saved_ctx
+        return ended
+
+    # ------------------------------------------------------------------ binding
+    def _bind(self, frame: Frame, name: str, val: V) -> None:
+        if frame.is_module:
+            self.globals.setdefault(frame.module, {})[name] = val
+        elif name in frame.globals_decl:
+            self.write_state("gattr", frame.module, name, val)
+            return
+        frame.locals[name] = val
+
+    def assign(self, t, val: V, frame: Frame) -> None:
+        k = t[0]
+        if k == "name":
+            self._bind(frame, t[1], val)
+        elif k == "attr":
+            base = self.eval(t[1], frame)
+            for a in base.refs():
+                if a[0] == "inst":
+                    self.set_attr(a[1], t[2], val)
+                elif a[0] == "cls":
+                    self.write_state("cattr", a[1], t[2], val)
+                elif a[0] == "mod" and a[1] in self.globals:
+                    self.write_state("gattr", a[1], t[2], val)
+        elif k == "sub":
+            base = self.eval(t[1], frame)
+            key = self.eval(t[2], frame)
+            for a in base.refs():
+                if a == ("ext", "os.environ"):
+                    kname = _literal_str(key, prefix=True)
+                    if kname is not None:
+                        # the test's own os.environ[K] = v controls its reads of K (S2); project
+                        # code's write controls only the reads after it (through ctx.env)
+                        self.ctx.env[kname] = val
+                        if frame.in_test:
+                            self.direct_env.append(kname)
+        elif k == "tuple":
+            seqs = [a[2] for a in val.refs() if a[0] == "seq"]
+            for i, sub in enumerate(t[1]):
+                if seqs and all(i < len(items) for items in seqs):
+                    self.assign(sub, union(items[i] for items in seqs), frame)
+                else:
+                    self.assign(sub, self._element(val), frame)
+
+    def eval_target_value(self, t, frame: Frame) -> V:
+        if t[0] == "name":
+            return self.lookup(t[1], frame)
+        if t[0] == "attr":
+            return self.eval(("attr", t[1], t[2]), frame)
+        return EMPTY
+
+    def _wrap_constant(self, val: V, targets, frame: Frame) -> V:
+        val = self._capture_clock(val, frame)
+        names = [t[1] for t in targets if t[0] == "name"]
+        if not names:
+            return val
+        return wrap_constant(val, names[0], frame.path, frame.line, frame.module)
+
+    # ------------------------------------------------------------------ definitions
+    def _capture_clock(self, val: V, frame: Frame, pos=None) -> V:
+        """A clock function bound at import (``clock = time.time``): HT204 at the capture; its
+        later calls read a function a freeze cannot reach (HT205), not a call-time HT104."""
+        name = self._clock_name(val)
+        if not name or not self.import_time:
+            return val
+        self.record_clock(_canonical(name), frame, tuple(pos) if pos else (frame.line, 1, frame.line, 1),
+                          capture=True)
+        atoms = [a for a in val.ordered() if not (isinstance(a, tuple) and a[0] == "ext" and a[1] == name)]
+        atoms.append(("partial", of(("ext", name)), (), (), (frame.path, frame.line)))
+        return V(frozenset(atoms), val.is_path)
+
+    def _define_function(self, qn: str, frame: Frame) -> None:
+        entry = self.p.functions.get(qn)
+        if entry is None:
+            return
+        f, mod = entry
+        defaults: Dict[str, V] = {}
+        for prm in f["params"]:
+            name, dexpr = prm[0], prm[2]
+            if dexpr is not None:
+                dpos = prm[3] if len(prm) > 3 and prm[3] else None
+                if dpos:
+                    frame.line = dpos[0]
+                dv = self.eval(dexpr, frame)
+                if frame.is_module or frame.cls:
+                    dv = self._capture_clock(dv, frame, dpos)
+                if dexpr[0] == "lit" and isinstance(dexpr[1], str):
+                    dv = of(Origin("default-argument", expr=f"{name}={dexpr[1]!r}"[:60], path=frame.path,
+                                   line=f["line"], inner=tuple(dv.origins())))
+                defaults[name] = dv
+        self.defaults[qn] = defaults
+        if not frame.is_module:
+            self.closures[qn] = frame.locals
+            self.wlog.append(("def", qn, defaults, frame.locals))   # a memo replay defines it again
+        for dexpr, _line in f["decorators"]:
+            if frame.is_module and not self.p.in_test.get(mod, False):
+                self.eval(dexpr, frame)
+
+    def _define_class(self, qn: str, frame: Frame) -> None:
+        entry = self.p.classes.get(qn)
+        if entry is None:
+            return
+        c, mod = entry
+        cframe = Frame(module=frame.module, path=frame.path, name=qn, in_test=frame.in_test, cls=qn, step0=self.steps)
+        cframe.locals = {}
+        saved_stack = self.stack
+        self.stack = self.stack + [cframe]
+        try:
+            for st in c["body"]:
+                if st[0] in ("def", "class"):
+                    if st[0] == "def":
+                        self._define_function(st[2], cframe)
+                    else:
+                        self._define_class(st[2], cframe)
+                        cframe.locals[st[1]] = of(("cls", st[2]))
+                    continue
+                self.exec_stmt(st, cframe)
+        except _Return:
+            pass
+        finally:
+            self.stack = saved_stack
+        attrs = self.class_attrs.setdefault(qn, {})
+        for k, v in cframe.locals.items():
+            attrs.setdefault(k, wrap_constant(v, f"{c['name']}.{k}", frame.path, c["line"]))

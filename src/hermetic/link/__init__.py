@@ -1,0 +1,1 @@
+"""Whole-program linking: the per-file summaries joined into one ``Program``."""
