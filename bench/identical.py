@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Reports byte for byte: run ``hermetic check`` on many projects, keep every output, compare.
 
-usage: python bench/identical.py --out DIR [--against REF_DIR] [--hermetic CMD] [--jobs N]
-                                 [--no-fixtures] [--no-cases] [PROJECT_DIR ...]
+usage: python bench/identical.py --out DIR [--against REF_DIR] [--rule-help-may-differ] [--hermetic CMD]
+                                 [--jobs N] [--no-fixtures] [--no-cases] [PROJECT_DIR ...]
 
 For each project (every folder of ``fixtures/``, every case of ``../shared/cases/`` when it is
 there, and each PROJECT_DIR given, e.g. the unpacked suites of ``../shared/real-world.md``), one
@@ -13,7 +13,9 @@ for the fixture projects and the cases, ``hermetic inventory --format json`` and
 
 With --against REF_DIR (the DIR of an earlier run, e.g. made with ``--hermetic`` naming the
 executable of another checkout), every file is compared byte for byte, each difference is
-listed (file and first differing line) and the exit status is 1 when any differ. A refactor
+listed (file and first differing line) and the exit status is 1 when any differ;
+--rule-help-may-differ lets a SARIF report differ in its rules' help text only (a change to
+the rules' documentation, which SARIF carries), and counts those apart. A refactor
 that must not change one byte of any report is checked this way: record with the old
 checkout's executable, then compare with the new one.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import json
 import shlex
 import shutil
 import subprocess
@@ -78,8 +81,17 @@ def first_difference(a: Path, b: Path) -> str:
     return f"{len(la)} lines != {len(lb)} lines"
 
 
-def compare(out: Path, ref: Path) -> int:
-    differ = 0
+def _without_rule_help(path: Path):
+    """A SARIF report with each rule's ``help`` (the rule's documentation, examples included) left out."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for run in data.get("runs", []):
+        for rule in run.get("tool", {}).get("driver", {}).get("rules", []):
+            rule.pop("help", None)
+    return data
+
+
+def compare(out: Path, ref: Path, rule_help_may_differ: bool = False) -> int:
+    differ = help_only = 0
     names = sorted({p.relative_to(out) for p in out.rglob("*") if p.is_file()}
                    | {p.relative_to(ref) for p in ref.rglob("*") if p.is_file()})
     for rel in names:
@@ -88,9 +100,13 @@ def compare(out: Path, ref: Path) -> int:
             print(f"{rel}: only in {'the new run' if b.exists() else 'the reference'}")
             differ += 1
         elif not filecmp.cmp(a, b, shallow=False):
+            if rule_help_may_differ and rel.suffix == ".sarif" and _without_rule_help(a) == _without_rule_help(b):
+                help_only += 1
+                continue
             print(f"{rel}: differs, {first_difference(a, b)}")
             differ += 1
-    print(f"{len(names)} files compared, {differ} differ")
+    print(f"{len(names)} files compared, {differ} differ"
+          + (f", {help_only} SARIF reports differ only in the rules' help text" if rule_help_may_differ else ""))
     return 1 if differ else 0
 
 
@@ -103,9 +119,13 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-fixtures", action="store_true")
     ap.add_argument("--no-cases", action="store_true")
+    ap.add_argument("--rule-help-may-differ", action="store_true",
+                    help="a SARIF report that differs only in its rules' help text (their documentation) counts as the same")
     args = ap.parse_args(argv)
     record(args)
-    return compare(Path(args.out).resolve(), Path(args.against).resolve()) if args.against else 0
+    if not args.against:
+        return 0
+    return compare(Path(args.out).resolve(), Path(args.against).resolve(), args.rule_help_may_differ)
 
 
 if __name__ == "__main__":
