@@ -95,7 +95,8 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     from .engine.workers import start_early
 
     start_early()   # a parse worker imports libcst while the rest starts up
-    from .check import UsageError, run_check
+    from .check import run_check
+    from .discover.targets import UsageError
     from .report.text import render_terminal
 
     cwd = Path.cwd()
@@ -118,14 +119,16 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
                                    report_unused_suppressions=report_unused_suppressions, use_cache=not no_cache,
                                    jobs=jobs or 0, cache_dir=Path(cache_dir).resolve() if cache_dir else None)
         if touching:
-            from .check import touching_files
+            from .report.baseline import touching_files
 
             report.findings = touching_files(report.findings, changed, cwd)
         if diff_rev:
-            from .check import findings_at_revision, release_state
+            from .check import release_state
+            from .report.baseline import findings_at_revision
 
             release_state()   # the run above is done with: not held through the second one
-            before = findings_at_revision(diff_rev, check_targets, cwd, explicit, report_unused_suppressions)
+            before = findings_at_revision(diff_rev, cwd, lambda base: run_check(
+                check_targets, base, config=explicit, report_unused_suppressions=report_unused_suppressions)[0])
             report.findings = [f for f in report.findings if f.fingerprint not in before]
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
@@ -147,18 +150,18 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     if ignored:
         config.ignore = ignored
     if selected is not None or ignored:
-        from .check import _selected
+        from .report.filters import is_selected
 
-        report.findings = [f for f in report.findings if _selected(f.code, config.select, config.ignore)]
+        report.findings = [f for f in report.findings if is_selected(f.code, config.select, config.ignore)]
     if fail_on:
         config.fail_on = fail_on
     if write_baseline:
-        from .check import baseline_json
+        from .report.baseline import baseline_json
 
         _save(write_baseline, lambda fh: fh.write(baseline_json(report)), "--write-baseline")
         click.echo(f"hermetic: wrote {len(report.findings)} findings to {write_baseline}", err=True)
     if baseline:
-        from .check import apply_baseline, baseline_problem
+        from .report.baseline import apply_baseline, baseline_problem
 
         data = _read_json(baseline, "the baseline")
         problem = baseline_problem(data)
@@ -384,8 +387,9 @@ def inventory_cmd(targets: List[str], fmt: str) -> None:
     """For each test: every I/O operation it reaches and how it is controlled, or not."""
     import json as _json
 
-    from .check import UsageError, run_check
+    from .check import run_check
     from .config import ConfigError
+    from .discover.targets import UsageError
 
     try:
         report, _config = run_check(list(targets), Path.cwd())
@@ -487,8 +491,8 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
     (default: the records' rootdir), or give --static REPORT.json. Exit 1 when uncontrolled
     I/O ran (confirmed or missed rows), 0 otherwise, 2 on bad input.
     """
-    from .check import UsageError
     from .config import ConfigError
+    from .discover.targets import UsageError
     from .runtime.recorder import RecordError
     from .runtime.verify import exit_status, join, load_records, render_text, static_report, to_json
 
