@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import copy_tree, line_of
-from hermetic.check import run_check
+from hermetic.api import run_check
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 FIX = "runtime"
@@ -56,7 +56,7 @@ def test_the_entry_point_registers_the_plugin():
 def test_importing_the_plugin_stays_light(pytester):
     res = pytester.runpython_c(
         "import sys, hermetic.runtime.plugin; "
-        "print(sorted(m for m in ('libcst', 'rich', 'click', 'hermetic.runtime.recorder', 'hermetic.check') if m in sys.modules))")
+        "print(sorted(m for m in ('libcst', 'rich', 'click', 'hermetic.runtime.recorder', 'hermetic.api') if m in sys.modules))")
     assert res.ret == 0
     assert res.outlines[-1] == "[]"
 

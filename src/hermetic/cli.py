@@ -95,7 +95,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     from .engine.workers import start_early
 
     start_early()   # a parse worker imports libcst while the rest starts up
-    from .check import run_check
+    from .api import run_check
     from .discover.targets import UsageError
     from .report.text import render_terminal
 
@@ -123,7 +123,7 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
 
             report.findings = touching_files(report.findings, changed, cwd)
         if diff_rev:
-            from .check import release_state
+            from .api import release_state
             from .report.baseline import findings_at_revision
 
             release_state()   # the run above is done with: not held through the second one
@@ -387,7 +387,7 @@ def inventory_cmd(targets: List[str], fmt: str) -> None:
     """For each test: every I/O operation it reaches and how it is controlled, or not."""
     import json as _json
 
-    from .check import run_check
+    from .api import run_check
     from .config import ConfigError
     from .discover.targets import UsageError
 
