@@ -46,6 +46,7 @@ from .report.assemble import report_from_cache, report_to_cache, unresolved_list
 from .rules.facts import Facts
 from .rules.guard import ht4_findings
 from .rules.import_time import constants_of, ht2_findings
+from .rules.outcome import Outcome
 from .rules.state_leaks import ht3_findings
 from .rules.uncontrolled import import_closure, sink_findings
 
@@ -101,7 +102,7 @@ class Run:
     # collect
     items: List[TestItem] = field(default_factory=list)
     # analyse, rules: what the report takes (``_rules``) and the analysis cache's new entry
-    outcome: Dict[str, Any] = field(default_factory=dict)
+    outcome: Optional[Outcome] = None
     new_entry: dict = field(default_factory=dict)
 
 
@@ -221,11 +222,11 @@ def _run_stages(run: Run) -> Tuple[Report, Config]:
     if kept is not None:
         outcome, ht3, effects, swept = kept
         _phase_done(run, "link")
-        run.stats.update(analysis_processes=1, tests_reused=outcome["tests"], tests_analysed=0, collection="reused")
+        run.stats.update(analysis_processes=1, tests_reused=outcome.tests, tests_analysed=0, collection="reused")
         # the outcome with the new sweep roots' notes, kept before the rules below change its findings
         run.outcome = outcome
         run.new_entry = RU.carried(run.ready["prev"], run.module_keys, run.summaries, ht3, effects,
-                                   RU.blob(outcome) if swept else None)
+                                   RU.blob(outcome.to_dict()) if swept else None)
     else:
         run.items = _collect(run)
         _phase_done(run, "link")
@@ -355,7 +356,7 @@ def _fresh_runner(run: Run) -> Runner:
                   run.config)
 
 
-def _link(run: Run) -> Optional[Tuple[dict, Optional[tuple], Optional[Dict[str, tuple]], bool]]:
+def _link(run: Run) -> Optional[Tuple[Outcome, Optional[tuple], Optional[Dict[str, tuple]], bool]]:
     """The program over the summaries and a fresh runner (``run.program``, ``run.runner``,
     ``run.ip``); and what ``_settled`` returns when nothing needs analysing again (a function
     appended, code no test runs edited: the last run's outcome, without collecting), else
@@ -374,7 +375,7 @@ def _link(run: Run) -> Optional[Tuple[dict, Optional[tuple], Optional[Dict[str, 
     return kept
 
 
-def _settled(run: Run) -> Optional[Tuple[dict, Optional[tuple], Optional[Dict[str, tuple]], bool]]:
+def _settled(run: Run) -> Optional[Tuple[Outcome, Optional[tuple], Optional[Dict[str, tuple]], bool]]:
     """``(outcome, HT3xx result, effects, whether new sweep roots ran)`` of the run that made
     the last analysis entry when they are this run's (``reuse.settled``; HT3xx's key still the
     same; new sweep roots, run by a fresh runner, ran as after collection), else None."""
@@ -383,15 +384,15 @@ def _settled(run: Run) -> Optional[Tuple[dict, Optional[tuple], Optional[Dict[st
     if found is None:
         return None
     same, new_roots = found
-    outcome = prev["outcome"]
+    outcome = Outcome.from_dict(prev["outcome"])
     ht3 = effects = None
     if run.wants_ht3:
         old_effects = prev.get("effects") or {}
         held = {m: e[1] for m, e in old_effects.items() if isinstance(e, tuple) and len(e) == 3}
         effects = PO.effects_of(program, held, module_keys, old_effects)[1]
-        key = RU.ht3_key(digest, module_keys, program.summaries, program.in_test, outcome["fixture_users"],
-                         outcome["node_ids"], effects)
-        lazy_ran = {m: module_keys.get(m, "") for m in outcome["lazy"]}
+        key = RU.ht3_key(digest, module_keys, program.summaries, program.in_test, outcome.fixture_users,
+                         outcome.node_ids, effects)
+        lazy_ran = {m: module_keys.get(m, "") for m in outcome.lazy}
         old = prev.get("ht3")
         if not RU.ht3_reusable(old, key, module_keys, lazy_ran, same):
             return None
@@ -401,7 +402,7 @@ def _settled(run: Run) -> Optional[Tuple[dict, Optional[tuple], Optional[Dict[st
     return outcome, ht3, effects, bool(new_roots)
 
 
-def _sweep_new_roots(runner: Runner, roots: List[str], outcome: dict) -> bool:
+def _sweep_new_roots(runner: Runner, roots: List[str], outcome: Outcome) -> bool:
     """Sweep ``roots`` (``reuse.settled``'s new ones, which read no module state) in
     ``runner``'s uncollected state and add what they found to ``outcome``: True when each ran
     as it would after collection (no code but its own, nothing imported, no file operation on a
@@ -409,16 +410,16 @@ def _sweep_new_roots(runner: Runner, roots: List[str], outcome: dict) -> bool:
     ip = runner.ip
     for qn in roots:   # what their defs left at import (no defaults), so no call imports their module
         ip.defaults[qn] = {}
-    ip.unresolved = dict(outcome["unresolved"])   # the notes they make join these as a run's would
+    ip.unresolved = dict(outcome.unresolved)   # the notes they make join these as a run's would
     runs = runner.sweep_each(roots)
     for r in runs:
         mod = runner.p.functions[r.root][1]
         if r.touched or r.deps & ~ip.file_bits.get(mod, 0) or ip.import_events or any(
                 constants_of(o) for ev in r.events for o in ev.targets):
             return False
-    outcome["unresolved"] = ip.unresolved
-    outcome["roots"] = sorted(outcome["roots"] + roots)
-    outcome["deps"] = sorted(set(outcome["deps"]) | {m for r in runs for m in ip.files_of(r.deps)})
+    outcome.unresolved = ip.unresolved
+    outcome.roots = sorted(outcome.roots + roots)
+    outcome.deps = sorted(set(outcome.deps) | {m for r in runs for m in ip.files_of(r.deps)})
     return True
 
 
@@ -478,7 +479,7 @@ def _analyse(run: Run) -> _Analysis:
     return _Analysis(done, reused, prev, collection_deps, list(ip.import_events))
 
 
-def _rules(run: Run, analysis: _Analysis) -> Tuple[Dict[str, Any], dict]:
+def _rules(run: Run, analysis: _Analysis) -> Tuple[Outcome, dict]:
     """Run the rules on the analysis: ``(outcome, the analysis entry for this run)``; the
     outcome is what the report takes (``reuse.entry`` keeps it as it is here, before the
     rules after it change its findings)."""
@@ -518,44 +519,44 @@ def _rules(run: Run, analysis: _Analysis) -> Tuple[Dict[str, Any], dict]:
     deps = ran
     for r in done.sweep_runs:
         deps |= r.deps
-    outcome = {
-        "findings": findings[0], "unknown": findings[1], "tests": len(items),
-        "unresolved": dict(ip.unresolved),
-        "inventory": inventory_of(runs),
-        "ran": ip.files_of(ran),
-        "sinks": len({(e.path, e.pos) for r in runs for e in r.events} | {(e.path, e.pos) for e in import_events}),
-        "def_lines": {it.node_id: (it.path, it.def_line) for it in items},
+    outcome = Outcome(
+        findings=findings[0], unknown=findings[1], tests=len(items),
+        unresolved=dict(ip.unresolved),
+        inventory=inventory_of(runs),
+        ran=ip.files_of(ran),
+        sinks=len({(e.path, e.pos) for r in runs for e in r.events} | {(e.path, e.pos) for e in import_events}),
+        def_lines={it.node_id: (it.path, it.def_line) for it in items},
         # what ``reuse.settled`` and HT3xx's key read of this run
-        "deps": sorted(set(ip.files_of(deps)) | set(lazy_ran)),
-        "lazy": sorted(lazy_ran),
-        "sweep_modules": sorted(runner.swept_modules), "roots": [r.root for r in done.sweep_runs],
+        deps=sorted(set(ip.files_of(deps)) | set(lazy_ran)),
+        lazy=sorted(lazy_ran),
+        sweep_modules=sorted(runner.swept_modules), roots=[r.root for r in done.sweep_runs],
         # their global names, when the sweep began and at the end (``reuse.reads_no_state``)
-        "globals": {m: sorted(set(runner.swept_globals.get(m, ())) | set(ip.globals.get(m, ())))
-                    for m in runner.swept_modules},
-        "fixture_users": {qn: sorted(users) for qn, users in runner.fixture_users.items()},
-        "node_ids": [it.node_id for it in items],
-    }
+        globals={m: sorted(set(runner.swept_globals.get(m, ())) | set(ip.globals.get(m, ())))
+                 for m in runner.swept_modules},
+        fixture_users={qn: sorted(users) for qn, users in runner.fixture_users.items()},
+        node_ids=[it.node_id for it in items],
+    )
     if not run.cache.enabled:
         return outcome, {}
     same = {k: prev["_blobs"][k] for k in RU.reused_parts(prev, reused, items, done)}
     return outcome, RU.entry(digest, module_keys, analysis.collection_deps, items, done, ip, ht3,
-                             effects[1] if effects else None, same, RU.blob(outcome))
+                             effects[1] if effects else None, same, RU.blob(outcome.to_dict()))
 
 
 def _report(run: Run) -> Tuple[Report, Config]:
     """The report from ``run.outcome``: select / ignore and suppressions, the printable form,
     sorted, fingerprinted; then this run's result and analysis entry written to the cache."""
     report, outcome, summaries, config, cache = run.report, run.outcome, run.summaries, run.config, run.cache
-    report.tests = outcome["tests"]
-    report.unresolved_calls = unresolved_list(outcome["unresolved"])
-    report.inventory = outcome["inventory"]
+    report.tests = outcome.tests
+    report.unresolved_calls = unresolved_list(outcome.unresolved)
+    report.inventory = outcome.inventory
     # call sites in the modules whose code the tests ran (counted from this run's summaries)
     report.calls_seen = sum(summaries[m].get("calls", 0)
-                            for m in {summaries[m]["module"] for m in outcome["ran"] if m in summaries})
-    report.sinks_seen = outcome["sinks"]
-    report.findings, report.unknown_origins = outcome["findings"], outcome["unknown"]
+                            for m in {summaries[m]["module"] for m in outcome.ran if m in summaries})
+    report.sinks_seen = outcome.sinks
+    report.findings, report.unknown_origins = outcome.findings, outcome.unknown
     widen_statement_spans(report.findings, {s["path"]: s for s in summaries.values()})
-    def_lines = outcome["def_lines"]
+    def_lines = outcome.def_lines
     report.findings = filter_findings(report.findings, config, run.ip, run.root, run.cwd,
                                       run.options.report_unused_suppressions, def_lines)
     report.test_locations = {t: def_lines[t] for f in report.findings for t in f.tests if t in def_lines}
