@@ -81,7 +81,7 @@ def findings_at_revision(rev: str, cwd: Path, check: Callable[[Path], Report]) -
     it in the export's counterpart of ``cwd`` (the caller's ``run_check``, passed in so this
     module does not import the pipeline that imports it). Raises UsageError outside a git
     repository or for an unknown revision."""
-    import subprocess
+    import subprocess   # only --diff needs these: not imported by every run
     import tarfile
     import tempfile
 

@@ -6,7 +6,8 @@ test reaches (its category gives the code: connection, file, env, clock, network
 subprocess), HT203 / HT204 for an environment variable or the clock read at import, one
 finding per sink and code with every test that reaches it; and the report's unknown origins
 (sinks whose target the analysis cannot follow), as ``{"path", "line", "column",
-"operation", "category", "tests"}``.
+"operation", "category", "tests"}``. ``import_closure`` (the project modules a module imports)
+tells which tests an import-time sink reaches; ``api`` sets the guard's closure with it too.
 """
 from __future__ import annotations
 
