@@ -12,7 +12,7 @@ from typing import List, Optional, Sequence
 
 import pytest
 
-from hermetic.check import run_check
+from hermetic.api import run_check
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -294,7 +294,7 @@ def test_a_one_shot_run_leaves_its_state_for_the_process_end(quickstart, monkeyp
     # (and the collector left off) instead of being freed object by object before the report
     import gc
 
-    from hermetic import check as CK
+    from hermetic import api as CK
     from hermetic.engine import workers
 
     kept: list = []

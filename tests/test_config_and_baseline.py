@@ -206,7 +206,7 @@ def test_result_cache_is_invalidated_by_an_edit(quickstart):
 @pytest.mark.parametrize("marker, body", [("setup.py", "from setuptools import setup\nsetup()\n"),
                                           ("pyproject.toml", "[project]\nname = 'app'\n")])
 def test_rootdir_without_pytest_settings(tmp_path, marker, body):
-    from hermetic.check import run_check
+    from hermetic.api import run_check
     from hermetic.config import find_pytest_config
 
     (tmp_path / marker).write_text(body, encoding="utf-8")
@@ -233,7 +233,7 @@ def test_rootdir_is_the_common_ancestor_without_any_marker(tmp_path):
 def test_a_target_outside_the_working_folder_is_its_own_project(tmp_path, monkeypatch):
     """Without markers, a sibling target is not analysed together with the working folder's
     project: the common ancestor would parse both and resolve names across them."""
-    from hermetic.check import run_check
+    from hermetic.api import run_check
     from hermetic.config import find_pytest_config
 
     for name, var in (("a", "A_HOME"), ("b", "B_HOME")):
@@ -258,7 +258,7 @@ def test_a_target_outside_the_working_folder_is_its_own_project(tmp_path, monkey
     ("'it'", ["it/test_b.py::test_b"]),                                # a string: split like the ini form
 ])
 def test_testpaths_are_globs_and_a_miss_selects_every_test(tmp_path, monkeypatch, testpaths, selected):
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     (tmp_path / "pyproject.toml").write_text(f"[tool.pytest.ini_options]\ntestpaths = {testpaths}\n",
                                              encoding="utf-8")

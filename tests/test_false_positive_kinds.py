@@ -2,7 +2,7 @@
 finding that must stay silent and a near twin that must still be reported."""
 import textwrap
 
-from hermetic.check import run_check
+from hermetic.api import run_check
 
 
 def project(tmp_path, files):

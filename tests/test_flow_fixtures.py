@@ -6,7 +6,7 @@ and request.param.
 """
 import pytest
 
-from hermetic.check import run_check
+from hermetic.api import run_check
 
 from helpers import (fixture_suite, Expect, Silent, line_of, listed_at)
 

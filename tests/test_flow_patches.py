@@ -57,7 +57,7 @@ def test_patched_test_not_listed(findings, path, snippet, code, node, form):
 def test_monkeypatch_undo_puts_back_what_it_replaced(tmp_path, monkeypatch):
     """After ``monkeypatch.undo()`` the real environment and functions are back: what the test
     reaches then is reported; a patch made after the undo, or by mock.patch, still counts."""
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_u.py").write_text('''import os

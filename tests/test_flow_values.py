@@ -90,7 +90,7 @@ def test_nothing_else(findings):
 def test_builtins_reached_through_dunder_builtins(tmp_path, monkeypatch):
     """``getattr(__builtins__, "open")`` and ``__builtins__["open"]`` are the builtin ``open``:
     reported like a plain ``open``, controlled like it by a patch of ``builtins.open``."""
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_b.py").write_text('''import builtins
@@ -122,7 +122,7 @@ def test_shadowed():
 def test_an_import_of_a_project_module_that_does_not_exist_is_counted_unresolved(tmp_path, monkeypatch):
     """``import app.gone`` names a module of the project that is not there: what it binds is
     not followed, and the run says so (it used to be taken for a library module)."""
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "__init__.py").write_text("", encoding="utf-8")

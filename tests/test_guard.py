@@ -1,7 +1,7 @@
 """HT401-HT403: the production-guard wiring check (contract section 5)."""
 import textwrap
 
-from hermetic.check import run_check
+from hermetic.api import run_check
 
 PYPROJECT = '''[tool.pytest.ini_options]
 pythonpath = ["src"]

@@ -72,7 +72,7 @@ PROJECTS = sorted(p.name for p in FIXTURES.iterdir() if (p / "pyproject.toml").i
 
 @pytest.mark.parametrize("name", PROJECTS)
 def test_a_reused_call_is_what_running_it_again_gives(name, tmp_path, monkeypatch):
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     memos = recomputing(monkeypatch)
     run_check(["."], copy_fixture(name, tmp_path), use_cache=False)
@@ -83,7 +83,7 @@ def test_a_reused_call_is_what_running_it_again_gives(name, tmp_path, monkeypatc
 def test_calls_on_objects_another_test_made_are_reused_renumbered(tmp_path, monkeypatch):
     # determinism-memo's box tests make equal Box objects under other numbers: Box.__init__ and
     # Box.write are answered from the memo with the objects renumbered
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     moved = []
     reuse = I.Interp._reuse
@@ -103,7 +103,7 @@ def test_calls_inside_a_recursion_are_reused(tmp_path, monkeypatch):
     # recursion limit cuts: the second serialize(v) is answered from the memo. Before, a call
     # whose run reached the recursion limit was not stored (it depended on its callers), which
     # made Django's migration-writer tests a third of the suite's analysis.
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     inner_hits = []
     lookup = I.Interp._lookup
@@ -122,7 +122,7 @@ def test_calls_inside_a_recursion_are_reused(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", ["determinism-memo", "determinism-budget", "flow-objects", "determinism-shared-state"])
 def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
-    from hermetic.check import run_check
+    from hermetic.api import run_check
     from hermetic.report.text import to_json
 
     project = copy_fixture(name, tmp_path)
@@ -140,7 +140,7 @@ def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
 def _lookups_by_test(monkeypatch, name: str, tmp_path, qn: str) -> dict:
     """Run ``hermetic check`` on fixture ``name``: test name -> whether each memo lookup of
     ``qn`` the test made was answered."""
-    from hermetic.check import run_check
+    from hermetic.api import run_check
     from hermetic.analyse.runner import Runner
 
     seen, current = {}, [None]
@@ -186,7 +186,7 @@ def test_a_call_that_read_an_instance_attribute_waits_for_its_value(tmp_path, mo
 
 
 def test_each_test_gets_the_verdict_of_its_own_shared_state(tmp_path):
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     report, _ = run_check(["."], copy_fixture("determinism-shared-state", tmp_path), use_cache=False)
     listed = {f.message.split("(", 1)[0].split()[0]: sorted(t.rsplit("::", 1)[-1] for t in f.tests)

@@ -5,7 +5,7 @@ import json
 import pytest
 
 import hermetic.engine.parallel as P
-from hermetic.check import run_check
+from hermetic.api import run_check
 from hermetic.report.text import to_json
 
 from helpers import FIXTURES, copy_fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import copy_tree, line_of
-from hermetic.check import run_check
+from hermetic.api import run_check
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 FIX = "runtime"
@@ -58,7 +58,7 @@ def test_importing_the_plugin_stays_light(pytester):
         "import sys, hermetic.runtime.plugin; "
         "print(sorted(m for m in ('libcst', 'rich', 'click', 'hermetic.runtime.recorder', 'hermetic.runtime.audit', "
         "'hermetic.runtime.profiler', 'hermetic.runtime.verdicts', 'hermetic.runtime.events', "
-        "'hermetic.runtime.records', 'hermetic.check') if m in sys.modules))")
+        "'hermetic.runtime.records', 'hermetic.api') if m in sys.modules))")
     assert res.ret == 0
     assert res.outlines[-1] == "[]"
 

@@ -8,7 +8,7 @@ import pytest
 import hermetic.engine.cache as C
 import hermetic.engine.parallel as P
 from hermetic.engine import reuse
-from hermetic.check import run_check
+from hermetic.api import run_check
 from hermetic.report.text import to_json
 
 from helpers import FIXTURES, copy_fixture

@@ -63,7 +63,7 @@ def test_one_sink_reached_with_different_targets_names_each(tmp_path, monkeypatc
     """One finding per sink location (contract section 4) shows the first test's origin; a test
     that reaches the sink with another target is named in the message with that target, so
     fixing the first test is not taken for fixing the finding."""
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
     (tmp_path / "app.py").write_text(
@@ -95,7 +95,7 @@ def test_one_sink_reached_with_different_targets_names_each(tmp_path, monkeypatc
 def test_stateless_devices_are_controlled(tmp_path, monkeypatch):
     """/dev/null and its kin keep nothing between opens: a test writing there leaves no state.
     /dev/shm (shared memory) and /proc (other processes) are files like any other."""
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_d.py").write_text('''import os

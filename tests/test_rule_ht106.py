@@ -30,7 +30,7 @@ def test_sys_executable_chosen_by_the_test_is_controlled_wherever_it_is_spawned(
     """The test names the program (this interpreter) as it names a literal one: controlled in
     the code it calls (row T1), as ["echo", ...] from the test is. Project code that picks
     sys.executable itself is still HT106."""
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
     (tmp_path / "src" / "app").mkdir(parents=True)

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from helpers import (fixture_suite, Expect, Silent, at, copy_fixture, describe, line_of)
-from hermetic.check import run_check
+from hermetic.api import run_check
 
 FIX = "ht202-patch-escape"
 TF = "tests/test_relay.py"

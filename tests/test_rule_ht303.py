@@ -150,7 +150,7 @@ def test_a_helper_module_no_test_reaches_is_not_imported(tmp_path):
     depend on whether HT3xx is selected)."""
     import textwrap
 
-    from hermetic.check import run_check
+    from hermetic.api import run_check
 
     helper = """
         import app

@@ -17,7 +17,7 @@ import re
 import pytest
 
 from helpers import Expect, Silent, copy_fixture, describe, fixture_suite, listed_at
-from hermetic.check import run_check
+from hermetic.api import run_check
 
 G = "ht4-guard"
 TG = "tests/test_guarded.py"

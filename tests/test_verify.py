@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from helpers import copy_tree, line_of
 from hermetic.runtime import recorder as runtime
 from hermetic.runtime import verify
-from hermetic.check import run_check
+from hermetic.api import run_check
 from hermetic.cli import cli
 from hermetic.report.text import to_json
 

@@ -8,7 +8,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from hermetic.check import run_check
+from hermetic.api import run_check
 from hermetic.cli import cli
 from hermetic.engine.cache import deserialize, serialize
 from hermetic.engine.workers import ParseJob, _summarize_bytes, summarize_all

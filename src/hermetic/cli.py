@@ -1,23 +1,21 @@
-"""Command line: ``hermetic check``, ``hermetic rule``. Exit codes per contract section 7."""
+"""Command line: ``hermetic check``, ``rule`` / ``explain``, ``rules``, ``config``, ``inventory``,
+``clean``, ``verify``. Exit codes per contract section 7.
+
+Every command imports what it needs when it runs: ``hermetic --version`` and ``hermetic
+rules`` start without the analysis (and ``check`` forks its parse worker before importing it).
+"""
 from __future__ import annotations
 
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 import click
 
 from . import __version__
-
-FORMATS = ["text", "json", "sarif", "github", "markdown", "junit"]
-
-
-def _color(stream) -> bool:
-    if os.environ.get("NO_COLOR"):
-        return False
-    return hasattr(stream, "isatty") and stream.isatty()
+from .cli_io import FORMATS, check_outputs, color, print_statistics, read_json, render, save, write_report
 
 
 class _Group(click.Group):
@@ -29,6 +27,32 @@ class _Group(click.Group):
 @click.version_option(__version__, "--version", prog_name="hermetic")
 def cli() -> None:
     """hermetic: find the I/O your tests reach but do not control."""
+
+
+class CheckOptions(NamedTuple):
+    """``hermetic check``'s command line as click parsed it: one field per option (the
+    comment names the option where its name differs), built once by ``check``."""
+    targets: Tuple[str, ...]   # paths or node ids; none: the current folder
+    fmt: str   # --format
+    output: Optional[str]
+    select: Optional[str]   # comma-separated codes or prefixes, as given
+    ignore: Optional[str]
+    fail_on: Optional[str]
+    exit_zero: bool
+    show_unresolved: bool
+    show_unknown: bool
+    report_unused_suppressions: bool
+    config_file: Optional[str]   # --config
+    baseline: Optional[str]
+    write_baseline: Optional[str]
+    extra_outputs: Tuple[str, ...] = ()   # --output-format FMT=FILE
+    diff_rev: Optional[str] = None   # --diff
+    touching: bool = False
+    no_cache: bool = False
+    cache_dir: Optional[str] = None
+    jobs: Optional[int] = None
+    statistics: bool = False
+    runtime_records: Tuple[str, ...] = ()   # --runtime
 
 
 @cli.command()
@@ -69,36 +93,68 @@ def cli() -> None:
               help="Report only findings whose fingerprint is not in this baseline file.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
               help="Write the findings' fingerprints to this baseline file.")
-def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[str], ignore: Optional[str],
-          fail_on: Optional[str], exit_zero: bool, show_unresolved: bool, show_unknown: bool,
-          report_unused_suppressions: bool, config_file: Optional[str], baseline: Optional[str],
-          write_baseline: Optional[str], extra_outputs=(), diff_rev: Optional[str] = None,
-          touching: bool = False, no_cache: bool = False, cache_dir: Optional[str] = None,
-          jobs: Optional[int] = None, statistics: bool = False, runtime_records=()) -> None:
+def check(**options) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
+    _check(CheckOptions(**options))
+
+
+def _check(opts: CheckOptions) -> None:
+    """``hermetic check``: the run, then the command line's own narrowing and outputs; exits
+    with the status contract section 7 gives."""
     from .config import ConfigError, rule_codes
 
     try:   # before any work: a misspelt code would otherwise silently select nothing
-        selected = None if select is None else rule_codes(_codes(select), "--select", empty_ok=False)
-        ignored = None if ignore is None else rule_codes(_codes(ignore), "--ignore")
+        selected = None if opts.select is None else rule_codes(_codes(opts.select), "--select", empty_ok=False)
+        ignored = None if opts.ignore is None else rule_codes(_codes(opts.ignore), "--ignore")
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
-    extra = _outputs(output, extra_outputs, write_baseline)   # before any work, as the codes
-    if cache_dir and not no_cache:
+    extra = check_outputs(opts.output, opts.extra_outputs, opts.write_baseline)   # before any work, as the codes
+    if opts.cache_dir and not opts.no_cache:
         from .engine.cache import cache_folder_problem
 
-        problem = cache_folder_problem(Path(cache_dir).resolve())
+        problem = cache_folder_problem(Path(opts.cache_dir).resolve())
         if problem:
-            click.echo(f"hermetic: --cache-dir / HERMETIC_CACHE_DIR {cache_dir}: {problem}", err=True)
+            click.echo(f"hermetic: --cache-dir / HERMETIC_CACHE_DIR {opts.cache_dir}: {problem}", err=True)
             sys.exit(2)
+    cwd = Path.cwd()
+    report, config = _run(opts, cwd)
+    t_report = time.perf_counter()
+    if opts.runtime_records:
+        _mark_runtime(report, opts.runtime_records, cwd)
+    if selected is not None:
+        config.select = selected
+    if ignored:
+        config.ignore = ignored
+    if selected is not None or ignored:
+        from .report.filters import is_selected
+
+        report.findings = [f for f in report.findings if is_selected(f.code, config.select, config.ignore)]
+    if opts.fail_on:
+        config.fail_on = opts.fail_on
+    _baselines(opts, report)
+    if report.tests == 0:
+        click.echo("hermetic: no tests found", err=True)
+    _emit(opts, report, cwd, extra)
+    if opts.statistics:
+        report.statistics.setdefault("phases", {})["report"] = time.perf_counter() - t_report
+        print_statistics(report.statistics)
+    levels = ("error",) if config.fail_on == "error" else ("error", "warning")
+    failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
+    _exit(1 if failing and not opts.exit_zero else 0)
+
+
+def _run(opts: CheckOptions, cwd: Path):
+    """``run_check`` on the targets (on the whole project for ``--touching``, then the findings
+    touching them; ``--diff``: without those of the same check at the revision), with a status
+    line on a terminal: ``(report, config)``. Exits 2 on bad configuration or input."""
     from .engine.workers import start_early
 
     start_early()   # a parse worker imports libcst while the rest starts up
-    from .check import UsageError, run_check
-    from .report.text import render_terminal
+    from .api import run_check
+    from .config import ConfigError
+    from .discover.targets import UsageError
 
-    cwd = Path.cwd()
     status = None
     if sys.stderr.isatty():
         from rich.console import Console
@@ -108,24 +164,27 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     progress = (lambda msg: status.update(f"hermetic: {msg}")) if status is not None else None
     try:
         explicit = None
-        if config_file:
+        if opts.config_file:
             from .config import load_config_file
 
-            explicit = load_config_file(Path(config_file).resolve())
-        changed = [str((cwd / t).resolve()) for t in targets] if touching else []
-        check_targets = [] if touching else list(targets)
+            explicit = load_config_file(Path(opts.config_file).resolve())
+        changed = [str((cwd / t).resolve()) for t in opts.targets] if opts.touching else []
+        check_targets = [] if opts.touching else list(opts.targets)
         report, config = run_check(check_targets, cwd, progress=progress, config=explicit,
-                                   report_unused_suppressions=report_unused_suppressions, use_cache=not no_cache,
-                                   jobs=jobs or 0, cache_dir=Path(cache_dir).resolve() if cache_dir else None)
-        if touching:
-            from .check import touching_files
+                                   report_unused_suppressions=opts.report_unused_suppressions,
+                                   use_cache=not opts.no_cache, jobs=opts.jobs or 0,
+                                   cache_dir=Path(opts.cache_dir).resolve() if opts.cache_dir else None)
+        if opts.touching:
+            from .report.baseline import touching_files
 
             report.findings = touching_files(report.findings, changed, cwd)
-        if diff_rev:
-            from .check import findings_at_revision, release_state
+        if opts.diff_rev:
+            from .api import release_state
+            from .report.baseline import findings_at_revision
 
             release_state()   # the run above is done with: not held through the second one
-            before = findings_at_revision(diff_rev, check_targets, cwd, explicit, report_unused_suppressions)
+            before = findings_at_revision(opts.diff_rev, cwd, lambda base: run_check(
+                check_targets, base, config=explicit, report_unused_suppressions=opts.report_unused_suppressions)[0])
             report.findings = [f for f in report.findings if f.fingerprint not in before]
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
@@ -139,59 +198,52 @@ def check(targets: List[str], fmt: str, output: Optional[str], select: Optional[
     finally:
         if status is not None:
             status.stop()
-    t_report = time.perf_counter()
-    if runtime_records:
-        _mark_runtime(report, runtime_records, cwd)
-    if selected is not None:
-        config.select = selected
-    if ignored:
-        config.ignore = ignored
-    if selected is not None or ignored:
-        from .check import _selected
+    return report, config
 
-        report.findings = [f for f in report.findings if _selected(f.code, config.select, config.ignore)]
-    if fail_on:
-        config.fail_on = fail_on
-    if write_baseline:
-        from .check import baseline_json
 
-        _save(write_baseline, lambda fh: fh.write(baseline_json(report)), "--write-baseline")
-        click.echo(f"hermetic: wrote {len(report.findings)} findings to {write_baseline}", err=True)
-    if baseline:
-        from .check import apply_baseline, baseline_problem
+def _baselines(opts: CheckOptions, report) -> None:
+    """``--write-baseline`` (the findings as they are now), then ``--baseline`` (the findings it
+    does not hold are kept); exits 2 on a file that is no baseline."""
+    if opts.write_baseline:
+        from .report.baseline import baseline_json
 
-        data = _read_json(baseline, "the baseline")
+        save(opts.write_baseline, lambda fh: fh.write(baseline_json(report)), "--write-baseline")
+        click.echo(f"hermetic: wrote {len(report.findings)} findings to {opts.write_baseline}", err=True)
+    if opts.baseline:
+        from .report.baseline import apply_baseline, baseline_problem
+
+        data = read_json(opts.baseline, "the baseline")
         problem = baseline_problem(data)
         if problem:
-            click.echo(f"hermetic: --baseline {baseline}: {problem}", err=True)
+            click.echo(f"hermetic: --baseline {opts.baseline}: {problem}", err=True)
             sys.exit(2)
         report.baseline_fixed = apply_baseline(report, data)
         if report.baseline_fixed:
             click.echo(f"hermetic: {report.baseline_fixed} baseline entries no longer match (fixed); "
                        f"rewrite the baseline to shrink it", err=True)
-    if report.tests == 0:
-        click.echo("hermetic: no tests found", err=True)
+
+
+def _emit(opts: CheckOptions, report, cwd: Path, extra: List[Tuple[str, str]]) -> None:
+    """The report into each ``--output-format`` file, then in ``--format`` to ``--output`` or
+    standard output."""
+    from .report.text import render_terminal
+
     for kind, dest in extra:
-        _write(kind, report, cwd, dest, show_unresolved, show_unknown)
-    if fmt != "text":
-        text = _render(fmt, report, cwd)
-        if output:
-            _save(output, lambda fh: fh.write(text), "--output")
+        write_report(kind, report, cwd, dest, opts.show_unresolved, opts.show_unknown)
+    if opts.fmt != "text":
+        text = render(opts.fmt, report, cwd)
+        if opts.output:
+            save(opts.output, lambda fh: fh.write(text), "--output")
         else:
             click.echo(text, nl=False)
     else:
-        if output:
-            _save(output, lambda fh: render_terminal(report, fh, color=False, show_unresolved=show_unresolved,
-                                                      show_unknown=show_unknown), "--output")
+        if opts.output:
+            save(opts.output, lambda fh: render_terminal(report, fh, color=False,
+                                                           show_unresolved=opts.show_unresolved,
+                                                           show_unknown=opts.show_unknown), "--output")
         else:
-            render_terminal(report, sys.stdout, color=_color(sys.stdout), show_unresolved=show_unresolved,
-                            show_unknown=show_unknown)
-    if statistics:
-        report.statistics.setdefault("phases", {})["report"] = time.perf_counter() - t_report
-        _print_statistics(report.statistics)
-    levels = ("error",) if config.fail_on == "error" else ("error", "warning")
-    failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
-    _exit(1 if failing and not exit_zero else 0)
+            render_terminal(report, sys.stdout, color=color(sys.stdout), show_unresolved=opts.show_unresolved,
+                            show_unknown=opts.show_unknown)
 
 
 def _mark_runtime(report, records, cwd: Path) -> None:
@@ -220,60 +272,6 @@ def _mark_runtime(report, records, cwd: Path) -> None:
             f.runtime_tests = list(m.get("runtime_tests", []))
 
 
-def _print_statistics(stats: dict) -> None:
-    phases = stats.get("phases", {})
-    lines = ["hermetic: statistics"]
-    for name in ("discover", "parse", "link", "analyse", "report"):
-        if name in phases:
-            lines.append(f"  {name:<9} {phases[name]:8.3f} s")
-    lines.append(f"  {'total':<9} {sum(phases.values()):8.3f} s")
-    lines.append(f"  files {stats.get('files', 0)}, parsed {stats.get('parsed', 0)} "
-                 f"in {stats.get('jobs', 0)} processes, cache hits {stats.get('cache_hits', 0)}, "
-                 f"whole-run result {stats.get('result_cache', 'n/a')}"
-                 + (f", tests analysed {stats.get('tests_analysed', 0)} in {stats['analysis_processes']} "
-                    f"processes, reused {stats.get('tests_reused', 0)}"
-                    + (", collection reused" if stats.get("collection") == "reused" else "")
-                    if stats.get("analysis_processes") else ""))
-    click.echo("\n".join(lines), err=True)
-
-
-def _read_json(path: str, what: str):
-    """A JSON file given on the command line; exit 2 with the file named when it cannot be read."""
-    import json
-
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        click.echo(f"hermetic: {path}: cannot read {what}: {exc}", err=True)
-        sys.exit(2)
-
-
-def _render(fmt: str, report, cwd: Path) -> str:
-    from .report import formats
-    from .report.text import to_json
-
-    if fmt == "json":
-        return to_json(report)
-    if fmt == "sarif":
-        return formats.to_sarif(report, str(cwd))
-    if fmt == "github":
-        return formats.to_github(report)
-    if fmt == "markdown":
-        return formats.to_markdown(report)
-    return formats.to_junit(report)
-
-
-def _write(fmt: str, report, cwd: Path, dest: str, show_unresolved: bool, show_unknown: bool) -> None:
-    from .report.text import render_terminal
-
-    if fmt == "text":
-        _save(dest, lambda fh: render_terminal(report, fh, color=False, show_unresolved=show_unresolved,
-                                                show_unknown=show_unknown), "--output-format")
-        return
-    text = _render(fmt, report, cwd)
-    _save(dest, lambda fh: fh.write(text), "--output-format")
-
-
 def _codes(text: str) -> List[str]:
     """A comma-separated ``--select`` / ``--ignore`` value as its codes."""
     return [c.strip() for c in text.split(",") if c.strip()]
@@ -293,45 +291,6 @@ def _toml(value) -> str:
         items = ", ".join(f"{_json.dumps(str(k))} = {_toml(v)}" for k, v in value.items())
         return "{" + (f" {items} " if items else "") + "}"
     return _json.dumps(str(value))
-
-
-def _outputs(output: Optional[str], extra_outputs, write_baseline: Optional[str]) -> List[Tuple[str, str]]:
-    """The ``--output-format FMT=FILE`` pairs, checked; exit 2 on a malformed one, or on one
-    file named by two outputs (the second would overwrite the first without a word)."""
-    extra = []
-    for spec in extra_outputs:
-        kind, sep, dest = spec.partition("=")
-        if not sep or kind not in FORMATS or not dest:
-            click.echo(f"hermetic: --output-format expects FMT=FILE with FMT one of {', '.join(FORMATS)}", err=True)
-            sys.exit(2)
-        extra.append((kind, dest))
-    seen: Dict[Path, str] = {}
-    named = [("--output", output), ("--write-baseline", write_baseline)] + [("--output-format", d) for _k, d in extra]
-    for option, dest in named:
-        if not dest or dest == "-":
-            continue
-        where = Path(dest).resolve()
-        if where in seen:
-            click.echo(f"hermetic: {dest} is named by {seen[where]} and {option}; give each output its own file",
-                       err=True)
-            sys.exit(2)
-        seen[where] = option
-    return extra
-
-
-def _save(dest: str, write, option: str) -> None:
-    """``write(fh)`` into the file ``dest`` (UTF-8; ``-`` is standard output, as for most
-    tools); a file that cannot be written is a usage error: one line naming ``option`` and the
-    file, exit 2."""
-    if dest == "-":
-        write(sys.stdout)
-        return
-    try:
-        with open(dest, "w", encoding="utf-8") as fh:
-            write(fh)
-    except OSError as exc:
-        click.echo(f"hermetic: {option}: cannot write {dest}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
 
 
 @cli.command("config")
@@ -362,14 +321,22 @@ def config_cmd(target: str, config_file: Optional[str]) -> None:
 @click.option("--all", "all_rules", is_flag=True, help="Every rule, as the Markdown of docs/rules.md.")
 def rule(code: Optional[str], all_rules: bool) -> None:
     """Explain a rule: what it finds, why it matters, an example, the fix."""
-    from .rules.registry import all_docs, describe
-
     if all_rules:
+        from .rules.registry import all_docs
+
         click.echo(all_docs(), nl=False)
         return
     if not code:
         click.echo("hermetic: rule: give a rule code (`hermetic rules` lists them) or --all", err=True)
         sys.exit(2)
+    _explain(code)
+
+
+def _explain(code: str) -> None:
+    """Print rule ``code``'s documentation (``hermetic rule CODE``, ``hermetic explain CODE``);
+    exit 2 for a code no rule has."""
+    from .rules.registry import describe
+
     try:
         click.echo(describe(code))
     except KeyError:
@@ -384,8 +351,9 @@ def inventory_cmd(targets: List[str], fmt: str) -> None:
     """For each test: every I/O operation it reaches and how it is controlled, or not."""
     import json as _json
 
-    from .check import UsageError, run_check
+    from .api import run_check
     from .config import ConfigError
+    from .discover.targets import UsageError
 
     try:
         report, _config = run_check(list(targets), Path.cwd())
@@ -457,13 +425,7 @@ def rules_cmd() -> None:
 @click.argument("code")
 def explain_cmd(code: str) -> None:
     """What a rule finds, why it matters, an example and the fix (same text as `rule`)."""
-    from .rules.registry import describe
-
-    try:
-        click.echo(describe(code))
-    except KeyError:
-        click.echo(f"hermetic: unknown rule code {code!r}", err=True)
-        sys.exit(2)
+    _explain(code)
 
 
 @cli.command("verify")
@@ -487,8 +449,8 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
     (default: the records' rootdir), or give --static REPORT.json. Exit 1 when uncontrolled
     I/O ran (confirmed or missed rows), 0 otherwise, 2 on bad input.
     """
-    from .check import UsageError
     from .config import ConfigError
+    from .discover.targets import UsageError
     from .runtime.recorder import RecordError
     from .runtime.verify import exit_status, join, load_records, render_text, static_report, to_json
 
@@ -507,7 +469,7 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
         sys.exit(2)
     try:
         if static_file:
-            report = _read_json(static_file, "the static report")
+            report = read_json(static_file, "the static report")
             if not isinstance(report, dict) or not isinstance(report.get("findings"), list):
                 click.echo(f"hermetic: {static_file}: not a hermetic JSON report", err=True)
                 sys.exit(2)
@@ -524,13 +486,13 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
     if fmt == "json":
         text = to_json(result)
         if output:
-            _save(output, lambda fh: fh.write(text), "--output")
+            save(output, lambda fh: fh.write(text), "--output")
         else:
             click.echo(text, nl=False)
     elif output:
-        _save(output, lambda fh: render_text(result, fh, color=False), "--output")
+        save(output, lambda fh: render_text(result, fh, color=False), "--output")
     else:
-        render_text(result, sys.stdout, color=_color(sys.stdout))
+        render_text(result, sys.stdout, color=color(sys.stdout))
     _exit(0 if exit_zero else exit_status(result))
 
 

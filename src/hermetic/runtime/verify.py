@@ -312,7 +312,7 @@ def static_report(project: str, config_file: Optional[str] = None) -> Dict[str, 
     """Run the static check on ``project`` and return its JSON report as a dict."""
     from pathlib import Path
 
-    from ..check import run_check
+    from ..api import run_check
     from ..report.text import to_json as report_json
 
     explicit = None

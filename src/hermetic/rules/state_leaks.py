@@ -1,0 +1,342 @@
+"""HT301-HT304: state a test changes and nothing restores, so later tests see it.
+
+Facts in: the test code's summaries (tests, fixtures, set-up and teardown methods, helpers,
+test modules' top level), the project functions' direct state changes
+(``pollution.function_effects``) and the restores of teardowns, finalizers, autouse fixtures
+and per-test pytest hooks. Out: HT301 (``importlib.reload``), HT302 (``os.environ``), HT303
+(module state), HT304 (process state: ``sys.path``, the working directory, started patchers),
+one finding per state change with the selected tests it reaches.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Set
+
+from ..analyse import interp as I
+from ..analyse import pollution as P
+from ..analyse.runner import Runner, TestItem
+from ..engine.cache import bodies_of, transient_bodies
+from ..report.model import Finding
+from ..summarise.extract import may_name
+from ..summarise.unparse import calls_in
+from .facts import Facts
+from .registry import severity
+
+
+_HT3_FIX = {
+    "HT301": "do not reload modules in tests; build fresh objects, or restore what the reload resets",
+    "HT302": "use monkeypatch.setenv / monkeypatch.delenv (or mock.patch.dict(os.environ, ...)), which restore",
+    "HT303": "use monkeypatch.setattr / monkeypatch.setitem, which restore, or put the old value back in a finally",
+    "HT304": "use monkeypatch.syspath_prepend / monkeypatch.chdir, `with patch(...)`, or stop the patcher with "
+             "addCleanup(patcher.stop)",
+}
+
+
+_TEARDOWNS = ("tearDown", "tearDownClass", "teardown_method", "teardown_class", "teardown_module",
+              "teardown_function", "doCleanups", "teardown_test", "teardown", "asyncTearDown")
+
+
+_SETUPS = ("setUp", "setUpClass", "setup_method", "setup_class", "asyncSetUp")
+
+
+_PER_TEST_HOOKS = {"pytest_runtest_setup", "pytest_runtest_teardown", "pytest_runtest_call", "pytest_runtest_protocol",
+                   "pytest_runtest_logstart", "pytest_runtest_logfinish", "pytest_fixture_post_finalizer",
+                   "pytest_runtest_makereport"}
+
+
+_REGISTERS = ("addCleanup", "addClassCleanup", "addfinalizer", "callback")
+
+
+def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
+    """HT301-HT304 over the test code: tests, fixtures, set-up, helpers, test modules' top level.
+    ``effects``: the project functions' direct state changes (``pollution.function_effects``)."""
+    ip, runner, items, files_by_module = facts.ip, facts.runner, facts.items, facts.files_by_module
+    hook_restores = _hook_restores(ip, effects)
+    # autouse fixtures that snapshot and restore a whole thing (os.environ) cover the tests under them
+    covered: Dict[tuple, Set[str]] = {}
+    # what the teardown of each fixture puts back ((key, entry), Scan.restored_items), with the
+    # tests that use the fixture (directly or through other fixtures)
+    requested: Dict[tuple, Set[str]] = {}
+    registered_in: Dict[str, Dict[str, Set[str]]] = {}   # module -> _finalizers, read once for both uses
+
+    with transient_bodies() as scope:   # fixture bodies read here do not all stay in memory
+        for mod, s in sorted(ip.p.summaries.items()):
+            if s["module"] != mod or not ip.p.in_test.get(mod, False):
+                continue
+            scope.release()
+            defs = runner.fixture_defs(mod)
+            for cls in sorted(defs, key=lambda c: c or ""):
+                for d in defs[cls]:
+                    users = runner.fixture_users.get(d.qualname, ())
+                    if not users:
+                        continue
+                    f = ip.p.functions[d.qualname][0]
+                    if d.autouse and not cls:
+                        for key in P.restores_of(ip, f, mod):
+                            if key == ("env", "*"):
+                                covered.setdefault(key, set()).update(users)
+                    registered = registered_in.get(mod)
+                    if registered is None:
+                        registered = registered_in[mod] = _finalizers(s)
+                    fins = [(s["functions"][q], mod) for q in sorted(registered.get(d.qualname, ()))]
+                    for item in P.fixture_restores(ip, f, mod, fins):
+                        requested.setdefault(item, set()).update(users)
+    tests_by_qn: Dict[str, List[str]] = {}
+    tests_by_mod: Dict[str, List[str]] = {}
+    for it in items:
+        tests_by_qn.setdefault(it.qualname, []).append(it.node_id)
+        tests_by_mod.setdefault(it.module, []).append(it.node_id)
+    out: List[Finding] = []
+    seen_mods = set()
+    index = _TestIndex(items, ip)
+    shared = _Ht3Scope(ip, runner, files_by_module, seen_mods, tests_by_mod, tests_by_qn, effects, hook_restores,
+                       covered, index, requested, registered_in)
+    for mod, s in sorted(ip.p.summaries.items()):
+        # a test module's bodies are read for its turn only (what the interpreter reads meanwhile
+        # for the modules it runs stays)
+        store = bodies_of(s)
+        was = store is None or store.loaded
+        out.extend(_ht3_module(shared, mod, s))
+        if not was:
+            store.evict()
+    return out
+
+
+@dataclass
+class _Ht3Scope:
+    """What ``ht3_findings`` works out once and reads for every module (``_ht3_module``).
+
+    ``seen_mods``: the modules done (a module under two names is scanned once);
+    ``tests_by_mod`` / ``tests_by_qn``: node ids of the selected tests by module and by
+    function; ``hook_restores``: state keys per-test hooks reset; ``covered``: state key ->
+    the tests an autouse fixture restoring all of it covers; ``requested``: (state key, entry)
+    -> the tests using a fixture whose teardown puts it back; ``registered_in``: module ->
+    ``_finalizers`` of it.
+    """
+    ip: I.Interp
+    runner: Runner
+    files_by_module: dict
+    seen_mods: Set[str]
+    tests_by_mod: Dict[str, List[str]]
+    tests_by_qn: Dict[str, List[str]]
+    effects: Dict[str, Set[tuple]]
+    hook_restores: Set[tuple]
+    covered: Dict[tuple, Set[str]]
+    index: "_TestIndex"
+    requested: Dict[tuple, Set[str]]
+    registered_in: Dict[str, Dict[str, Set[str]]]
+
+
+def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
+    """HT301-HT304 in module ``mod`` (summary ``s``), when it is test code a selected test
+    reaches."""
+    ip, runner, files_by_module, seen_mods = scope.ip, scope.runner, scope.files_by_module, scope.seen_mods
+    tests_by_mod, tests_by_qn, effects = scope.tests_by_mod, scope.tests_by_qn, scope.effects
+    hook_restores, covered, index = scope.hook_restores, scope.covered, scope.index
+    requested, registered_in = scope.requested, scope.registered_in
+    out: List[Finding] = []
+    if s["module"] != mod or not ip.p.in_test.get(mod, False) or mod in seen_mods:
+        return out
+    seen_mods.add(mod)
+    sf = files_by_module.get(mod)
+    if sf is None:
+        return out
+    if sf.is_test and mod not in tests_by_mod:
+        return out   # a test module outside the selected targets
+    if not sf.is_test and not any(_direct_tests(qn, f, runner, tests_by_qn, index) or index.named_by(f)
+                                  for qn, f in s["functions"].items()):
+        return out   # a helper module no selected test reaches: nothing to report, nothing to import
+    ip.import_module(mod)
+    if sf.is_test:
+        for m in P.scan_module(ip, s, mod, effects):
+            out.append(_ht3_finding(m, s["path"], sorted(tests_by_mod.get(mod, [])), "<module>"))
+    # tearDown-like methods restore for their whole class
+    class_restores: Dict[str, set] = {}
+    for cqn, c in s["classes"].items():
+        tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
+        class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
+    registered = registered_in[mod] if mod in registered_in else _finalizers(s)
+    finalizers = set().union(*registered.values()) if registered else set()
+    for qn, f in sorted(s["functions"].items()):
+        if f["name"] in _TEARDOWNS or qn in finalizers:
+            continue
+        is_fixture = runner._fixture_decorator(f, mod) is not None
+        restores = set(class_restores.get(f.get("class") or "", set()))
+        nested = [(s["functions"][q], mod) for q in sorted(registered.get(qn, ()))]
+        if nested:
+            restores |= P.teardown_restores(ip, nested)
+        mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
+        if not mutations:
+            continue
+        direct = _direct_tests(qn, f, runner, tests_by_qn, index)
+        mutations = [m for m in mutations if m.key not in hook_restores]
+        if covered:
+            mine = set(direct)
+            mutations = [m for m in mutations if not (
+                m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
+        tests = direct or index.callers(f)
+        if not tests:
+            continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
+        if requested and (qn in tests_by_qn or not direct):
+            # a test body (or a helper it calls) runs between its fixtures' set-up and teardown:
+            # what the teardown of a fixture every one of its tests requests puts back is restored
+            mutations = [m for m in mutations if not all(
+                any(t in requested.get(c, ()) for c in P.covering(m)) for t in tests)]
+        for m in mutations:
+            out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
+    return out
+
+
+def _direct_tests(qn: str, f: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> List[str]:
+    """The selected tests a function is (node ids), or the tests of a fixture it is, or of the
+    class whose set-up it is; else none (a helper reaches the tests that name it,
+    ``_TestIndex.callers``). HT301-HT304 report a state change against these."""
+    if qn in tests_by_qn:
+        return tests_by_qn[qn]
+    users = runner.fixture_users.get(qn)
+    if users:
+        return sorted(users)
+    if f.get("class") and f["name"] in _SETUPS:
+        return index.of_class(f["class"])
+    return []
+
+
+class _TestIndex:
+    """The selected tests by the names their bodies use and by the classes they belong to
+    (built once: HT3xx asks for every helper and set-up method)."""
+
+    def __init__(self, items: List[TestItem], ip: I.Interp) -> None:
+        self.by_name: Dict[str, List[TestItem]] = {}
+        self.by_class: Dict[str, List[TestItem]] = {}
+        seen: Dict[str, Set[str]] = {}   # a test method inherited by many classes is read once
+        with transient_bodies() as scope:   # the tests' bodies are read once here, module by module
+            last = None
+            for it in items:
+                if it.module != last:
+                    scope.release()
+                    last = it.module
+                names = seen.get(it.qualname)
+                if names is None:
+                    names = seen[it.qualname] = set()
+                    _names_in(ip.p.functions[it.qualname][0]["body"], names)
+                for n in names:
+                    self.by_name.setdefault(n, []).append(it)
+                if it.cls:
+                    for c in ip.mro(it.cls):
+                        self.by_class.setdefault(c, []).append(it)
+
+    def named_by(self, f: dict) -> List[TestItem]:
+        """Tests whose body names a helper (``self.helper(...)``, ``helper(...)``): the tests a
+        helper's state change reaches (of its class, for a method)."""
+        its = self.by_name.get(f["name"], [])
+        if its and f.get("class"):
+            mine = {id(it) for it in self.by_class.get(f["class"], [])}
+            its = [it for it in its if id(it) in mine]
+        return its
+
+    def callers(self, f: dict) -> List[str]:
+        """The node ids of ``named_by(f)``, sorted."""
+        return sorted(it.node_id for it in self.named_by(f))
+
+    def of_class(self, cls: str) -> List[str]:
+        return [it.node_id for it in self.by_class.get(cls, [])]
+
+
+def _names_in(node, out: Set[str]) -> None:
+    """Every name (``x``) and attribute name (``.x``) in an IR subtree, into ``out``.
+    A loop over a stack rather than a recursion: about twice as fast on Django's test bodies."""
+    if type(node) is not tuple and type(node) is not list:
+        return
+    stack = [node]
+    pop, push, add = stack.pop, stack.append, out.add
+    while stack:
+        n = pop()
+        if len(n) >= 2:
+            head = n[0]
+            if head == "name":
+                if type(n[1]) is str:
+                    add(n[1])
+            elif head == "attr" and len(n) >= 3 and type(n[2]) is str:
+                add(n[2])
+        for x in n:
+            if type(x) is tuple or type(x) is list:
+                push(x)
+
+
+def _finalizers(s: dict) -> Dict[str, Set[str]]:
+    """Functions of the module registered with addfinalizer / addCleanup, by the function that
+    registers them: a nested function, a module-level one, a method of its class through
+    ``self.name``. They are teardown code (restores, not mutations)."""
+    out: Dict[str, Set[str]] = {}
+    if not may_name(s, _REGISTERS):
+        return out   # the file never names one (its names hold every attribute it uses)
+    fns = s["functions"]
+    for qn, f in fns.items():
+        for node in calls_in(f["body"]):
+            fn = node[1]
+            if fn[0] == "attr" and fn[2] in _REGISTERS:
+                for a in node[2][:1]:   # the callable (addCleanup passes the others to it)
+                    found = None
+                    if a[0] == "name":   # a nested function, else a module-level one
+                        found = next((c for c in (f"{qn}.<locals>.{a[1]}", f"{s['module']}.{a[1]}")
+                                      if c in fns), None)
+                    elif a[0] == "attr" and a[1] == ("name", "self") and f.get("class") and \
+                            f"{f['class']}.{a[2]}" in fns:
+                        found = f"{f['class']}.{a[2]}"
+                    if found is not None and found != qn:
+                        out.setdefault(qn, set()).add(found)
+    return out
+
+
+def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
+    """Module state that the project's own per-test pytest hooks reset (a plugin that clears a
+    registry after every test restores it for every test). Follows the functions the hooks
+    call or pass on, a few levels deep."""
+    todo = [(qn, 0) for qn, (f, _m) in ip.p.functions.items() if f["name"] in _PER_TEST_HOOKS]
+    seen: Set[str] = set()
+    keys: Set[tuple] = set()
+    while todo and len(seen) < 500:
+        qn, depth = todo.pop()
+        if qn in seen or qn not in ip.p.functions:
+            continue
+        seen.add(qn)
+        keys |= effects.get(qn, set())
+        if depth >= 6:
+            continue
+        f, mod = ip.p.functions[qn]
+        for call in calls_in(f["body"]):
+            for node in [call[1]] + [a for a in call[2] if a[0] in ("name", "attr")]:
+                if node[0] not in ("name", "attr"):
+                    continue
+                try:
+                    v = ip.eval_static(node, mod)
+                except RecursionError:
+                    continue
+                funcs = [a[1] for a in v.refs() if a[0] == "func"]
+                if not funcs and node[0] == "attr" and node[1][0] == "name":
+                    # `fixtures.after_test()` where `fixtures` is bound late (global + import in a
+                    # set-up function): the project module of that name
+                    for m, sm in ip.p.summaries.items():
+                        if sm["module"] == m and (m == node[1][1] or m.endswith("." + node[1][1])):
+                            try:
+                                funcs += [a[1] for a in ip.module_attr_static(m, node[2]).refs() if a[0] == "func"]
+                            except RecursionError:
+                                pass
+                for qn2 in funcs:
+                    todo.append((qn2, depth + 1))
+    return keys
+
+
+def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
+    if m.code == "HT301":
+        msg = "importlib.reload() re-runs the module's top level and resets its state" + (
+            f" ({m.what})" if m.what else "") + " for every test that runs after this one"
+    elif m.code == "HT302":
+        msg = f"{m.what} changes the process environment and nothing restores it: later tests see the change"
+    elif m.code == "HT303":
+        msg = f"{m.what}: module state changed and never restored, so later tests see it"
+    else:
+        msg = f"{m.what}: process-wide state changed and never restored"
+    line, col, end_line, end_col = m.pos
+    return Finding(m.code, severity(m.code), path, line, col, end_line or line, end_col or col, msg, tests, [],
+                   None, fix=_HT3_FIX[m.code], function=func, anchor=m.what)

@@ -1,0 +1,284 @@
+"""HT1xx (and HT203 / HT204): the sink events the tests reach, as findings.
+
+Facts in (``Facts``): each test's run (its sink events with their verdicts, origins and
+traces) and the events of the modules' import. Out: HT101-HT106 for an uncontrolled sink a
+test reaches (its category gives the code: connection, file, env, clock, network,
+subprocess), HT203 / HT204 for an environment variable or the clock read at import, one
+finding per sink and code with every test that reaches it; and the report's unknown origins
+(sinks whose target the analysis cannot follow), as ``{"path", "line", "column",
+"operation", "category", "tests"}``. ``import_closure`` (the project modules a module imports)
+tells which tests an import-time sink reaches; ``api`` sets the guard's closure with it too.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+
+from ..analyse import interp as I
+from ..analyse.runner import Runner, TestItem
+from ..analyse.values import UNCONTROLLED, UNKNOWN, Origin
+from ..report.model import Finding, TraceStep
+from ..report.origin import describe_origin, origin_json
+from .facts import Facts
+from .registry import severity
+
+
+_CODES = {"connection": "HT101", "file": "HT102", "env": "HT103", "clock": "HT104", "network": "HT105",
+          "subprocess": "HT106"}
+
+
+_WHAT = {"connection": "connects to", "file": "touches the file", "env": "reads the environment variable",
+         "clock": "reads the clock", "network": "calls", "subprocess": "runs"}
+
+
+def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
+    """``(findings, unknown origins)``: HT1xx, HT203 and HT204 (module docstring)."""
+    runs, import_events, ip, runner = facts.runs, facts.import_events, facts.ip, facts.runner
+    config, files_by_module, items = facts.config, facts.files_by_module, facts.items
+    agg: Dict[tuple, dict] = {}
+    unknown: Dict[tuple, dict] = {}
+    allow = set(config.integration_allow)
+
+    def integration(item: TestItem) -> bool:
+        if not allow:
+            return False
+        if item.markers & set(config.integration_markers):
+            return True
+        rel = files_by_module[item.module].rel
+        return any(rel == p.rstrip("/") or rel.startswith(p.rstrip("/") + "/") for p in config.integration_paths)
+
+    def add(ev: I.SinkEvent, test: Optional[str], code: str):
+        key = (code, ev.path, ev.pos)
+        entry = agg.get(key)
+        if entry is None:
+            entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": test}
+        if test is not None:
+            entry["tests"].add(test)
+            if ev.category != "clock":   # the clock has no target to differ in
+                # by what the message names (described only for a sink reached with several)
+                target = ev.target if ev.category == "env" else ev.origin
+                entry.setdefault("what", {}).setdefault(target, (ev, set()))[1].add(test)
+            # the shown origin and trace: the first test's, and among its events the least by
+            # a fixed order (evaluation order follows set iteration, which varies by process)
+            if entry["first"] is None or test < entry["first"] or (
+                    test == entry["first"] and _event_order(ev) < _event_order(entry["ev"])):
+                entry["first"] = test
+                entry["ev"] = ev
+
+    for run in runs:
+        tid = run.item.node_id
+        itg = integration(run.item)
+        for ev in run.events:
+            if ev.missed:
+                continue  # contract S1: the HT205 at the patch covers it
+            if ev.verdict == UNCONTROLLED:
+                if itg and ev.category in allow:
+                    continue
+                add(ev, tid, _CODES[ev.category])
+            elif ev.verdict == UNKNOWN:
+                unknown.setdefault((ev.path, ev.pos), {"ev": ev, "tests": set()})["tests"].add(tid)
+
+    # import-time operations: the tests whose modules (and conftests) import the module
+    closure_cache: Dict[str, Set[str]] = {}
+    tests_by_module: Dict[str, List[TestItem]] = {}
+    for it in items:
+        tests_by_module.setdefault(it.module, []).append(it)
+
+    def importers(mod: str) -> List[TestItem]:
+        out = []
+        for tmod, its in tests_by_module.items():
+            if tmod not in closure_cache:
+                chain = runner.conftest_chain(files_by_module[tmod].rel)
+                closure_cache[tmod] = import_closure(runner, [tmod] + chain, ip.p.summaries)
+            if mod in closure_cache[tmod]:
+                out.extend(its)
+        return out
+
+    for ev in import_events:
+        if ev.verdict == UNKNOWN:
+            unknown.setdefault((ev.path, ev.pos), {"ev": ev, "tests": set()})
+            continue
+        if ev.verdict != UNCONTROLLED:
+            continue
+        if ev.category == "env":
+            code = "HT203"
+        elif ev.category == "clock":
+            code = "HT204"
+        else:
+            code = _CODES[ev.category]
+        its = importers(ev.module)
+        if not its:
+            continue
+        if code in ("HT203", "HT204"):
+            # section 8: the tests that reach a consumer of the value (may be empty)
+            key = (code, ev.path, ev.pos)
+            _keep_least(agg, key, ev, code)
+            agg[key]["tests"] |= {run.item.node_id for run in runs
+                                  if (ev.path, ev.pos[0]) in run.consumed and run.item in its}
+            continue
+        if code.startswith("HT1"):
+            its = [it for it in its if not (integration(it) and ev.category in allow)]
+            if not its:
+                continue
+        key = (code, ev.path, ev.pos)
+        _keep_least(agg, key, ev, code)
+        for it in its:
+            agg[key]["tests"].add(it.node_id)
+
+    findings: List[Finding] = []
+    reported_pos = set()
+    for (code, path, pos), entry in agg.items():
+        ev: I.SinkEvent = entry["ev"]
+        f = _make_finding(code, ev, sorted(entry["tests"]), runner, entry.get("what"))
+        findings.append(f)
+        reported_pos.add((path, pos))
+    unknown_list = [{"path": p, "line": pos[0], "column": pos[1], "operation": e["ev"].call,
+                     "category": e["ev"].category,
+                     "tests": sorted(e["tests"])}
+                    for (p, pos), e in sorted(unknown.items()) if (p, pos) not in reported_pos]
+    return findings, unknown_list
+
+
+def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) -> None:
+    """An import-time event for ``key``: kept unless a test's event or a lesser one is there."""
+    entry = agg.get(key)
+    if entry is None:
+        agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
+    elif entry["first"] is None and _event_order(ev) < _event_order(entry["ev"]):
+        entry["ev"] = ev
+
+
+def _event_order(ev: I.SinkEvent) -> tuple:
+    o = ev.origin
+    okey = (o.kind, o.expr, o.path or "", o.line or 0, o.value or "") if o is not None else ()
+    return (okey, tuple((p or "", ln or 0, fn or "") for p, ln, fn in ev.trace), ev.target)
+
+
+def import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dict]) -> Set[str]:
+    """The project modules ``mods`` import, directly or not (parent packages included)."""
+    succ = runner.import_successors
+    seen: Set[str] = set()
+    todo = list(mods)
+    while todo:
+        m = todo.pop()
+        if m in seen or m not in summaries:
+            continue
+        seen.add(m)
+        nxt = succ.get(m)
+        if nxt is None:
+            parts = m.split(".")
+            out = {".".join(parts[:i]) for i in range(1, len(parts))}
+            for full in runner.imports_of(m).values():
+                out.add(full)
+                out.add(full.rsplit(".", 1)[0])
+            nxt = succ[m] = tuple(sorted(x for x in out if x in summaries))
+        todo.extend(nxt)
+    return seen
+
+
+def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
+                  what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]] = None) -> Finding:
+    """The finding for sink event ``ev`` reached by ``tests``; ``what``: the targets the tests
+    reach the sink with (``_others``)."""
+    line, col, end_line, end_col = ev.pos
+    trace = [TraceStep(p, ln, fn) for p, ln, fn in ev.trace]
+    func = ev.trace[-1][2] if ev.trace else "<module>"
+    o = ev.origin
+    cat = ev.category
+    if code in ("HT203", "HT204"):
+        if code == "HT203":
+            msg = f"environment variable {ev.target} read at import time; a test's setenv cannot change it"
+            fix = "read the variable at call time, or set it in session configuration (pytest-env, conftest)"
+        elif ev.target == "capture":
+            msg = f"{ev.call} captured at import time (a function object bound once); freezing the clock in a " \
+                  f"test cannot reach it"
+            fix = "look the clock function up at call time (e.g. `time.monotonic()` inside the function)"
+        else:
+            msg = f"{ev.call}() read at import time; freezing the clock in a test cannot change it"
+            fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"
+        origin = origin_json(o) if code == "HT203" else {"kind": "clock", "path": ev.path, "line": line,
+                                                          "expression": f"{ev.call}()"}
+        return Finding(code, severity(code), ev.path, line, col, end_line, end_col, msg, tests, trace, origin,
+                       fix=fix, function=func, anchor=f"{ev.call}({ev.target})")
+    who = func.rsplit(".", 1)[-1] if func != "<module>" else "module import"
+    if ev.import_time:
+        where = "at import"
+        subject = f"importing {ev.module}" if ev.module else "importing the test module"
+    else:
+        where = ""
+        subject = f"{who}()"
+    if cat == "clock":
+        msg = f"{subject} reads the real clock ({ev.call}()) with no frozen clock"
+    elif cat == "env":
+        msg = f"{subject} reads the environment variable {ev.target}, which the test does not set"
+    else:
+        verb = {"connection": f"opens a {ev.call} connection to", "file": f"{'writes' if ev.write else 'reads'} "
+                f"({ev.call})", "network": f"sends a request ({ev.call}) to", "subprocess": f"runs ({ev.call})"}[cat]
+        msg = f"{subject} {verb} {describe_origin(o)}"
+        if where:
+            msg += f" {where}"
+    if tests:
+        msg += f"; not controlled by {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
+    msg += _others(ev, what)
+    return Finding(code, severity(code), ev.path, line, col, end_line, end_col, msg, tests, trace,
+                   origin_json(o) if cat != "clock" else {"kind": "clock", "path": ev.path, "line": line,
+                                                          "expression": f"{ev.call}()"},
+                   fix=_fix_hint(cat, o, ev), function=func, anchor=f"{ev.call}({ev.target})")
+
+
+def _what_reached(ev: I.SinkEvent) -> str:
+    """How a finding's message names what a (not clock) sink operates on."""
+    if ev.category == "env":
+        return f"the environment variable {ev.target}"
+    return describe_origin(ev.origin)
+
+
+def _others(ev: I.SinkEvent, what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]]) -> str:
+    """The message's tail for the tests that reach the sink only with other targets than the
+    shown one (the finding's origin and trace are the first test's): each other target with
+    the first such test that reaches it (and how many more do), at most two, then a count.
+    ``what``: each target the tests reach the sink with, an event of it and those tests."""
+    if not what or len(what) < 2:
+        return ""
+    by_text: Dict[str, Set[str]] = {}
+    for e, ts in what.values():   # targets that read the same in a message are one
+        by_text.setdefault(_what_reached(e), set()).update(ts)
+    shown = _what_reached(ev)
+    covered = by_text.get(shown, set())   # a test that reaches it with the shown one too is said
+    rest = sorted((min(ts), w, len(ts)) for w, ts in ((w, ts - covered) for w, ts in by_text.items()
+                                                      if w != shown) if ts)
+    if not rest:
+        return ""
+    parts = [f"{t}" + (f" and {n - 1} more reach" if n > 1 else " reaches") + f" it with {w}" for t, w, n in rest[:2]]
+    more = f"; {len(rest) - 2} more targets" if len(rest) > 2 else ""
+    return "; " + "; ".join(parts) + more
+
+
+def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:
+    kind = o.kind if o else ""
+    in_test_body = len(ev.trace) == (2 if ev.via_fixture else 1) and not ev.import_time   # a test or fixture body
+    if in_test_body and cat == "file":
+        return "build the path from tmp_path (or monkeypatch.chdir(tmp_path) before using relative paths)"
+    if in_test_body and cat == "connection":
+        return "connect to a tmp_path file or an in-memory database (\":memory:\", \"sqlite://\")"
+    if cat == "clock":
+        return ("freeze the clock in the test (freezegun.freeze_time, time_machine.travel, or the freezer fixture), "
+                "or pass the time in as a parameter")
+    if cat == "env":
+        return f'monkeypatch.setenv("{ev.target}", ...) (or delenv) in the test or a fixture'
+    if cat == "network":
+        return ("mock the HTTP client (responses / requests-mock / respx / pytest-httpx), or patch the function that "
+                "sends where the code under test looks it up")
+    if cat == "subprocess":
+        return "use pytest-subprocess's fp fixture, or patch the spawning call where the code under test looks it up"
+    if kind == "module-constant":
+        return (f"pass the target in as a parameter (tmp_path in tests), or monkeypatch.setattr the module's "
+                f"{o.expr} (and every constant derived from it) to a tmp_path value in a fixture")
+    if kind == "environment":
+        return f'monkeypatch.setenv("{o.expr}", str(tmp_path / ...)) in a fixture'
+    if kind == "library-default":
+        return "inject the client (or a fake such as fakeredis) from a fixture instead of constructing it here"
+    if kind == "home":
+        return 'monkeypatch.setenv("HOME", str(tmp_path)) before the path is computed, or pass the folder in'
+    if kind in ("literal", "project-file", "default-argument"):
+        return "make the target a parameter and pass a tmp_path (or in-memory) value from the test"
+    return "make the target a parameter the test can control"
