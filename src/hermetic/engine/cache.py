@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .. import __version__
 from ..summarise.extract import SUMMARY_VERSION
+from .entry import dumps, loads
 
 CACHE_DIR = ".hermetic_cache"
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}/{marshal.version}"   # the format of the cached bytes
@@ -430,11 +431,10 @@ class SummaryCache:
             self.enabled = False
 
     def get_analysis(self, scope: str) -> Optional[dict]:
-        """The per-test result cache entry of the configuration ``scope`` (``hermetic.engine.reuse``)."""
+        """The per-test result cache entry of the configuration ``scope`` (``hermetic.engine.reuse``;
+        its bytes: ``hermetic.engine.entry``)."""
         if not self.enabled:
             return None
-        from .reuse import loads
-
         try:
             data = (self.dir / "analysis" / f"{scope}.bin").read_bytes()
         except OSError:
@@ -444,8 +444,6 @@ class SummaryCache:
     def put_analysis(self, scope: str, entry: dict) -> None:
         if not self.enabled:
             return
-        from .reuse import dumps
-
         self._write(self.dir / "analysis" / f"{scope}.bin", dumps(entry))
 
     def get_result(self, key: str) -> Optional[dict]:
