@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
+from ..summarise.bodies import transient_bodies
 from ..summarise.unparse import calls_in
 from .values import V
 
@@ -182,8 +183,6 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
     """``function_effects`` from the names of each imported module's globals that hold
     containers (``containers``: module -> sorted names; a module absent was not imported), as
     an earlier run's per-module part records them for a run that imports nothing."""
-    from ..engine.cache import transient_bodies
-
     out: Dict[str, Set[tuple]] = {}
     per_module: Dict[str, tuple] = {}
     keys, prev = keys or {}, prev or {}
