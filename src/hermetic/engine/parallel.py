@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set
 
 from ..analyse import interp as I
-from ..analyse.runner import Runner, SweepRun, TestItem, TestRun, start_run
+from ..analyse.runner import Runner
+from ..analyse.runs import SweepRun, TestItem, TestRun, start_run
 from .reuse import Reused
 from .workers import release, start_worker
 

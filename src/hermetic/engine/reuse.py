@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..analyse.interp import _decorator_name
-from ..analyse.runner import SweepRun, TestRun, sweep_roots_in
+from ..analyse.runs import SweepRun, TestRun
+from ..analyse.sweep import sweep_roots_in
 from ..summarise.extract import may_name
 # the entry's byte format; ``dumps``, ``loads``, ``blob`` and the format's constants stay
 # importable from here, where the tests and ``check`` look for them
