@@ -296,7 +296,7 @@ def test_a_body_that_starts_changing_module_state_is_reported(tmp_path, no_whole
 
 
 def test_effects_of_unchanged_modules_come_from_the_entry(tmp_path, monkeypatch, no_whole_run_hits):
-    import hermetic.analyse.pollution as PO
+    import hermetic.analyse.effects as PO
 
     project = _write(tmp_path / "p", REGISTRY_APP)
     _run(project)

@@ -5,7 +5,9 @@ test module's top level is scanned for mutations of process-wide state; a mutati
 restored when the same function puts the same thing back in a ``finally`` block, after a
 fixture's ``yield``, in ``tearDown``/``addCleanup``, or through monkeypatch / patch.dict
 (which are not mutations at all). Names are resolved through the module's imports with
-the interpreter's static evaluation.
+the interpreter's static evaluation. A call of a project function that changes its own
+module's state counts as the change, anchored at the call (``effects``: what each such
+function changes).
 """
 from __future__ import annotations
 
@@ -14,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
-from ..summarise.bodies import transient_bodies
 from ..summarise.unparse import calls_in
+# the effects of project functions: computed there, looked up by the walk; ``function_effects``
+# and ``effects_of`` stay importable from here
+from .effects import CONTAINER_METHODS, effects_of, function_effects, is_container, locals_of  # noqa: F401
 from .values import V
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
-_CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
-                      "discard", "popitem", "__setitem__", "__delitem__"}
 # the container methods whose first argument names the one entry they change
 _ITEM_METHODS = {"pop", "setdefault", "__setitem__", "__delitem__", "add", "remove", "discard"}
 _SYSPATH_METHODS = {"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"}
@@ -164,143 +166,12 @@ def fixture_restores(ip: I.Interp, f: dict, mod: str, finalizers: List[Tuple[dic
     return out
 
 
-def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
-                     prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
-    """Project (non-test) functions that mutate a module-level global or container of
-    their own module, directly: ``(qualname -> {("glob", module, NAME)}, per module)``.
-
-    A module's effects depend on its bodies (its content key in ``keys``) and on which of its
-    globals hold containers, nothing else: the per-module part, ``module -> (content key,
-    container names, {qualname: sorted keys})``, is what the per-test result cache keeps, and a
-    module whose two inputs match its entry in ``prev`` is not read again."""
-    containers = {mod: tuple(sorted(n for n, v in g.items() if _is_container(v)))
-                  for mod, g in ip.globals.items() if g}
-    return effects_of(ip.p, containers, keys, prev)
-
-
-def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys: Optional[Dict[str, str]] = None,
-               prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
-    """``function_effects`` from the names of each imported module's globals that hold
-    containers (``containers``: module -> sorted names; a module absent was not imported), as
-    an earlier run's per-module part records them for a run that imports nothing."""
-    out: Dict[str, Set[tuple]] = {}
-    per_module: Dict[str, tuple] = {}
-    keys, prev = keys or {}, prev or {}
-    by_module: Dict[str, List[tuple]] = {}
-    for qn, (f, mod) in program.functions.items():
-        if not program.in_test.get(mod, False) and mod in containers:
-            by_module.setdefault(mod, []).append((qn, f))
-    # every project function's body, read once, module by module (no interpreter runs here, so
-    # what the scope reads is the scan's own)
-    with transient_bodies() as scope:
-        for mod, funcs in by_module.items():
-            held = containers[mod]
-            key = keys.get(mod)
-            old = prev.get(mod)
-            if key is not None and isinstance(old, tuple) and len(old) == 3 and old[0] == key \
-                    and old[1] == held:
-                found = old[2]
-            else:
-                scope.release()
-                found = {}
-                names = set(held)
-                for qn, f in funcs:
-                    fx = _direct_effects(f, mod, names)
-                    if fx:
-                        found[qn] = sorted(fx)
-            per_module[mod] = (key, held, found)
-            for qn, fx in found.items():
-                out[qn] = set(fx)
-    return out, per_module
-
-
-def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
-    """``f``'s direct writes to its module's state; ``containers``: the module's globals
-    holding containers."""
-    declared = set()
-    keys: Set[tuple] = set()
-    for st in _flat(f["body"]):
-        if st[0] == "global":
-            declared |= set(st[1])
-    for st in _flat(f["body"]):
-        if st[0] == "assign":
-            for t in st[1]:
-                if t[0] == "name" and t[1] in declared:
-                    keys.add(("glob", mod, t[1]))
-                elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in containers and t[1][1] not in _locals(f):
-                    keys.add(("glob", mod, t[1][1]))
-        elif st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and \
-                st[1][1][2] in ("insert", "append", "extend") and I._decorator_name(st[1][1][1]) == "sys.path":
-            keys.add(("syspath",))
-        elif st[0] == "expr" and st[1][0] == "call":
-            fn = st[1][1]
-            if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" \
-                    and fn[1][1] in containers and fn[1][1] not in _locals(f):
-                keys.add(("glob", mod, fn[1][1]))
-    # a global the function sets and puts back in its own finally: no change survives the call
-    keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
-    return keys
-
-
-def _reset_in_finally(stmts) -> Set[str]:
-    """Names assigned in the ``finally`` blocks of these statements (at any depth)."""
-    out: Set[str] = set()
-    for st in _flat(stmts):
-        if st[0] == "try":
-            for inner in _flat(st[4]):
-                if inner[0] == "assign":
-                    out |= {t[1] for t in inner[1] if t[0] == "name"}
-    return out
-
-
-def _is_container(v: V) -> bool:
-    """A module global known to hold a list, dict or set (not a proxy or other object)."""
-    return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms)
-
-
-def _locals(f: dict) -> Set[str]:
-    """Names a function binds (its parameters and assigned names), less those it declares global."""
-    names = {p[0] for p in f["params"]}
-    declared: Set[str] = set()
-    for st in _flat(f["body"]):
-        if st[0] == "assign":
-            todo = list(st[1])
-            while todo:
-                t = todo.pop()
-                if t[0] == "name":
-                    names.add(t[1])
-                elif t[0] == "tuple":
-                    todo.extend(t[1])
-        elif st[0] == "global":
-            declared |= set(st[1])
-    return names - declared
-
-
 def _function_frame(ip: I.Interp, f: dict, mod: str) -> I.Frame:
     """A scan frame where the function's own variables shadow module names (``consumer =
     Consumer()`` in a test is not the imported ``consumer`` module)."""
     fr = _frame(ip, mod)
-    fr.locals = {name: I.EMPTY for name in _locals(f)}
+    fr.locals = {name: I.EMPTY for name in locals_of(f)}
     return fr
-
-
-def _flat(stmts):
-    for st in stmts:
-        yield st
-        k = st[0]
-        if k == "if":
-            yield from _flat(st[2])
-            yield from _flat(st[3])
-        elif k in ("for", "while"):
-            yield from _flat(st[3] if k == "for" else st[2])
-        elif k == "try":
-            yield from _flat(st[1])
-            for _n, b in st[2]:
-                yield from _flat(b)
-            yield from _flat(st[3])
-            yield from _flat(st[4])
-        elif k == "with":
-            yield from _flat(st[2])
 
 
 def _frame(ip: I.Interp, mod: str) -> I.Frame:
@@ -348,7 +219,7 @@ def _project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) ->
         for a in base.refs():
             if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
                 g = ip.globals.get(a[1], {})
-                if container and not (e[2] in g and _is_container(g[e[2]])):
+                if container and not (e[2] in g and is_container(g[e[2]])):
                     return None
                 return a[1], e[2]
     return None
@@ -583,7 +454,7 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             _add(sc, Mutation("HT304", ("syspath",), pos, f"sys.path.{meth}(...)", meth in ("remove", "pop")),
                  restoring)
             return
-        if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in _CONTAINER_METHODS:
+        if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in CONTAINER_METHODS:
             meth = n.rsplit(".", 1)[1]
             key = args[0][1] if meth in ("pop", "setdefault") and args and args[0][0] == "lit" else "*"
             _add(sc, Mutation("HT304", ("sysmod", key), pos, f"{n}(...)", True), restoring)
@@ -594,7 +465,7 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             _add(sc, Mutation("HT304", key, pos, f"{n}(...)", is_restore), restoring)
             return
     # a project module's container or global
-    if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS:
+    if fn[0] == "attr" and fn[2] in CONTAINER_METHODS:
         g = _project_global(ip, fn[1], frame, container=True)
         if g is not None:
             item = args[0][1] if fn[2] in _ITEM_METHODS and args and args[0][0] == "lit" else None
