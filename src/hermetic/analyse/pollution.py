@@ -73,6 +73,20 @@ def _restored(sc: Scan, key: tuple, item: object = "*") -> None:
         sc.teardown.add((key, item))
 
 
+@dataclass
+class _Walk:
+    """What one walk over a function's (or a module's) statements carries to every statement
+    and call it visits: where names resolve, what it found so far, and what it has seen."""
+
+    ip: I.Interp
+    frame: I.Frame
+    sc: Scan
+    effects: Dict[str, Set[tuple]]   # project function qualname -> what it changes (``effects``)
+    # variables holding a saved value (a restore puts it back), "patcher:NAME" for a patcher
+    saved: Set[str] = field(default_factory=set)
+    after_yield: list = field(default_factory=lambda: [False])   # a cell: past the fixture's yield
+
+
 def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
     """The restores (``Scan.restored_items``) any of which puts back what ``m`` changed: the
     same key whole, the same entry of a module container, all of os.environ / sys.modules.
@@ -89,15 +103,14 @@ def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
 
 def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
                   effects: Dict[str, Set[tuple]]) -> List[Mutation]:
-    """The unrestored mutations of one function of test code."""
+    """The unrestored mutations of one function of test code (a fixture's too: ``is_fixture``
+    does not change the scan)."""
     frame = _function_frame(ip, f, mod)
     sc = Scan()
-    saved: Set[str] = set()
     for dexpr, _line in f["decorators"]:
         if dexpr[0] == "call":
             sc.protected |= _protected_by(ip, dexpr, frame)
-    _walk(ip, f["body"], frame, sc, saved, in_restore=False, is_fixture=is_fixture, effects=effects,
-          after_yield=[False])
+    _walk(_Walk(ip, frame, sc, effects), f["body"], in_restore=False)
     restores = sc.restores | teardown_restores
     out = []
     seen_keys: Set[tuple] = set()
@@ -132,7 +145,7 @@ def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation
     for st in summary["body"]:
         if st[0] in ("def", "class"):
             continue
-        _walk(ip, [st], frame, sc, set(), in_restore=False, is_fixture=False, effects=effects, after_yield=[False])
+        _walk(_Walk(ip, frame, sc, effects), [st], in_restore=False)
     return [m for m in sc.mutations if m.key not in sc.restores]
 
 
@@ -147,7 +160,7 @@ def teardown_restores(ip: I.Interp, funcs: List[Tuple[dict, str]]) -> Set[tuple]
 def _teardown_scan(ip: I.Interp, f: dict, mod: str) -> Scan:
     frame = _function_frame(ip, f, mod)
     sc = Scan()
-    _walk(ip, f["body"], frame, sc, set(), in_restore=True, is_fixture=False, effects={}, after_yield=[False])
+    _walk(_Walk(ip, frame, sc, {}), f["body"], in_restore=True)
     return sc
 
 
@@ -159,7 +172,7 @@ def fixture_restores(ip: I.Interp, f: dict, mod: str, finalizers: List[Tuple[dic
     frame = _function_frame(ip, f, mod)
     sc = Scan()
     sc.after = [False]
-    _walk(ip, f["body"], frame, sc, set(), in_restore=False, is_fixture=True, effects={}, after_yield=sc.after)
+    _walk(_Walk(ip, frame, sc, {}, after_yield=sc.after), f["body"], in_restore=False)
     out = set(sc.teardown)
     for g, gmod in finalizers:
         out |= _teardown_scan(ip, g, gmod).restored_items()
@@ -225,16 +238,18 @@ def _project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) ->
     return None
 
 
-def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixture: bool, effects,
-          after_yield) -> None:
+def _walk(w: _Walk, stmts, in_restore: bool) -> None:
+    """Note the mutations and restores of ``stmts`` in ``w.sc``; ``in_restore``: inside a
+    ``finally`` block or a teardown method, where a change counts as a restore."""
+    ip, frame, sc, saved = w.ip, w.frame, w.sc, w.saved
     for st in stmts:
         k = st[0]
-        restoring = in_restore or after_yield[0]
+        restoring = in_restore or w.after_yield[0]
         if k == "assign":
             for t in st[1]:
-                _assign(ip, t, st[2], st, frame, sc, saved, restoring)
+                _assign(w, t, st[2], st, restoring)
             if st[2][0] == "call":
-                _call(ip, st[2], frame, sc, saved, restoring, effects)
+                _call(w, st[2], restoring)
             if _is_env_read(ip, st[2], frame) or st[2][0] in ("name", "attr", "call", "seq", "sub"):
                 for t in st[1]:
                     if t[0] == "name":
@@ -246,39 +261,39 @@ def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixt
                     elif t[0] == "attr" and t[1][0] == "name" and t[1][1] == "self":
                         saved.add("patcher:self." + t[2])
         elif k == "del":
-            _delete(ip, st[1], st, frame, sc, restoring)
+            _delete(w, st[1], st, restoring)
         elif k == "expr":
             e = st[1]
             if e[0] == "yield":
-                after_yield[0] = True
+                w.after_yield[0] = True
                 continue
             if e[0] == "call":
-                _call(ip, e, frame, sc, saved, restoring, effects)
+                _call(w, e, restoring)
             else:   # calls inside an assert, a comparison, ...
                 for call in calls_in(e):
-                    _call(ip, call, frame, sc, saved, restoring, effects)
+                    _call(w, call, restoring)
         elif k == "if":
-            _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
-            _walk(ip, st[3], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(w, st[2], in_restore)
+            _walk(w, st[3], in_restore)
         elif k in ("for", "while"):
-            _walk(ip, st[3] if k == "for" else st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(w, st[3] if k == "for" else st[2], in_restore)
         elif k == "try":
-            _walk(ip, st[1], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(w, st[1], in_restore)
             for _n, b in st[2]:
-                _walk(ip, b, frame, sc, saved, in_restore, is_fixture, effects, after_yield)
-            _walk(ip, st[3], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
-            _walk(ip, st[4], frame, sc, saved, True, is_fixture, effects, after_yield)
+                _walk(w, b, in_restore)
+            _walk(w, st[3], in_restore)
+            _walk(w, st[4], True)
         elif k == "with":
             added: Set[tuple] = set()
             for item, _t in st[1]:
                 if item[0] == "call":
-                    _call(ip, item, frame, sc, saved, restoring, effects, as_context=True)
+                    _call(w, item, restoring, as_context=True)
                     added |= _protected_by(ip, item, frame) - sc.protected
             sc.protected |= added
-            _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(w, st[2], in_restore)
             sc.protected -= added
         elif k == "return" and st[1] is not None and st[1][0] == "call":
-            _call(ip, st[1], frame, sc, saved, restoring, effects)
+            _call(w, st[1], restoring)
 
 
 def _is_env_read(ip, e, frame) -> bool:
@@ -295,7 +310,9 @@ def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
     sc.mutations.append(m)
 
 
-def _assign(ip, t, value, st, frame, sc, saved, restoring) -> None:
+def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
+    """An assignment of ``value`` to the target ``t`` (statement ``st``)."""
+    ip, frame, sc, saved = w.ip, w.frame, w.sc, w.saved
     line = st[3]
     pos = (line, 1, line, 1)
     value_saved = value[0] == "name" and value[1] in saved or value[0] in ("sub", "call") and restoring or (
@@ -346,7 +363,9 @@ def _import_literal(ip: I.Interp, mod: str, name: str):
     return None
 
 
-def _delete(ip, t, st, frame, sc, restoring) -> None:
+def _delete(w: _Walk, t, st, restoring: bool) -> None:
+    """``del`` of the target ``t`` (statement ``st``)."""
+    ip, frame, sc = w.ip, w.frame, w.sc
     line = st[2]
     pos = (line, 1, line, 1)
     if t[0] == "sub":
@@ -372,7 +391,9 @@ def _delete(ip, t, st, frame, sc, restoring) -> None:
             _restored(sc, ("glob",) + g)
 
 
-def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None:
+def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
+    """A call expression ``e``; ``as_context``: the call of a ``with`` item."""
+    ip, frame, sc, saved, effects = w.ip, w.frame, w.sc, w.saved, w.effects
     pos = tuple(e[4])
     fn = e[1]
     callee = _resolve(ip, fn, frame)
@@ -402,12 +423,12 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             if a[0] == "lambda":
                 sc.finalizing += 1
                 for inner in calls_in(a[2]):
-                    _call(ip, inner, frame, sc, saved, True, effects)
+                    _call(w, inner, True)
                 sc.finalizing -= 1
         # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments
         if fn[2] in ("addCleanup", "callback") and args and args[0][0] in ("attr", "name"):
             sc.finalizing += 1
-            _call(ip, ("call", args[0], list(args[1:]), e[3], e[4]), frame, sc, saved, True, effects)
+            _call(w, ("call", args[0], list(args[1:]), e[3], e[4]), True)
             sc.finalizing -= 1
         for a in args:
             if a[0] == "attr" and a[2] == "stop":
@@ -526,7 +547,7 @@ def restores_of(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
     """What a function puts back (in ``finally`` blocks and after a fixture's ``yield``)."""
     frame = _function_frame(ip, f, mod)
     sc = Scan()
-    _walk(ip, f["body"], frame, sc, set(), in_restore=False, is_fixture=True, effects={}, after_yield=[False])
+    _walk(_Walk(ip, frame, sc, {}), f["body"], in_restore=False)
     return sc.restores
 
 
