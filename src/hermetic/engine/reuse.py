@@ -266,7 +266,7 @@ def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, 
     """The entry for this run: its digest, keys, every test's and sweep root's result, HT3xx's
     result ``(key, findings, unresolved notes, {module its own imports ran code of: content key},
     {module imported after collection, or one such import ran code of: content key})``, the
-    project functions' effects per module (``pollution.function_effects``) and ``outcome``, the
+    project functions' effects per module (``effects.function_effects``) and ``outcome``, the
     ``blob`` of what the rules found (``check``). ``same``: the blobs of the loaded entry's parts
     this run took whole (``reused_parts``), written as they were."""
     same = dict(same or {}, outcome=outcome)
@@ -307,7 +307,7 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], in_te
             fixture_users: Dict[str, Set[str]], node_ids: List[str], effects: Dict[str, tuple]) -> str:
     """What HT301-HT304 read besides the collection state: the test tree's files, the project
     functions they look into (``lru_cache``d ones), the bodies imports after collection ran,
-    the project functions' effects (``effects``: per module, from ``pollution.function_effects``),
+    the project functions' effects (``effects``: per module, from ``effects.function_effects``),
     which fixtures each test used (``fixture_users``) and the tests (``node_ids``). The modules
     HT3xx's own imports run code of are known after it ran: ``ht3_reusable`` checks them."""
     h = hashlib.sha256(digest.encode())
