@@ -7,7 +7,7 @@ import pytest
 
 import hermetic.engine.cache as C
 import hermetic.engine.parallel as P
-from hermetic.engine import reuse
+from hermetic.engine import entry, reuse
 from hermetic.api import run_check
 from hermetic.report.text import to_json
 
@@ -296,7 +296,7 @@ def test_a_body_that_starts_changing_module_state_is_reported(tmp_path, no_whole
 
 
 def test_effects_of_unchanged_modules_come_from_the_entry(tmp_path, monkeypatch, no_whole_run_hits):
-    import hermetic.analyse.pollution as PO
+    import hermetic.analyse.effects as PO
 
     project = _write(tmp_path / "p", REGISTRY_APP)
     _run(project)
@@ -331,8 +331,8 @@ def test_a_run_that_reused_every_result_writes_the_runs_as_they_were(tmp_path, m
     [path] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
     before = reuse.loads(path.read_bytes())
     dumped = []
-    real = reuse.pickle.dumps
-    monkeypatch.setattr(reuse.pickle, "dumps", lambda obj, **kw: dumped.append(sorted(obj)) or real(obj, **kw))
+    real = entry.pickle.dumps
+    monkeypatch.setattr(entry.pickle, "dumps", lambda obj, **kw: dumped.append(sorted(obj)) or real(obj, **kw))
     io = project / "src/app/io.py"
     io.write_text(io.read_text() + "\n\ndef read_c():\n    return 3\n")
     second = _run(project)
@@ -364,8 +364,8 @@ def test_a_new_sweep_root_pickles_the_sweep_and_keeps_the_tests_blob(tmp_path, m
     before = reuse.load_parts(reuse.loads(path.read_bytes()))
     assert before["sweep"]
     dumped = []
-    real = reuse.pickle.dumps
-    monkeypatch.setattr(reuse.pickle, "dumps", lambda obj, **kw: dumped.append(obj) or real(obj, **kw))
+    real = entry.pickle.dumps
+    monkeypatch.setattr(entry.pickle, "dumps", lambda obj, **kw: dumped.append(obj) or real(obj, **kw))
     io = project / "src/app/io.py"
     io.write_text(io.read_text() + "\n\ndef write_c():\n    open(BASE, 'w').write('c')\n")
     second = _run(project)

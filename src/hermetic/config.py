@@ -17,6 +17,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.9/3.10 only
     import tomli as tomllib
 
+from .discover.patterns import gitignore_spec
+from .rules.registry import RULES
+
 CATEGORIES = ("connection", "file", "env", "clock", "network", "subprocess")
 DEFAULT_EXCLUDES = (".git", ".venv", "venv", ".tox", ".nox", "build", "dist", "node_modules",
                     "site-packages", ".hermetic_cache")
@@ -120,8 +123,6 @@ MAX_FILE_TIMEOUT = 86_400   # seconds
 def rule_codes(values: List[str], where: str, empty_ok: bool = True) -> List[str]:
     """``values`` checked as rule codes or prefixes of them (``HT``, ``HT1``, ``HT102``); raises
     ConfigError naming ``where`` for one that selects no rule (a misspelt or lower-case code)."""
-    from .rules.registry import RULES
-
     if not values and not empty_ok:
         raise ConfigError(f"{where}: no rule code given")
     for v in values:
@@ -134,8 +135,6 @@ def rule_codes(values: List[str], where: str, empty_ok: bool = True) -> List[str
 
 def _check_patterns(patterns: List[str], where: str) -> None:
     """Raise ConfigError naming ``where`` for a pattern gitignore syntax does not allow."""
-    from .discover.project import gitignore_spec
-
     for p in patterns:
         try:
             gitignore_spec([p])

@@ -5,7 +5,9 @@ test module's top level is scanned for mutations of process-wide state; a mutati
 restored when the same function puts the same thing back in a ``finally`` block, after a
 fixture's ``yield``, in ``tearDown``/``addCleanup``, or through monkeypatch / patch.dict
 (which are not mutations at all). Names are resolved through the module's imports with
-the interpreter's static evaluation.
+the interpreter's static evaluation. A call of a project function that changes its own
+module's state counts as the change, anchored at the call (``effects``: what each such
+function changes).
 """
 from __future__ import annotations
 
@@ -15,11 +17,12 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.unparse import calls_in
+# the effects of project functions: computed there, looked up by the walk; ``function_effects``
+# and ``effects_of`` stay importable from here
+from .effects import CONTAINER_METHODS, effects_of, function_effects, is_container, locals_of  # noqa: F401
 from .values import V
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
-_CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
-                      "discard", "popitem", "__setitem__", "__delitem__"}
 # the container methods whose first argument names the one entry they change
 _ITEM_METHODS = {"pop", "setdefault", "__setitem__", "__delitem__", "add", "remove", "discard"}
 _SYSPATH_METHODS = {"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"}
@@ -70,6 +73,20 @@ def _restored(sc: Scan, key: tuple, item: object = "*") -> None:
         sc.teardown.add((key, item))
 
 
+@dataclass
+class _Walk:
+    """What one walk over a function's (or a module's) statements carries to every statement
+    and call it visits: where names resolve, what it found so far, and what it has seen."""
+
+    ip: I.Interp
+    frame: I.Frame
+    sc: Scan
+    effects: Dict[str, Set[tuple]]   # project function qualname -> what it changes (``effects``)
+    # variables holding a saved value (a restore puts it back), "patcher:NAME" for a patcher
+    saved: Set[str] = field(default_factory=set)
+    after_yield: list = field(default_factory=lambda: [False])   # a cell: past the fixture's yield
+
+
 def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
     """The restores (``Scan.restored_items``) any of which puts back what ``m`` changed: the
     same key whole, the same entry of a module container, all of os.environ / sys.modules.
@@ -86,15 +103,14 @@ def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
 
 def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
                   effects: Dict[str, Set[tuple]]) -> List[Mutation]:
-    """The unrestored mutations of one function of test code."""
+    """The unrestored mutations of one function of test code (a fixture's too: ``is_fixture``
+    does not change the scan)."""
     frame = _function_frame(ip, f, mod)
     sc = Scan()
-    saved: Set[str] = set()
     for dexpr, _line in f["decorators"]:
         if dexpr[0] == "call":
             sc.protected |= _protected_by(ip, dexpr, frame)
-    _walk(ip, f["body"], frame, sc, saved, in_restore=False, is_fixture=is_fixture, effects=effects,
-          after_yield=[False])
+    _walk(_Walk(ip, frame, sc, effects), f["body"], in_restore=False)
     restores = sc.restores | teardown_restores
     out = []
     seen_keys: Set[tuple] = set()
@@ -129,7 +145,7 @@ def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation
     for st in summary["body"]:
         if st[0] in ("def", "class"):
             continue
-        _walk(ip, [st], frame, sc, set(), in_restore=False, is_fixture=False, effects=effects, after_yield=[False])
+        _walk(_Walk(ip, frame, sc, effects), [st], in_restore=False)
     return [m for m in sc.mutations if m.key not in sc.restores]
 
 
@@ -144,7 +160,7 @@ def teardown_restores(ip: I.Interp, funcs: List[Tuple[dict, str]]) -> Set[tuple]
 def _teardown_scan(ip: I.Interp, f: dict, mod: str) -> Scan:
     frame = _function_frame(ip, f, mod)
     sc = Scan()
-    _walk(ip, f["body"], frame, sc, set(), in_restore=True, is_fixture=False, effects={}, after_yield=[False])
+    _walk(_Walk(ip, frame, sc, {}), f["body"], in_restore=True)
     return sc
 
 
@@ -156,152 +172,19 @@ def fixture_restores(ip: I.Interp, f: dict, mod: str, finalizers: List[Tuple[dic
     frame = _function_frame(ip, f, mod)
     sc = Scan()
     sc.after = [False]
-    _walk(ip, f["body"], frame, sc, set(), in_restore=False, is_fixture=True, effects={}, after_yield=sc.after)
+    _walk(_Walk(ip, frame, sc, {}, after_yield=sc.after), f["body"], in_restore=False)
     out = set(sc.teardown)
     for g, gmod in finalizers:
         out |= _teardown_scan(ip, g, gmod).restored_items()
     return out
 
 
-def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
-                     prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
-    """Project (non-test) functions that mutate a module-level global or container of
-    their own module, directly: ``(qualname -> {("glob", module, NAME)}, per module)``.
-
-    A module's effects depend on its bodies (its content key in ``keys``) and on which of its
-    globals hold containers, nothing else: the per-module part, ``module -> (content key,
-    container names, {qualname: sorted keys})``, is what the per-test result cache keeps, and a
-    module whose two inputs match its entry in ``prev`` is not read again."""
-    containers = {mod: tuple(sorted(n for n, v in g.items() if _is_container(v)))
-                  for mod, g in ip.globals.items() if g}
-    return effects_of(ip.p, containers, keys, prev)
-
-
-def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys: Optional[Dict[str, str]] = None,
-               prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
-    """``function_effects`` from the names of each imported module's globals that hold
-    containers (``containers``: module -> sorted names; a module absent was not imported), as
-    an earlier run's per-module part records them for a run that imports nothing."""
-    from ..engine.cache import transient_bodies
-
-    out: Dict[str, Set[tuple]] = {}
-    per_module: Dict[str, tuple] = {}
-    keys, prev = keys or {}, prev or {}
-    by_module: Dict[str, List[tuple]] = {}
-    for qn, (f, mod) in program.functions.items():
-        if not program.in_test.get(mod, False) and mod in containers:
-            by_module.setdefault(mod, []).append((qn, f))
-    # every project function's body, read once, module by module (no interpreter runs here, so
-    # what the scope reads is the scan's own)
-    with transient_bodies() as scope:
-        for mod, funcs in by_module.items():
-            held = containers[mod]
-            key = keys.get(mod)
-            old = prev.get(mod)
-            if key is not None and isinstance(old, tuple) and len(old) == 3 and old[0] == key \
-                    and old[1] == held:
-                found = old[2]
-            else:
-                scope.release()
-                found = {}
-                names = set(held)
-                for qn, f in funcs:
-                    fx = _direct_effects(f, mod, names)
-                    if fx:
-                        found[qn] = sorted(fx)
-            per_module[mod] = (key, held, found)
-            for qn, fx in found.items():
-                out[qn] = set(fx)
-    return out, per_module
-
-
-def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
-    """``f``'s direct writes to its module's state; ``containers``: the module's globals
-    holding containers."""
-    declared = set()
-    keys: Set[tuple] = set()
-    for st in _flat(f["body"]):
-        if st[0] == "global":
-            declared |= set(st[1])
-    for st in _flat(f["body"]):
-        if st[0] == "assign":
-            for t in st[1]:
-                if t[0] == "name" and t[1] in declared:
-                    keys.add(("glob", mod, t[1]))
-                elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in containers and t[1][1] not in _locals(f):
-                    keys.add(("glob", mod, t[1][1]))
-        elif st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and \
-                st[1][1][2] in ("insert", "append", "extend") and I._decorator_name(st[1][1][1]) == "sys.path":
-            keys.add(("syspath",))
-        elif st[0] == "expr" and st[1][0] == "call":
-            fn = st[1][1]
-            if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS and fn[1][0] == "name" \
-                    and fn[1][1] in containers and fn[1][1] not in _locals(f):
-                keys.add(("glob", mod, fn[1][1]))
-    # a global the function sets and puts back in its own finally: no change survives the call
-    keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
-    return keys
-
-
-def _reset_in_finally(stmts) -> Set[str]:
-    """Names assigned in the ``finally`` blocks of these statements (at any depth)."""
-    out: Set[str] = set()
-    for st in _flat(stmts):
-        if st[0] == "try":
-            for inner in _flat(st[4]):
-                if inner[0] == "assign":
-                    out |= {t[1] for t in inner[1] if t[0] == "name"}
-    return out
-
-
-def _is_container(v: V) -> bool:
-    """A module global known to hold a list, dict or set (not a proxy or other object)."""
-    return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms)
-
-
-def _locals(f: dict) -> Set[str]:
-    """Names a function binds (its parameters and assigned names), less those it declares global."""
-    names = {p[0] for p in f["params"]}
-    declared: Set[str] = set()
-    for st in _flat(f["body"]):
-        if st[0] == "assign":
-            todo = list(st[1])
-            while todo:
-                t = todo.pop()
-                if t[0] == "name":
-                    names.add(t[1])
-                elif t[0] == "tuple":
-                    todo.extend(t[1])
-        elif st[0] == "global":
-            declared |= set(st[1])
-    return names - declared
-
-
 def _function_frame(ip: I.Interp, f: dict, mod: str) -> I.Frame:
     """A scan frame where the function's own variables shadow module names (``consumer =
     Consumer()`` in a test is not the imported ``consumer`` module)."""
     fr = _frame(ip, mod)
-    fr.locals = {name: I.EMPTY for name in _locals(f)}
+    fr.locals = {name: I.EMPTY for name in locals_of(f)}
     return fr
-
-
-def _flat(stmts):
-    for st in stmts:
-        yield st
-        k = st[0]
-        if k == "if":
-            yield from _flat(st[2])
-            yield from _flat(st[3])
-        elif k in ("for", "while"):
-            yield from _flat(st[3] if k == "for" else st[2])
-        elif k == "try":
-            yield from _flat(st[1])
-            for _n, b in st[2]:
-                yield from _flat(b)
-            yield from _flat(st[3])
-            yield from _flat(st[4])
-        elif k == "with":
-            yield from _flat(st[2])
 
 
 def _frame(ip: I.Interp, mod: str) -> I.Frame:
@@ -349,22 +232,24 @@ def _project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) ->
         for a in base.refs():
             if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
                 g = ip.globals.get(a[1], {})
-                if container and not (e[2] in g and _is_container(g[e[2]])):
+                if container and not (e[2] in g and is_container(g[e[2]])):
                     return None
                 return a[1], e[2]
     return None
 
 
-def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixture: bool, effects,
-          after_yield) -> None:
+def _walk(w: _Walk, stmts, in_restore: bool) -> None:
+    """Note the mutations and restores of ``stmts`` in ``w.sc``; ``in_restore``: inside a
+    ``finally`` block or a teardown method, where a change counts as a restore."""
+    ip, frame, sc, saved = w.ip, w.frame, w.sc, w.saved
     for st in stmts:
         k = st[0]
-        restoring = in_restore or after_yield[0]
+        restoring = in_restore or w.after_yield[0]
         if k == "assign":
             for t in st[1]:
-                _assign(ip, t, st[2], st, frame, sc, saved, restoring)
+                _assign(w, t, st[2], st, restoring)
             if st[2][0] == "call":
-                _call(ip, st[2], frame, sc, saved, restoring, effects)
+                _call(w, st[2], restoring)
             if _is_env_read(ip, st[2], frame) or st[2][0] in ("name", "attr", "call", "seq", "sub"):
                 for t in st[1]:
                     if t[0] == "name":
@@ -376,39 +261,39 @@ def _walk(ip, stmts, frame, sc: Scan, saved: Set[str], in_restore: bool, is_fixt
                     elif t[0] == "attr" and t[1][0] == "name" and t[1][1] == "self":
                         saved.add("patcher:self." + t[2])
         elif k == "del":
-            _delete(ip, st[1], st, frame, sc, restoring)
+            _delete(w, st[1], st, restoring)
         elif k == "expr":
             e = st[1]
             if e[0] == "yield":
-                after_yield[0] = True
+                w.after_yield[0] = True
                 continue
             if e[0] == "call":
-                _call(ip, e, frame, sc, saved, restoring, effects)
+                _call(w, e, restoring)
             else:   # calls inside an assert, a comparison, ...
                 for call in calls_in(e):
-                    _call(ip, call, frame, sc, saved, restoring, effects)
+                    _call(w, call, restoring)
         elif k == "if":
-            _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
-            _walk(ip, st[3], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(w, st[2], in_restore)
+            _walk(w, st[3], in_restore)
         elif k in ("for", "while"):
-            _walk(ip, st[3] if k == "for" else st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(w, st[3] if k == "for" else st[2], in_restore)
         elif k == "try":
-            _walk(ip, st[1], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(w, st[1], in_restore)
             for _n, b in st[2]:
-                _walk(ip, b, frame, sc, saved, in_restore, is_fixture, effects, after_yield)
-            _walk(ip, st[3], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
-            _walk(ip, st[4], frame, sc, saved, True, is_fixture, effects, after_yield)
+                _walk(w, b, in_restore)
+            _walk(w, st[3], in_restore)
+            _walk(w, st[4], True)
         elif k == "with":
             added: Set[tuple] = set()
             for item, _t in st[1]:
                 if item[0] == "call":
-                    _call(ip, item, frame, sc, saved, restoring, effects, as_context=True)
+                    _call(w, item, restoring, as_context=True)
                     added |= _protected_by(ip, item, frame) - sc.protected
             sc.protected |= added
-            _walk(ip, st[2], frame, sc, saved, in_restore, is_fixture, effects, after_yield)
+            _walk(w, st[2], in_restore)
             sc.protected -= added
         elif k == "return" and st[1] is not None and st[1][0] == "call":
-            _call(ip, st[1], frame, sc, saved, restoring, effects)
+            _call(w, st[1], restoring)
 
 
 def _is_env_read(ip, e, frame) -> bool:
@@ -425,7 +310,9 @@ def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
     sc.mutations.append(m)
 
 
-def _assign(ip, t, value, st, frame, sc, saved, restoring) -> None:
+def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
+    """An assignment of ``value`` to the target ``t`` (statement ``st``)."""
+    ip, frame, sc, saved = w.ip, w.frame, w.sc, w.saved
     line = st[3]
     pos = (line, 1, line, 1)
     value_saved = value[0] == "name" and value[1] in saved or value[0] in ("sub", "call") and restoring or (
@@ -476,7 +363,9 @@ def _import_literal(ip: I.Interp, mod: str, name: str):
     return None
 
 
-def _delete(ip, t, st, frame, sc, restoring) -> None:
+def _delete(w: _Walk, t, st, restoring: bool) -> None:
+    """``del`` of the target ``t`` (statement ``st``)."""
+    ip, frame, sc = w.ip, w.frame, w.sc
     line = st[2]
     pos = (line, 1, line, 1)
     if t[0] == "sub":
@@ -502,7 +391,9 @@ def _delete(ip, t, st, frame, sc, restoring) -> None:
             _restored(sc, ("glob",) + g)
 
 
-def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None:
+def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
+    """A call expression ``e``; ``as_context``: the call of a ``with`` item."""
+    ip, frame, sc, saved, effects = w.ip, w.frame, w.sc, w.saved, w.effects
     pos = tuple(e[4])
     fn = e[1]
     callee = _resolve(ip, fn, frame)
@@ -532,12 +423,12 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             if a[0] == "lambda":
                 sc.finalizing += 1
                 for inner in calls_in(a[2]):
-                    _call(ip, inner, frame, sc, saved, True, effects)
+                    _call(w, inner, True)
                 sc.finalizing -= 1
         # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments
         if fn[2] in ("addCleanup", "callback") and args and args[0][0] in ("attr", "name"):
             sc.finalizing += 1
-            _call(ip, ("call", args[0], list(args[1:]), e[3], e[4]), frame, sc, saved, True, effects)
+            _call(w, ("call", args[0], list(args[1:]), e[3], e[4]), True)
             sc.finalizing -= 1
         for a in args:
             if a[0] == "attr" and a[2] == "stop":
@@ -584,7 +475,7 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             _add(sc, Mutation("HT304", ("syspath",), pos, f"sys.path.{meth}(...)", meth in ("remove", "pop")),
                  restoring)
             return
-        if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in _CONTAINER_METHODS:
+        if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in CONTAINER_METHODS:
             meth = n.rsplit(".", 1)[1]
             key = args[0][1] if meth in ("pop", "setdefault") and args and args[0][0] == "lit" else "*"
             _add(sc, Mutation("HT304", ("sysmod", key), pos, f"{n}(...)", True), restoring)
@@ -595,7 +486,7 @@ def _call(ip, e, frame, sc, saved, restoring, effects, as_context=False) -> None
             _add(sc, Mutation("HT304", key, pos, f"{n}(...)", is_restore), restoring)
             return
     # a project module's container or global
-    if fn[0] == "attr" and fn[2] in _CONTAINER_METHODS:
+    if fn[0] == "attr" and fn[2] in CONTAINER_METHODS:
         g = _project_global(ip, fn[1], frame, container=True)
         if g is not None:
             item = args[0][1] if fn[2] in _ITEM_METHODS and args and args[0][0] == "lit" else None
@@ -656,7 +547,7 @@ def restores_of(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
     """What a function puts back (in ``finally`` blocks and after a fixture's ``yield``)."""
     frame = _function_frame(ip, f, mod)
     sc = Scan()
-    _walk(ip, f["body"], frame, sc, set(), in_restore=False, is_fixture=True, effects={}, after_yield=[False])
+    _walk(_Walk(ip, frame, sc, {}), f["body"], in_restore=False)
     return sc.restores
 
 

@@ -3,64 +3,27 @@
 For each test: import-time code of its module and conftest chain (once, at collection),
 xunit/unittest set-up, fixtures in pytest's order (autouse first, dependencies before
 dependants, nearest definition of a name wins), decorators' substitutes, then the body.
+
+``Runner`` collects and runs the tests; the pieces it strings together live beside it: what a
+run is and yields (``runs``), fixtures (``fixtures``), marks and parametrize (``parametrize``)
+and the HT201 sweep (``sweep``). Their names stay importable from here.
 """
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Set
 
 from . import interp as I
-from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of, union
+from .fixtures import SCOPE_RANK, FixtureDef, FixtureScope, fixture_decorator
+from .parametrize import marks_of, parametrize_values
+from .runs import SweepRun, TestItem, TestRun, start_run
+from .sweep import sweep_each, sweep_modules, sweep_roots_in
+from .values import DOUBLE_V, EMPTY, UNKNOWN_V, V, of
 
-
-@dataclass
-class FixtureDef:
-    name: str
-    qualname: str
-    module: str
-    autouse: bool
-    scope: str
-    params: Optional[list]         # the params= expression (IR) or None
-    cls: Optional[str] = None
-
-
-@dataclass
-class TestItem:
-    node_id: str
-    module: str
-    path: str
-    qualname: str                  # function qualname (module.Class.test)
-    display: str                   # Class.test or test
-    cls: Optional[str]             # class qualname for methods
-    def_line: int
-    unittest: bool = False
-    markers: Set[str] = field(default_factory=set)
-
-
-@dataclass
-class TestRun:
-    item: TestItem
-    events: List[I.SinkEvent]
-    escapes: List[tuple] = field(default_factory=list)   # HT202 candidates
-    misses: List[tuple] = field(default_factory=list)    # HT205 candidates
-    consumed: Set[tuple] = field(default_factory=set)    # import-time reads whose values it uses
-    marks: List[tuple] = field(default_factory=list)     # HT4xx: guard calls and side effects, in order
-    fixtures: Set[str] = field(default_factory=set)      # qualnames of the fixtures it used
-    # what the result depends on and what it adds to the suite's lists (the per-test result cache)
-    deps: int = 0                                         # modules whose code it ran (``Interp.files`` bits)
-    unresolved: Dict[tuple, str] = field(default_factory=dict)   # its unresolved-call notes
-    touched: List[str] = field(default_factory=list)     # modules imported after collection that it imported
-    import_events: List[I.SinkEvent] = field(default_factory=list)   # import-time events of its run
-
-
-def sweep_roots_in(program: I.Program, modules: Set[str]) -> List[str]:
-    """The HT201 sweep's roots among ``modules``: their project (not test-tree) functions, but
-    those defined inside functions, by qualified name."""
-    functions, in_test = program.functions, program.in_test
-    return [qn for qn in sorted(functions)
-            if ".<locals>." not in qn and functions[qn][1] in modules and not in_test.get(functions[qn][1], False)]
+__all__ = ["FixtureDef", "FixtureScope", "Runner", "SweepRun", "TestItem", "TestRun", "start_run",
+           "sweep_roots_in"]
 
 
 class Runner:
@@ -143,21 +106,7 @@ class Runner:
         return out
 
     def _fixture_decorator(self, f, mod):
-        for dexpr, _line in f["decorators"]:
-            name = self.static_name(dexpr, mod)
-            if name in ("pytest.fixture", "pytest.yield_fixture", "pytest_asyncio.fixture", "_pytest.fixtures.fixture",
-                        "fixture") or name.endswith(".fixture"):
-                kw = {}
-                if dexpr[0] == "call":
-                    kw = {k: v for k, v in dexpr[3]}
-                fname = kw.get("name")
-                fname = fname[1] if fname and fname[0] == "lit" else None
-                autouse = kw.get("autouse")
-                autouse = bool(autouse and autouse[0] == "lit" and autouse[1] is True)
-                scope = kw.get("scope")
-                scope = scope[1] if scope and scope[0] == "lit" else "function"
-                return fname, autouse, scope, kw.get("params")
-        return None
+        return fixture_decorator(f, mod, self.static_name)
 
     # ------------------------------------------------------------------ collection
     def _match(self, name: str, patterns: List[str]) -> bool:
@@ -260,10 +209,10 @@ class Runner:
                     deco_atoms.extend(self._eval_decorator(dexpr, cmod))
                 pm = ip.class_attr(cq, "pytestmark")
                 if pm is not None:
-                    marks.extend(_marks(pm))
+                    marks.extend(marks_of(pm))
         pm = ip.globals.get(item.module, {}).get("pytestmark")
         if pm is not None:
-            marks.extend(_marks(pm))
+            marks.extend(marks_of(pm))
         for dexpr, _l in reversed(test_fn["decorators"]):
             deco_atoms.extend(self._eval_decorator(dexpr, item.module))
         marks.extend(a for a in deco_atoms if a[0] == "mark")
@@ -277,7 +226,7 @@ class Runner:
                     if s:
                         usefixtures.append(s)
             elif m[1] == "parametrize" and len(m[2]) >= 2:
-                param_values.update(_parametrize(m[2][0], m[2][1]))
+                param_values.update(parametrize_values(m[2][0], m[2][1]))
             elif m[1] in ("disable_socket", "vcr", "block_network", "default_cassette"):
                 ip.ctx.net = ip.ctx.net | {"*"}
             elif m[1] in ("freeze_time",):
@@ -316,7 +265,7 @@ class Runner:
                                      self_atom=self_atom)
 
         # fixtures
-        fx = _FixtureScope(self, item, chain)
+        fx = FixtureScope(self.ip, self.fixture_defs, self.config, item, chain)
         params = [p for p in test_fn["params"]]
         if item.cls and params and params[0][1] == "pos":
             params = params[1:]
@@ -324,18 +273,16 @@ class Runner:
         # pytest sorts the fixture closure by scope, higher first; within a scope autouse
         # fixtures, then usefixtures, then the test's parameters, in order. A module-scoped
         # fixture the test requests is set up before a function-scoped autouse one.
-        rank = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
-
         def scope_rank(name: str) -> int:
             d = fx.find(name)
-            return rank.get(d.scope, 4) if d is not None else 4
+            return SCOPE_RANK.get(d.scope, 4) if d is not None else 4
 
         order = [(scope_rank(n), 0, i, n, False) for i, n in enumerate(fx.autouse_names())]
         order += [(scope_rank(n), 1, i, n, False) for i, n in enumerate(usefixtures)]
         for i, prm in enumerate(params):
             d = fx.find(prm[0]) if i >= n_mock and prm[0] not in param_values else None
-            if d is not None and rank.get(d.scope, 4) < 4:
-                order.append((rank[d.scope], 2, i, prm[0], True))
+            if d is not None and SCOPE_RANK.get(d.scope, 4) < 4:
+                order.append((SCOPE_RANK[d.scope], 2, i, prm[0], True))
         for _r, _g, _i, name, with_params in sorted(order):
             if with_params:
                 fx.get(name, param_values)
@@ -408,33 +355,11 @@ class Runner:
         for qn in run.fixtures:
             self.fixture_users.setdefault(qn, set()).add(run.item.node_id)
 
-    def _sweep_modules(self) -> Set[str]:
-        """Modules that bind a path-like constant computed at import (an HT201 candidate),
-        and the modules that import them: the only places the sweep needs to look."""
-        ip = self.ip
-        holders = set()
-        for mod, g in ip.globals.items():
-            for v in g.values():
-                if any(o.kind == "module-constant" and o.module == mod and o.inner
-                       and not all(i.kind == "literal" for i in o.inner) for o in v.origins()):
-                    holders.add(mod)
-                    break
-        if not holders:
-            return set()
-        out = set(holders)
-        for mod, s in self.p.summaries.items():
-            if s["module"] != mod:
-                continue
-            targets = set(self.imports_of(mod).values())
-            if any(t in holders or t.rsplit(".", 1)[0] in holders for t in targets):
-                out.add(mod)
-        return out
-
     def sweep_roots(self) -> List[str]:
         """The functions the HT201 sweep runs, in the order it runs them: the functions of
         project code (not of the test tree) in modules that bind a computed constant or import
         one that does. Depends only on the modules imported so far (``ip.globals``)."""
-        self.swept_modules = self._sweep_modules()
+        self.swept_modules = sweep_modules(self.ip, self.imports_of)
         for m in self.swept_modules:
             self.swept_globals.setdefault(m, set()).update(self.ip.globals.get(m, ()))
         return sweep_roots_in(self.p, self.swept_modules)
@@ -445,37 +370,9 @@ class Runner:
         redirect (HT201). The memo is emptied before and after unless ``keep_memo``."""
         return [e for r in self.sweep_each(roots, keep_memo) for e in r.events]
 
-    def sweep_each(self, roots: Optional[List[str]] = None, keep_memo: bool = False) -> List["SweepRun"]:
+    def sweep_each(self, roots: Optional[List[str]] = None, keep_memo: bool = False) -> List[SweepRun]:
         """``sweep``, root by root: what each found and what its result depends on."""
-        ip = self.ip
-        out: List[SweepRun] = []
-        if not keep_memo:
-            ip.clear_memo()   # keys hold the sweep flag: no test's entry can be reused (memory)
-        ip.ctx = I.Ctx()
-        ip.import_time = False
-        ip.sweep = True
-        for qn in (self.sweep_roots() if roots is None else roots):
-            f, mod = self.p.functions[qn]
-            start_run(ip)
-            ip.ctx = I.Ctx()
-            ip.stack = []
-            self_atom = None
-            cls = f.get("class")
-            if cls:
-                self_atom = ("inst", ip.new_instance(cls))
-            frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<sweep>")
-            try:
-                ip.call_function(qn, [], {}, frame, self_atom=self_atom)
-            except RecursionError:
-                pass
-            # only file operations matter here (HT201): the rest is dropped root by root
-            out.append(SweepRun(qn, [e for e in ip.events if not e.import_time and e.category == "file"],
-                                ip.files, dict(ip.run_unresolved), sorted(ip.touched)))
-        start_run(ip)   # the last root's state goes too
-        if not keep_memo:
-            ip.clear_memo()
-        ip.sweep = False
-        return out
+        return sweep_each(self.ip, self.sweep_roots() if roots is None else roots, keep_memo)
 
     def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
         """The references a decorator expression evaluates to (marks, patchers, ...). Evaluated
@@ -514,260 +411,3 @@ def _names_bound(targets) -> List[str]:
     return out
 
 
-class _FixtureScope:
-    """Fixture resolution and instantiation for one test (each fixture once)."""
-
-    def __init__(self, runner: Runner, item: TestItem, chain: List[str]):
-        self.r = runner
-        self.item = item
-        self.cache: Dict[str, V] = {}
-        self.active: Set[str] = set()
-        self.used: Set[str] = set()   # qualnames of the fixtures set up
-        # nearest first: class (and bases), module, conftests (nearest dir first), plugins
-        layers: List[List[FixtureDef]] = []
-        if item.cls:
-            for cq in runner.ip.mro(item.cls):
-                cmod = runner.p.classes[cq][1]
-                layers.append(runner.fixture_defs(cmod).get(cq, []))
-        layers.append(runner.fixture_defs(item.module).get("", []))
-        for c in reversed(chain):
-            layers.append(runner.fixture_defs(c).get("", []))
-        for plugin in self._plugins([item.module] + chain):
-            layers.append(runner.fixture_defs(plugin).get("", []))
-        self.layers = layers
-
-    def _plugins(self, mods: List[str]) -> List[str]:
-        out = []
-        for m in mods:
-            v = self.r.ip.globals.get(m, {}).get("pytest_plugins")
-            if v is None:
-                continue
-            names = []
-            for a in v.ordered():
-                if isinstance(a, Origin):
-                    s = I._literal_str(of(a))
-                    if s:
-                        names.append(s)
-                elif a[0] == "seq":
-                    for x in a[2]:
-                        s = I._literal_str(x)
-                        if s:
-                            names.append(s)
-            for n in names:
-                if n in self.r.p.summaries and n not in out:
-                    self.r.ip.import_module(n)
-                    out.append(n)
-        return out
-
-    def known_names(self) -> Set[str]:
-        return {d.name for layer in self.layers for d in layer}
-
-    def autouse_names(self) -> List[str]:
-        seen: Dict[str, FixtureDef] = {}
-        order = []
-        for layer in reversed(self.layers):
-            for d in layer:
-                if d.autouse and d.name not in seen:
-                    seen[d.name] = d
-                    order.append(d.name)
-        # pytest: higher scopes first
-        rank = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
-        return sorted(order, key=lambda n: rank.get(self.find(n).scope if self.find(n) else "function", 4))
-
-    def find(self, name: str, below: Optional[FixtureDef] = None) -> Optional[FixtureDef]:
-        passed = below is None
-        for layer in self.layers:
-            for d in layer:
-                if d.name != name:
-                    continue
-                if not passed:
-                    if d is below:
-                        passed = True
-                    continue
-                return d
-        return None
-
-    def get(self, name: str, param_values: Optional[Dict[str, V]] = None, below: Optional[FixtureDef] = None) -> V:
-        ip = self.r.ip
-        if below is None and name in self.cache:
-            return self.cache[name]
-        if param_values and name in param_values:
-            return param_values[name]
-        d = self.find(name, below)
-        if d is None:
-            v = self._builtin(name)
-            if below is None:
-                self.cache[name] = v
-            return v
-        key = f"{name}@{d.qualname}"
-        self.used.add(d.qualname)
-        if key in self.active:
-            return UNKNOWN_V
-        self.active.add(key)
-        f, mod = self.r.p.functions[d.qualname]
-        loc: Dict[str, V] = {}
-        params = f["params"]
-        self_atom = None
-        if d.cls and params and params[0][1] == "pos":
-            self_atom = ("inst", ip.new_instance(d.cls))
-            loc[params[0][0]] = of(self_atom)
-            params = params[1:]
-        for prm in params:
-            pname, kind = prm[0], prm[1]
-            if kind in ("var", "varkw"):
-                continue
-            if pname == "request":
-                loc[pname] = of(("fixture", "request"))
-            elif pname == name:
-                loc[pname] = self.get(pname, None, below=d)
-            else:
-                loc[pname] = self.get(pname)
-        if d.params is not None:
-            mframe = I.Frame(module=mod, path=self.r.p.summaries[mod]["path"], name="<params>", in_test=True)
-            mframe.locals = {}
-            pv = ip.eval(d.params, mframe)
-            loc["__request_param__"] = ip._element(pv)
-        frame = I.Frame(module=mod, path=self.r.p.summaries[mod]["path"], name=d.qualname, line=f["line"],
-                        in_test=True, cls=d.cls)
-        frame.locals = loc
-        saved_stack = ip.stack
-        ip.stack = [frame]
-        ip.ran_code(mod)
-        try:
-            ip.exec_block(f["body"], frame)
-        except RecursionError:
-            pass
-        finally:
-            ip.stack = saved_stack
-        if f["generator"]:
-            v = frame.yields
-            if frame.yield_ctx is not None:
-                # the test runs at the yield: inside its `with freeze_time(...)`, patch, ...
-                ip.ctx = frame.yield_ctx
-        else:
-            v = frame.returns
-        if not v.atoms:
-            v = EMPTY
-        if name in (self.r.config.control_fixtures or []):
-            v = of(Origin("test-value", expr=name))
-        self.active.discard(key)
-        if below is None:
-            self.cache[name] = v
-        return v
-
-    def _builtin(self, name: str) -> V:
-        ip = self.r.ip
-        if name in (self.r.config.control_fixtures or []):
-            return of(Origin("test-value", expr=name))
-        if name in ("tmp_path", "tmpdir"):
-            return of(Origin("test-value", expr=name), is_path=True)
-        if name in ("tmp_path_factory", "tmpdir_factory"):
-            return of(("fixture", name))
-        if name == "monkeypatch":
-            return of(("fixture", "monkeypatch"))
-        if name in ("mocker", "module_mocker", "class_mocker", "session_mocker", "package_mocker"):
-            return of(("fixture", "mocker"))
-        if name == "request":
-            return of(("fixture", "request"))
-        if name in I._FREEZE_FIXTURES:
-            ip.ctx.frozen = True
-            return DOUBLE_V
-        if name in I._FS_FIXTURES:
-            ip.ctx.fs_fake = True
-            return DOUBLE_V
-        if name in I._SUBPROCESS_FIXTURES:
-            ip.ctx.subprocess_fake = True
-            return DOUBLE_V
-        if name in I._NET_FIXTURES:
-            lib = I._NET_FIXTURES[name]
-            if lib:
-                ip.ctx.net = ip.ctx.net | {lib}
-            return DOUBLE_V
-        if name in I._BUILTIN_FIXTURES_CONTROLLED:
-            return of(Origin("test-value", expr=name))
-        return UNKNOWN_V
-
-
-def _marks(v: V) -> List[tuple]:
-    out = []
-    for a in v.refs():
-        if a[0] == "mark":
-            out.append(a)
-        elif a[0] == "seq":
-            for x in a[2]:
-                out.extend(_marks(x))
-    return out
-
-
-def _parametrize(names_v: V, values_v: V) -> Dict[str, V]:
-    names: List[str] = []
-    s = I._literal_str(names_v)
-    if s is not None:
-        names = [n.strip() for n in s.split(",") if n.strip()]
-    else:
-        for a in names_v.refs():
-            if a[0] == "seq":
-                names = [I._literal_str(x) or "" for x in a[2]]
-    out: Dict[str, V] = {}
-    rows: List[V] = []
-    for a in values_v.ordered():
-        if isinstance(a, tuple) and a[0] == "seq":
-            rows.extend(a[2])
-        else:
-            rows = []
-            break
-    for i, n in enumerate(names):
-        if not n:
-            continue
-        if not rows:
-            out[n] = UNKNOWN_V
-            continue
-        vals = []
-        for row in rows:
-            if len(names) == 1:
-                vals.append(row)
-                continue
-            seqs = [x for x in row.refs() if x[0] == "seq"]
-            if seqs and i < len(seqs[0][2]):
-                vals.append(seqs[0][2][i])
-            else:
-                vals.append(UNKNOWN_V)
-        out[n] = union(vals)
-    return out
-
-
-@dataclass
-class SweepRun:
-    """One HT201 sweep root's run: its file events, and as ``TestRun`` what it depends on."""
-
-    root: str
-    events: List[I.SinkEvent]
-    deps: int = 0
-    unresolved: Dict[tuple, str] = field(default_factory=dict)
-    touched: List[str] = field(default_factory=list)
-
-
-def start_run(ip: I.Interp) -> None:
-    """Clear what the previous test (or sweep root) left: its events (import-time ones move to
-    ``ip.import_events``), its writes to module, class and import-time instance state (also
-    those of the modules it imported after collection), HT202/HT205 candidates, consumed reads,
-    S2 writes, guard marks, step count and instances. Instances live for one run, numbered from
-    the same base in every run. The write log restarts with them."""
-    ip.import_events.extend(e for e in ip.events if e.import_time)
-    ip.events = []
-    ip.undo_test_writes()   # each test starts from the state import left, whatever ran before it
-    ip.escapes, ip.escape_keys, ip.misses, ip.miss_keys = [], [], [], []
-    ip.consumed, ip.marks, ip.direct_env = [], [], []
-    ip.steps = 0
-    ip.cut_at = I.NO_CUT
-    ip.depth_cut = ip.budget_hit = False
-    ip.reach, ip.calls, ip.reads, ip.greads = 0, 0, 0, 0
-    ip.files, ip.run_unresolved, ip.unres_log = 0, {}, []
-    ip.shared_roots = []
-    ip.touched = set()
-    ip.collected = True   # imports from now on are imports after collection
-    heap = ip.heap
-    for iid in range(I.TEST_HEAP_BASE, max(ip.next_id, I.TEST_HEAP_BASE)):   # a run's ids are consecutive
-        heap.pop(iid, None)
-    ip.next_id = I.TEST_HEAP_BASE
-    ip.wlog = []

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from ..config import DEFAULT_EXCLUDES, Config, PytestConfig
+from .patterns import gitignore_spec
 
 
 @dataclass(eq=False)
@@ -208,15 +209,3 @@ def _module_names(p: Path, root: Path, import_roots: List[Path], has_init: Dict[
         if stem.isidentifier():
             names.append(stem)
     return names
-
-
-def gitignore_spec(patterns: List[str]):
-    """``patterns`` (gitignore syntax) as one ``pathspec.PathSpec``; raises pathspec's error for
-    a pattern the syntax does not allow (``config`` turns that into a ConfigError)."""
-    import warnings
-
-    import pathspec
-
-    with warnings.catch_warnings():   # newer pathspec calls the "gitwildmatch" name deprecated
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return pathspec.PathSpec.from_lines("gitwildmatch", patterns)

@@ -15,10 +15,14 @@ import marshal
 import os
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from .. import __version__
+from ..summarise.bodies import LAZY_KEYS, Bodies, LazyFunction
+# ``bodies_of`` and ``transient_bodies`` stay importable from here (``check`` imports them so)
+from ..summarise.bodies import bodies_of, transient_bodies  # noqa: F401
 from ..summarise.extract import SUMMARY_VERSION
+from .entry import dumps, loads
 
 CACHE_DIR = ".hermetic_cache"
 _PY = f"{sys.version_info[0]}.{sys.version_info[1]}/{marshal.version}"   # the format of the cached bytes
@@ -67,7 +71,7 @@ def serialize(summary: dict) -> bytes:
         if isinstance(obj.get("functions"), dict):
             bodies = {qn: (f["body"], f.get("body_digest", "")) for qn, f in obj["functions"].items()}
             head = dict(obj)
-            head["functions"] = {qn: {k: v for k, v in f.items() if k not in _LAZY_KEYS}
+            head["functions"] = {qn: {k: v for k, v in f.items() if k not in LAZY_KEYS}
                                  for qn, f in obj["functions"].items()}
             return b"L" + marshal.dumps((head, marshal.dumps(bodies)))
         return b"M" + marshal.dumps(obj)
@@ -83,7 +87,7 @@ def deserialize(data: bytes) -> Optional[dict]:
             if not isinstance(head, dict) or not isinstance(bodies, bytes) or not isinstance(
                     head.get("functions"), dict):
                 return None
-            store = _Bodies(bodies)
+            store = Bodies(bodies)
             head["functions"] = store.functions = {qn: LazyFunction(f, store)
                                                    for qn, f in head["functions"].items()}
             obj = head
@@ -96,121 +100,6 @@ def deserialize(data: bytes) -> Optional[dict]:
     except (ValueError, EOFError, TypeError, RecursionError):
         return None
     return obj if _is_summary(obj) else None
-
-
-_LAZY_KEYS = ("body", "body_digest")   # a function entry's items kept with its module's bodies
-_SCOPES: List[List["_Bodies"]] = []   # open ``transient_bodies`` scopes, innermost last
-
-
-class _Bodies:
-    """A module's function bodies as marshal bytes until one of them is first read."""
-
-    __slots__ = ("data", "functions", "loaded")
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.functions: Dict[str, "LazyFunction"] = {}
-        self.loaded = False
-
-    def load(self) -> None:
-        if self.loaded:
-            return
-        self.loaded = True
-        try:
-            bodies = marshal.loads(self.data)
-        except (ValueError, EOFError, TypeError):
-            bodies = {}
-        if not isinstance(bodies, dict):
-            bodies = {}
-        for qn, f in self.functions.items():
-            body, digest = bodies.get(qn, ((), ""))
-            dict.__setitem__(f, "body", body)
-            dict.__setitem__(f, "body_digest", digest)
-        if _SCOPES:
-            _SCOPES[-1].append(self)
-
-    def evict(self) -> None:
-        """Drop the bodies again (read anew when next used)."""
-        if self.loaded:
-            self.loaded = False
-            for f in self.functions.values():
-                dict.pop(f, "body", None)
-                dict.pop(f, "body_digest", None)
-
-
-def bodies_of(summary: dict) -> Optional[_Bodies]:
-    """The lazily read bodies of a loaded summary (None for one read whole)."""
-    for f in summary["functions"].values():
-        return getattr(f, "_store", None)
-    return None
-
-
-class transient_bodies:
-    """A scope whose first reads of function bodies are undone when it ends (and at each
-    ``release``): for a rule that looks into every function once, module by module, so the
-    bodies it reads do not all stay in memory (Django's test tree: 110 MiB)."""
-
-    def __enter__(self) -> "transient_bodies":
-        _SCOPES.append([])
-        return self
-
-    def release(self) -> None:
-        for store in _SCOPES[-1]:
-            store.evict()
-        _SCOPES[-1].clear()
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-        _SCOPES.pop()
-
-
-class LazyFunction(dict):
-    """A summary's function entry whose ``"body"`` is read on first use: a run needs the
-    bodies of the functions it runs and the rules look into, not of every function of every
-    module (pytest's tree: 60% of the summaries' bytes). ``f["body"]`` reads it, and so does
-    anything that visits every item; ``get`` and ``in`` stay the plain dict's (they are on
-    the interpreter's hot path), so ``f.get("body")`` is None until the body is read."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, entry: dict, store: _Bodies) -> None:
-        super().__init__(entry)
-        self._store = store
-
-    def __missing__(self, key):
-        if key not in _LAZY_KEYS:
-            raise KeyError(key)
-        self._store.load()
-        return dict.__getitem__(self, key)
-
-    # whatever may look at every item sees the body too (generic walks over a summary)
-    def _all(self) -> "LazyFunction":
-        if not self._store.loaded:
-            self._store.load()
-        return self
-
-    def __iter__(self):
-        return dict.__iter__(self._all())
-
-    def __eq__(self, other) -> bool:
-        return dict.__eq__(self._all(), other)
-
-    __hash__ = None
-
-    def keys(self):
-        return dict.keys(self._all())
-
-    def values(self):
-        return dict.values(self._all())
-
-    def items(self):
-        return dict.items(self._all())
-
-    def copy(self) -> dict:
-        return dict(dict.items(self._all()))
-
-    def __reduce__(self):   # a plain dict with its body, wherever it is pickled to
-        return (dict, (dict(self._all()),))
 
 
 _LEAF_TYPES = (str, int, type(None))   # exact types: not bool, since (True,) == (1,) would share
@@ -430,11 +319,10 @@ class SummaryCache:
             self.enabled = False
 
     def get_analysis(self, scope: str) -> Optional[dict]:
-        """The per-test result cache entry of the configuration ``scope`` (``hermetic.engine.reuse``)."""
+        """The per-test result cache entry of the configuration ``scope`` (``hermetic.engine.reuse``;
+        its bytes: ``hermetic.engine.entry``)."""
         if not self.enabled:
             return None
-        from .reuse import loads
-
         try:
             data = (self.dir / "analysis" / f"{scope}.bin").read_bytes()
         except OSError:
@@ -444,8 +332,6 @@ class SummaryCache:
     def put_analysis(self, scope: str, entry: dict) -> None:
         if not self.enabled:
             return
-        from .reuse import dumps
-
         self._write(self.dir / "analysis" / f"{scope}.bin", dumps(entry))
 
     def get_result(self, key: str) -> Optional[dict]:

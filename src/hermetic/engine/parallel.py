@@ -23,7 +23,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set
 
 from ..analyse import interp as I
-from ..analyse.runner import Runner, SweepRun, TestItem, TestRun, start_run
+from ..analyse.runner import Runner
+from ..analyse.runs import SweepRun, TestItem, TestRun, start_run
+from .reuse import Reused
+from .workers import release, start_worker
 
 MIN_TESTS = 64   # fewer tests than this are analysed in this process: forking costs more
 TESTS_PER_PROCESS = 16   # at least this many tests for each process started
@@ -41,17 +44,6 @@ class Analysis:
     sweep_events: List[I.SinkEvent] = field(default_factory=list)
     processes: int = 1
     sweep_runs: List[SweepRun] = field(default_factory=list)   # root by root (the result cache)
-
-
-@dataclass
-class Reused:
-    """Results taken from the per-test result cache (``hermetic.engine.reuse``) instead of run."""
-
-    runs: Dict[int, TestRun] = field(default_factory=dict)     # index into the items -> its run
-    sweep: Dict[str, SweepRun] = field(default_factory=dict)   # HT201 sweep root -> its run
-    # modules whose file changed while the code an earlier run could have run did not
-    # (``reuse.same_code``): a function appended, nothing else
-    same: Set[str] = field(default_factory=set)
 
 
 def analyse(runner: Runner, items: List[TestItem], jobs: int, sweep: bool,
@@ -236,8 +228,6 @@ class _Pool:
     def __init__(self, runner: Runner, items: List[TestItem], processes: int,
                  progress: Optional[Callable[[str], None]]) -> None:
         self.runner, self.items, self.n, self.progress = runner, items, processes, progress
-        from .workers import start_worker
-
         ctx = _fork_context()
         self.workers = [start_worker(ctx, _serve, (runner, items)) for _ in range(self.n)]
 
@@ -271,8 +261,6 @@ class _Pool:
         return set().union(*(s[2] for s in states)) if states else set()
 
     def close(self) -> None:
-        from .workers import release
-
         for p, conn in self.workers:
             try:
                 conn.send(("stop",))

@@ -24,21 +24,36 @@ it does not collect either and takes the outcome, running only the new HT201 swe
 read no module state. Any other change (a module-level statement, a signature, a decorator, a
 line added above a function) changes the digest, and every test runs.
 
-The entry is pickled; only this package's classes and plain containers are loaded from it,
-so a cache restored from elsewhere cannot run code. A damaged or foreign entry is ignored.
+The entry is pickled (``hermetic.engine.entry``: its byte format); only this package's classes
+and plain containers are loaded from it, so a cache restored from elsewhere cannot run code. A
+damaged or foreign entry is ignored.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
-import io
-import pickle
-import zlib
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
+from ..analyse.interp import _decorator_name
+from ..analyse.runs import SweepRun, TestRun
+from ..analyse.sweep import sweep_roots_in
 from ..summarise.extract import may_name
+# the entry's byte format; ``dumps``, ``loads``, ``blob`` and the format's constants stay
+# importable from here, where the tests and ``check`` look for them
+from .entry import _MAGIC, _PARTS, ANALYSIS_VERSION, blob, dumps, loads, part  # noqa: F401
 
-ANALYSIS_VERSION = 5
-_MAGIC = b"HTA5"
+
+@dataclass
+class Reused:
+    """Results taken from the per-test result cache instead of run (``plan``); ``parallel.analyse``
+    runs the rest."""
+
+    runs: Dict[int, TestRun] = field(default_factory=dict)     # index into the items -> its run
+    sweep: Dict[str, SweepRun] = field(default_factory=dict)   # HT201 sweep root -> its run
+    # modules whose file changed while the code an earlier run could have run did not
+    # (``same_code``): a function appended, nothing else
+    same: Set[str] = field(default_factory=set)
 
 
 def scope_key(*parts: Any) -> str:
@@ -53,78 +68,6 @@ def collection_digest(scope: str, summaries: Dict[str, dict]) -> str:
         s = summaries[mod]
         h.update(f"\0{mod}\0{s['module']}\0{s.get('import_digest', '')}".encode())
     return h.hexdigest()
-
-
-class _Loader(pickle.Unpickler):
-    """Loads this package's classes and plain containers only."""
-
-    _BUILTINS = {"set", "frozenset", "tuple", "list", "dict"}
-
-    def find_class(self, module: str, name: str):
-        if module == "builtins" and name in self._BUILTINS:
-            return super().find_class(module, name)
-        if module.startswith("hermetic.") and not name.startswith("_"):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an analysis entry")
-
-
-# the parts of an entry written as blobs of their own, in this order, and loaded when asked for
-# (``part``): a run that analyses nothing again reads none of the tests' results
-_PARTS = ("tests", "sweep", "outcome")
-
-
-def blob(obj) -> bytes:
-    """``obj`` as an entry part is stored (a compressed pickle)."""
-    return zlib.compress(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), 1)
-
-
-def dumps(entry: dict) -> bytes:
-    """``_MAGIC``, the lengths of the head and of each part of ``_PARTS`` (8 bytes each), then
-    the head (every key but the parts) and the parts, each a compressed pickle. A part that is
-    None carries the blob of the entry it was loaded from (``"_blobs"``) and is written as it
-    was: a run that reused every test's result does not pickle them again."""
-    head = {k: v for k, v in entry.items() if k not in _PARTS and k != "_blobs"}
-    head_blob = blob(head)
-    blobs = [entry["_blobs"][k] if entry.get(k) is None else blob(entry[k]) for k in _PARTS]
-    return (_MAGIC + b"".join(len(b).to_bytes(8, "big") for b in [head_blob] + blobs)
-            + head_blob + b"".join(blobs))
-
-
-def loads(data: bytes) -> Optional[dict]:
-    """The head of the entry ``dumps`` wrote, with its parts' blobs as ``"_blobs"`` (part ->
-    bytes; ``part`` loads one), or None for anything else."""
-    at = len(_MAGIC) + 8 * (1 + len(_PARTS))
-    if not data.startswith(_MAGIC) or len(data) < at:
-        return None
-    ends, end = [], at
-    for i in range(1 + len(_PARTS)):
-        end += int.from_bytes(data[len(_MAGIC) + 8 * i:len(_MAGIC) + 8 * (i + 1)], "big")
-        ends.append(end)
-    if end != len(data):
-        return None
-    try:
-        entry = _Loader(io.BytesIO(zlib.decompress(data[at:ends[0]]))).load()
-    except Exception:   # damaged, foreign or from another version of the classes: run again
-        return None
-    if not isinstance(entry, dict) or entry.get("version") != ANALYSIS_VERSION:
-        return None
-    entry["_blobs"] = {k: data[ends[i]:ends[i + 1]] for i, k in enumerate(_PARTS)}
-    if not all(isinstance(entry.get(k), t) for k, t in (("digest", str), ("keys", dict), ("collection", dict),
-                                                         ("plain", dict))):
-        return None
-    return entry
-
-
-def part(entry: dict, name: str) -> Optional[dict]:
-    """The part ``name`` of a loaded entry, loaded now if it was not; None where its blob is
-    damaged (and for an outcome an entry holds none of)."""
-    if name not in entry:
-        try:
-            value = _Loader(io.BytesIO(zlib.decompress(entry["_blobs"][name]))).load()
-        except Exception:
-            value = None
-        entry[name] = value if isinstance(value, dict) else None
-    return entry[name]
 
 
 def load_parts(entry: Optional[dict]) -> Optional[dict]:
@@ -216,8 +159,6 @@ def settled(prev: Optional[dict], digest: str, keys: Dict[str, str], program,
     collection's, which the caller checks as it runs them). Then that run's outcome is this
     run's, apart from those roots and what the rules after it read of the files (spans,
     suppressions, call counts) and HT3xx's key, which the caller checks. None otherwise."""
-    from ..analyse.runner import sweep_roots_in
-
     changed = premise(prev, digest, keys, program)
     if changed is None:
         return None
@@ -282,8 +223,6 @@ def plan(prev: Optional[dict], digest: str, keys: Dict[str, str], items: Sequenc
     """What of ``prev`` (a loaded entry, its parts loaded: ``load_parts``) this run can take,
     or None when nothing can be (``premise``). ``old_summary(key)``: the summary cached under
     a content key (``same_code``), None where it is gone."""
-    from .parallel import Reused
-
     changed = premise(prev, digest, keys, ip.p)
     if changed is None:
         return None
@@ -327,7 +266,7 @@ def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, 
     """The entry for this run: its digest, keys, every test's and sweep root's result, HT3xx's
     result ``(key, findings, unresolved notes, {module its own imports ran code of: content key},
     {module imported after collection, or one such import ran code of: content key})``, the
-    project functions' effects per module (``pollution.function_effects``) and ``outcome``, the
+    project functions' effects per module (``effects.function_effects``) and ``outcome``, the
     ``blob`` of what the rules found (``check``). ``same``: the blobs of the loaded entry's parts
     this run took whole (``reused_parts``), written as they were."""
     same = dict(same or {}, outcome=outcome)
@@ -361,8 +300,6 @@ def carried(prev: dict, keys: Dict[str, str], summaries: Dict[str, dict], ht3: O
 
 
 def _copy(run):
-    import copy
-
     return copy.copy(run)
 
 
@@ -370,11 +307,9 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], in_te
             fixture_users: Dict[str, Set[str]], node_ids: List[str], effects: Dict[str, tuple]) -> str:
     """What HT301-HT304 read besides the collection state: the test tree's files, the project
     functions they look into (``lru_cache``d ones), the bodies imports after collection ran,
-    the project functions' effects (``effects``: per module, from ``pollution.function_effects``),
+    the project functions' effects (``effects``: per module, from ``effects.function_effects``),
     which fixtures each test used (``fixture_users``) and the tests (``node_ids``). The modules
     HT3xx's own imports run code of are known after it ran: ``ht3_reusable`` checks them."""
-    from ..analyse.interp import _decorator_name
-
     h = hashlib.sha256(digest.encode())
     looked = set()
     for mod, s in summaries.items():

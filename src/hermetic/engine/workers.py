@@ -66,6 +66,8 @@ def default_jobs() -> int:
 
 
 def _summarize_bytes(data: bytes, module: str, path: str, is_package: bool) -> bytes:
+    # imported when the first file is summarised, not with this module: the console script
+    # imports it first thing to fork the early parse worker (``__main__``), before anything else
     from .cache import serialize
     from ..summarise.extract import summarize
 
@@ -73,7 +75,7 @@ def _summarize_bytes(data: bytes, module: str, path: str, is_package: bool) -> b
 
 
 def _one(fn: Callable[..., str], job: Tuple[bytes, str, str, bool]) -> Tuple[str, str]:
-    from ..summarise.extract import SummaryError
+    from ..summarise.extract import SummaryError   # lazily, as in ``_summarize_bytes``
 
     try:
         return "ok", fn(*job)

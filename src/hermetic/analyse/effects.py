@@ -1,0 +1,152 @@
+"""What project (non-test) functions change of their own module's state when called.
+
+HT303/HT304 anchor a change a test makes through a project function at the test's call of it
+(``pollution``'s statement walk looks the callee up here): a function that writes a global it
+declares, or fills a container its module holds at module level, or extends ``sys.path``.
+Only direct writes, read from each function's own body; the per-module result is what the
+per-test result cache keeps, so a module whose body and containers did not change is not
+read again.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+from . import interp as I
+from ..summarise.bodies import transient_bodies
+from .values import V
+
+# the container methods that change a container in place
+CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
+                      "discard", "popitem", "__setitem__", "__delitem__"}
+
+
+def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
+                     prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
+    """Project (non-test) functions that mutate a module-level global or container of
+    their own module, directly: ``(qualname -> {("glob", module, NAME)}, per module)``.
+
+    A module's effects depend on its bodies (its content key in ``keys``) and on which of its
+    globals hold containers, nothing else: the per-module part, ``module -> (content key,
+    container names, {qualname: sorted keys})``, is what the per-test result cache keeps, and a
+    module whose two inputs match its entry in ``prev`` is not read again."""
+    containers = {mod: tuple(sorted(n for n, v in g.items() if is_container(v)))
+                  for mod, g in ip.globals.items() if g}
+    return effects_of(ip.p, containers, keys, prev)
+
+
+def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys: Optional[Dict[str, str]] = None,
+               prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
+    """``function_effects`` from the names of each imported module's globals that hold
+    containers (``containers``: module -> sorted names; a module absent was not imported), as
+    an earlier run's per-module part records them for a run that imports nothing."""
+    out: Dict[str, Set[tuple]] = {}
+    per_module: Dict[str, tuple] = {}
+    keys, prev = keys or {}, prev or {}
+    by_module: Dict[str, List[tuple]] = {}
+    for qn, (f, mod) in program.functions.items():
+        if not program.in_test.get(mod, False) and mod in containers:
+            by_module.setdefault(mod, []).append((qn, f))
+    # every project function's body, read once, module by module (no interpreter runs here, so
+    # what the scope reads is the scan's own)
+    with transient_bodies() as scope:
+        for mod, funcs in by_module.items():
+            held = containers[mod]
+            key = keys.get(mod)
+            old = prev.get(mod)
+            if key is not None and isinstance(old, tuple) and len(old) == 3 and old[0] == key \
+                    and old[1] == held:
+                found = old[2]
+            else:
+                scope.release()
+                found = {}
+                names = set(held)
+                for qn, f in funcs:
+                    fx = _direct_effects(f, mod, names)
+                    if fx:
+                        found[qn] = sorted(fx)
+            per_module[mod] = (key, held, found)
+            for qn, fx in found.items():
+                out[qn] = set(fx)
+    return out, per_module
+
+
+def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
+    """``f``'s direct writes to its module's state; ``containers``: the module's globals
+    holding containers."""
+    declared = set()
+    keys: Set[tuple] = set()
+    for st in flat(f["body"]):
+        if st[0] == "global":
+            declared |= set(st[1])
+    for st in flat(f["body"]):
+        if st[0] == "assign":
+            for t in st[1]:
+                if t[0] == "name" and t[1] in declared:
+                    keys.add(("glob", mod, t[1]))
+                elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in containers and t[1][1] not in locals_of(f):
+                    keys.add(("glob", mod, t[1][1]))
+        elif st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and \
+                st[1][1][2] in ("insert", "append", "extend") and I._decorator_name(st[1][1][1]) == "sys.path":
+            keys.add(("syspath",))
+        elif st[0] == "expr" and st[1][0] == "call":
+            fn = st[1][1]
+            if fn[0] == "attr" and fn[2] in CONTAINER_METHODS and fn[1][0] == "name" \
+                    and fn[1][1] in containers and fn[1][1] not in locals_of(f):
+                keys.add(("glob", mod, fn[1][1]))
+    # a global the function sets and puts back in its own finally: no change survives the call
+    keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
+    return keys
+
+
+def _reset_in_finally(stmts) -> Set[str]:
+    """Names assigned in the ``finally`` blocks of these statements (at any depth)."""
+    out: Set[str] = set()
+    for st in flat(stmts):
+        if st[0] == "try":
+            for inner in flat(st[4]):
+                if inner[0] == "assign":
+                    out |= {t[1] for t in inner[1] if t[0] == "name"}
+    return out
+
+
+def is_container(v: V) -> bool:
+    """A module global known to hold a list, dict or set (not a proxy or other object)."""
+    return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms)
+
+
+def locals_of(f: dict) -> Set[str]:
+    """Names a function binds (its parameters and assigned names), less those it declares global."""
+    names = {p[0] for p in f["params"]}
+    declared: Set[str] = set()
+    for st in flat(f["body"]):
+        if st[0] == "assign":
+            todo = list(st[1])
+            while todo:
+                t = todo.pop()
+                if t[0] == "name":
+                    names.add(t[1])
+                elif t[0] == "tuple":
+                    todo.extend(t[1])
+        elif st[0] == "global":
+            declared |= set(st[1])
+    return names - declared
+
+
+def flat(stmts):
+    """Every statement of ``stmts`` (summary IR), nested blocks' too, outer before inner."""
+    for st in stmts:
+        yield st
+        k = st[0]
+        if k == "if":
+            yield from flat(st[2])
+            yield from flat(st[3])
+        elif k in ("for", "while"):
+            yield from flat(st[3] if k == "for" else st[2])
+        elif k == "try":
+            yield from flat(st[1])
+            for _n, b in st[2]:
+                yield from flat(b)
+            yield from flat(st[3])
+            yield from flat(st[4])
+        elif k == "with":
+            yield from flat(st[2])

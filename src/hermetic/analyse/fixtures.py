@@ -1,0 +1,228 @@
+"""Fixtures: how a fixture is declared (``FixtureDef``, ``fixture_decorator``) and how one
+test's fixtures are found and set up (``FixtureScope``): nearest definition of a name first
+(class, module, conftests nearest first, plugins), each fixture once per test, a fixture
+overriding one of the same name reaching the one below it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Set
+
+from . import interp as I
+from .runs import TestItem
+from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of
+
+# pytest sets fixtures up by scope, higher first
+SCOPE_RANK = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
+
+
+@dataclass
+class FixtureDef:
+    name: str
+    qualname: str
+    module: str
+    autouse: bool
+    scope: str
+    params: Optional[list]         # the params= expression (IR) or None
+    cls: Optional[str] = None
+
+
+def fixture_decorator(f: dict, mod: str, static_name: Callable[[Any, str], str]) -> Optional[tuple]:
+    """``(name or None, autouse, scope, params expression or None)`` of the fixture decorator of
+    ``f`` (a summary's function of module ``mod``), or None when it has none. ``static_name``:
+    a decorator expression's dotted name through the module's imports (``Runner.static_name``)."""
+    for dexpr, _line in f["decorators"]:
+        name = static_name(dexpr, mod)
+        if name in ("pytest.fixture", "pytest.yield_fixture", "pytest_asyncio.fixture", "_pytest.fixtures.fixture",
+                    "fixture") or name.endswith(".fixture"):
+            kw = {}
+            if dexpr[0] == "call":
+                kw = {k: v for k, v in dexpr[3]}
+            fname = kw.get("name")
+            fname = fname[1] if fname and fname[0] == "lit" else None
+            autouse = kw.get("autouse")
+            autouse = bool(autouse and autouse[0] == "lit" and autouse[1] is True)
+            scope = kw.get("scope")
+            scope = scope[1] if scope and scope[0] == "lit" else "function"
+            return fname, autouse, scope, kw.get("params")
+    return None
+
+
+class FixtureScope:
+    """Fixture resolution and instantiation for one test (each fixture once).
+
+    ``fixture_defs(module)``: the fixtures a module defines (``Runner.fixture_defs``);
+    ``config``: the run's ``Config`` (its ``control_fixtures``); ``chain``: the test's
+    conftest modules, rootdir first."""
+
+    def __init__(self, ip: I.Interp, fixture_defs: Callable[[str], Dict[str, List[FixtureDef]]], config,
+                 item: TestItem, chain: List[str]):
+        self.ip = ip
+        self.p = ip.p
+        self.config = config
+        self.item = item
+        self.cache: Dict[str, V] = {}
+        self.active: Set[str] = set()
+        self.used: Set[str] = set()   # qualnames of the fixtures set up
+        # nearest first: class (and bases), module, conftests (nearest dir first), plugins
+        layers: List[List[FixtureDef]] = []
+        if item.cls:
+            for cq in ip.mro(item.cls):
+                cmod = ip.p.classes[cq][1]
+                layers.append(fixture_defs(cmod).get(cq, []))
+        layers.append(fixture_defs(item.module).get("", []))
+        for c in reversed(chain):
+            layers.append(fixture_defs(c).get("", []))
+        for plugin in self._plugins([item.module] + chain):
+            layers.append(fixture_defs(plugin).get("", []))
+        self.layers = layers
+
+    def _plugins(self, mods: List[str]) -> List[str]:
+        out = []
+        for m in mods:
+            v = self.ip.globals.get(m, {}).get("pytest_plugins")
+            if v is None:
+                continue
+            names = []
+            for a in v.ordered():
+                if isinstance(a, Origin):
+                    s = I._literal_str(of(a))
+                    if s:
+                        names.append(s)
+                elif a[0] == "seq":
+                    for x in a[2]:
+                        s = I._literal_str(x)
+                        if s:
+                            names.append(s)
+            for n in names:
+                if n in self.p.summaries and n not in out:
+                    self.ip.import_module(n)
+                    out.append(n)
+        return out
+
+    def known_names(self) -> Set[str]:
+        return {d.name for layer in self.layers for d in layer}
+
+    def autouse_names(self) -> List[str]:
+        seen: Dict[str, FixtureDef] = {}
+        order = []
+        for layer in reversed(self.layers):
+            for d in layer:
+                if d.autouse and d.name not in seen:
+                    seen[d.name] = d
+                    order.append(d.name)
+        # pytest: higher scopes first
+        return sorted(order, key=lambda n: SCOPE_RANK.get(self.find(n).scope if self.find(n) else "function", 4))
+
+    def find(self, name: str, below: Optional[FixtureDef] = None) -> Optional[FixtureDef]:
+        passed = below is None
+        for layer in self.layers:
+            for d in layer:
+                if d.name != name:
+                    continue
+                if not passed:
+                    if d is below:
+                        passed = True
+                    continue
+                return d
+        return None
+
+    def get(self, name: str, param_values: Optional[Dict[str, V]] = None, below: Optional[FixtureDef] = None) -> V:
+        ip = self.ip
+        if below is None and name in self.cache:
+            return self.cache[name]
+        if param_values and name in param_values:
+            return param_values[name]
+        d = self.find(name, below)
+        if d is None:
+            v = self._builtin(name)
+            if below is None:
+                self.cache[name] = v
+            return v
+        key = f"{name}@{d.qualname}"
+        self.used.add(d.qualname)
+        if key in self.active:
+            return UNKNOWN_V
+        self.active.add(key)
+        f, mod = self.p.functions[d.qualname]
+        loc: Dict[str, V] = {}
+        params = f["params"]
+        self_atom = None
+        if d.cls and params and params[0][1] == "pos":
+            self_atom = ("inst", ip.new_instance(d.cls))
+            loc[params[0][0]] = of(self_atom)
+            params = params[1:]
+        for prm in params:
+            pname, kind = prm[0], prm[1]
+            if kind in ("var", "varkw"):
+                continue
+            if pname == "request":
+                loc[pname] = of(("fixture", "request"))
+            elif pname == name:
+                loc[pname] = self.get(pname, None, below=d)
+            else:
+                loc[pname] = self.get(pname)
+        if d.params is not None:
+            mframe = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<params>", in_test=True)
+            mframe.locals = {}
+            pv = ip.eval(d.params, mframe)
+            loc["__request_param__"] = ip._element(pv)
+        frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name=d.qualname, line=f["line"],
+                        in_test=True, cls=d.cls)
+        frame.locals = loc
+        saved_stack = ip.stack
+        ip.stack = [frame]
+        ip.ran_code(mod)
+        try:
+            ip.exec_block(f["body"], frame)
+        except RecursionError:
+            pass
+        finally:
+            ip.stack = saved_stack
+        if f["generator"]:
+            v = frame.yields
+            if frame.yield_ctx is not None:
+                # the test runs at the yield: inside its `with freeze_time(...)`, patch, ...
+                ip.ctx = frame.yield_ctx
+        else:
+            v = frame.returns
+        if not v.atoms:
+            v = EMPTY
+        if name in (self.config.control_fixtures or []):
+            v = of(Origin("test-value", expr=name))
+        self.active.discard(key)
+        if below is None:
+            self.cache[name] = v
+        return v
+
+    def _builtin(self, name: str) -> V:
+        ip = self.ip
+        if name in (self.config.control_fixtures or []):
+            return of(Origin("test-value", expr=name))
+        if name in ("tmp_path", "tmpdir"):
+            return of(Origin("test-value", expr=name), is_path=True)
+        if name in ("tmp_path_factory", "tmpdir_factory"):
+            return of(("fixture", name))
+        if name == "monkeypatch":
+            return of(("fixture", "monkeypatch"))
+        if name in ("mocker", "module_mocker", "class_mocker", "session_mocker", "package_mocker"):
+            return of(("fixture", "mocker"))
+        if name == "request":
+            return of(("fixture", "request"))
+        if name in I._FREEZE_FIXTURES:
+            ip.ctx.frozen = True
+            return DOUBLE_V
+        if name in I._FS_FIXTURES:
+            ip.ctx.fs_fake = True
+            return DOUBLE_V
+        if name in I._SUBPROCESS_FIXTURES:
+            ip.ctx.subprocess_fake = True
+            return DOUBLE_V
+        if name in I._NET_FIXTURES:
+            lib = I._NET_FIXTURES[name]
+            if lib:
+                ip.ctx.net = ip.ctx.net | {lib}
+            return DOUBLE_V
+        if name in I._BUILTIN_FIXTURES_CONTROLLED:
+            return of(Origin("test-value", expr=name))
+        return UNKNOWN_V

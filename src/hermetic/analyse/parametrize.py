@@ -1,0 +1,61 @@
+"""Markers and ``parametrize``: the marks a ``pytestmark`` value holds, and the values each
+parameter of a parametrized test takes.
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from . import interp as I
+from .values import UNKNOWN_V, V, union
+
+
+def marks_of(v: V) -> List[tuple]:
+    """The ``("mark", name, args)`` references in ``v`` (a ``pytestmark`` value: one mark or a
+    list of them, nested lists too)."""
+    out = []
+    for a in v.refs():
+        if a[0] == "mark":
+            out.append(a)
+        elif a[0] == "seq":
+            for x in a[2]:
+                out.extend(marks_of(x))
+    return out
+
+
+def parametrize_values(names_v: V, values_v: V) -> Dict[str, V]:
+    """``@pytest.mark.parametrize(names, values)``: each parameter name -> the union of the
+    values it takes over the rows (unknown where the rows are not a literal sequence)."""
+    names: List[str] = []
+    s = I._literal_str(names_v)
+    if s is not None:
+        names = [n.strip() for n in s.split(",") if n.strip()]
+    else:
+        for a in names_v.refs():
+            if a[0] == "seq":
+                names = [I._literal_str(x) or "" for x in a[2]]
+    out: Dict[str, V] = {}
+    rows: List[V] = []
+    for a in values_v.ordered():
+        if isinstance(a, tuple) and a[0] == "seq":
+            rows.extend(a[2])
+        else:
+            rows = []
+            break
+    for i, n in enumerate(names):
+        if not n:
+            continue
+        if not rows:
+            out[n] = UNKNOWN_V
+            continue
+        vals = []
+        for row in rows:
+            if len(names) == 1:
+                vals.append(row)
+                continue
+            seqs = [x for x in row.refs() if x[0] == "seq"]
+            if seqs and i < len(seqs[0][2]):
+                vals.append(seqs[0][2][i])
+            else:
+                vals.append(UNKNOWN_V)
+        out[n] = union(vals)
+    return out
