@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from ..catalogue.controls import _DOUBLE_CTORS
-from .literals import _any_literal_tilde, _canonical, _dotted_name, _expr_text, _literal_str
+from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import DELETED, Frame
@@ -23,7 +23,7 @@ class Calls:
         _, fexpr, aexprs, kwexprs, pos = e
         frame.line = pos[0]
         callee = self.eval(fexpr, frame)
-        if self.p.guard_function and any(isinstance(a, tuple) and a[0] == "func" and _dotted_name(a[1]) ==
+        if self.p.guard_function and any(isinstance(a, tuple) and a[0] == "func" and dotted_qualname(a[1]) ==
                                          self.p.guard_function for a in callee.atoms):
             self._mark("guard")   # section 5: the guard and the arguments evaluated for it are not reported
             return EMPTY
@@ -148,7 +148,7 @@ class Calls:
                     self._stale_default(qn, name, defaults[name])
                     if self.ctx.sites:
                         loc[name] = self._check_miss(defaults[name], "", name,
-                                                     f"the default argument {name} of {_dotted_name(qn)}")
+                                                     f"the default argument {name} of {dotted_qualname(qn)}")
                 else:
                     loc[name] = UNKNOWN_V
             elif kind == "var":
@@ -170,7 +170,7 @@ class Calls:
         if not self.ctx.frozen or self.import_time:
             return
         if any(o.kind == "clock" and o.value == "import" for o in v.origins()):
-            self._add_miss(("freeze",), ("the clock", f"the default argument {name} of {_dotted_name(qn)}",
+            self._add_miss(("freeze",), ("the clock", f"the default argument {name} of {dotted_qualname(qn)}",
                                          "default"))
 
     # ------------------------------------------------------------------ externals

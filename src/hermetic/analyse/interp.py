@@ -31,11 +31,11 @@ from .controls import Controls
 from .expressions import Expressions
 from .limits import (MAX_DEPTH, MEMO_LIMIT, NO_CUT, RUN_STEPS, STEP_BUDGET, SWEEP_BUDGET, SWEEP_DEPTH,
                      SWEEP_RUN_STEPS, TEST_HEAP_BASE)
-from .literals import _BUILTINS, _canonical, _decorator_name, _dotted_name, _literal_str
+from .literals import _BUILTINS, _canonical, _decorator_name, dotted_qualname, _literal_str
 from .memo import Memo
 from .modules import Modules
 from .objects import Objects
-from .origins import _bases
+from .origins import origin_bases
 from .relocate import _call_bit, _remap, _remap_write
 from .sinks import Sinks
 from .state import Ctx, Frame, SinkEvent, _Effects, _MemoEntry
@@ -47,8 +47,8 @@ from .values import CONTROLLED, EMPTY, UNCONTROLLED, UNKNOWN_V, Origin, V, of
 __all__ = ['Interp', 'Program', 'Frame', 'SinkEvent', 'Ctx', 'V', 'EMPTY', 'CONTROLLED', 'UNCONTROLLED', 'of',
            'MAX_DEPTH', 'STEP_BUDGET', 'NO_CUT', 'TEST_HEAP_BASE', '_BUILTINS', '_NET_MOCKS', '_NET_FIXTURES',
            '_FS_FAKES', '_FREEZE_FIXTURES', '_FS_FIXTURES', '_SUBPROCESS_FIXTURES',
-           '_BUILTIN_FIXTURES_CONTROLLED', '_remap', '_remap_write', '_bases', '_canonical', '_literal_str',
-           '_dotted_name', '_decorator_name']
+           '_BUILTIN_FIXTURES_CONTROLLED', '_remap', '_remap_write', 'origin_bases', '_canonical', '_literal_str',
+           'dotted_qualname', '_decorator_name']
 
 
 class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, Sinks):
@@ -146,12 +146,12 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         if entry is None:
             return UNKNOWN_V
         f, mod = entry
-        if qn in self.p.control_functions or _dotted_name(qn) in self.p.control_functions:
+        if qn in self.p.control_functions or dotted_qualname(qn) in self.p.control_functions:
             return of(Origin("test-value", expr=qn))
         if self.p.guard_function and qn == self.p.guard_function:
             self._mark("guard")
             return EMPTY   # the guard's own reads are not reported (section 5)
-        if self.p.bootstrap and (qn in self.p.bootstrap or _dotted_name(qn) in self.p.bootstrap):
+        if self.p.bootstrap and (qn in self.p.bootstrap or dotted_qualname(qn) in self.p.bootstrap):
             given = list(args) + list(kwargs.values())
             scratch = given and all(o.kind == "test-value" for v in given for o in v.origins()) and any(
                 True for v in given for _ in v.origins())
@@ -170,7 +170,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             if not self.sweep:
                 self.budget_hit = True
                 fr = self.stack[-1] if self.stack else frame
-                self.note_unresolved((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
+                self.note_unresolved((fr.path, fr.line, 0), f"{dotted_qualname(qn)} (analysis budget reached)")
             return UNKNOWN_V
         if self.steps - caller.step0 > budget or self.steps > cap:
             # the calling function has used its budget (its own statements and its callees'): a cut
@@ -181,7 +181,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             self.budget_hit = True
             if not self.sweep:
                 fr = self.stack[-1] if self.stack else frame
-                self.note_unresolved((fr.path, fr.line, 0), f"{_dotted_name(qn)} (analysis budget reached)")
+                self.note_unresolved((fr.path, fr.line, 0), f"{dotted_qualname(qn)} (analysis budget reached)")
             return UNKNOWN_V
         on_stack = self._on_stack.get(qn)
         if on_stack is not None and len(on_stack) >= 2:

@@ -269,7 +269,8 @@ def _decorator_name(d) -> str:
     return ".".join(reversed(parts))
 
 
-def _dotted_name(qn: str) -> str:
+def dotted_qualname(qn: str) -> str:
+    """``qn`` as a user writes the name: the ``.<locals>`` steps of nested functions left out."""
     return qn.replace(".<locals>", "")
 
 

@@ -80,7 +80,7 @@ def _control_reason(target: Optional[V]) -> str:
     return "; ".join(sorted(set(kinds))) or "a controlled value"
 
 
-def _bases(o: Origin):
+def origin_bases(o: Origin):
     """Every origin a module constant was derived from, transitively (not itself)."""
     out = []
     todo = list(o.inner)

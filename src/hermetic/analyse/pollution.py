@@ -509,7 +509,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     for a in callee.refs():
         if a[0] == "func" and a[1] in ip.p.functions and _cached_io(ip, a[1]):
             _add(sc, Mutation("HT304", ("lru", a[1]), pos,
-                              f"{I._dotted_name(a[1])}() fills its lru_cache with what it read"), restoring)
+                              f"{I.dotted_qualname(a[1])}() fills its lru_cache with what it read"), restoring)
             return
     # a project function that mutates its module's state (anchored at this call)
     for a in callee.refs():
@@ -520,7 +520,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                     continue
                 code = "HT304" if key[0] == "syspath" else "HT303"
                 what = "sys.path" if key[0] == "syspath" else f"{key[1]}.{key[2]}"
-                shown = re.sub(r"@\d+$", "", I._dotted_name(a[1]))
+                shown = re.sub(r"@\d+$", "", I.dotted_qualname(a[1]))
                 _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}"), restoring)
             return
 

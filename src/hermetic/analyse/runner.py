@@ -96,7 +96,7 @@ class Runner:
             for qn, f in s["functions"].items():
                 if ".<locals>." in qn:
                     continue
-                fx = self._fixture_decorator(f, mod)
+                fx = self.fixture_of(f, mod)
                 if fx is None:
                     continue
                 name, autouse, scope, params = fx
@@ -105,7 +105,7 @@ class Runner:
         self.fixtures_by_module[mod] = out
         return out
 
-    def _fixture_decorator(self, f, mod):
+    def fixture_of(self, f, mod):
         return fixture_decorator(f, mod, self.static_name)
 
     # ------------------------------------------------------------------ collection

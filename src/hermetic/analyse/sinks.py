@@ -9,7 +9,7 @@ from typing import Dict, Optional
 
 from ..catalogue.loader import SinkSpec
 from .literals import _canonical, _literal_str, _pick
-from .origins import _bases, _control_reason, _head, _origin_sort, _origin_text
+from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import DELETED, Frame, SinkEvent
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
                      classify, of)
@@ -156,7 +156,7 @@ class Sinks:
         for o in target.origins():
             if o.kind != "module-constant":
                 continue
-            for base in _bases(o):
+            for base in origin_bases(o):
                 key = None
                 if base.kind == "module-constant" and base.module:
                     key = (("mod", base.module), base.expr)

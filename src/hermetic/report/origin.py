@@ -34,6 +34,24 @@ def _leaf(o: Origin) -> Optional[Origin]:
     return o
 
 
+def source_words(o: Origin) -> Optional[str]:
+    """The words for a value a path or name is built from: ``the environment variable X``,
+    ``the home folder``, ``the working directory``, ``the constant X``, ``__file__``; None for
+    other kinds. The one wording of these kinds: findings, HT202's bases and module constants'
+    sources all use it."""
+    if o.kind == "environment":
+        return f"the environment variable {o.expr}"
+    if o.kind == "home":
+        return "the home folder"
+    if o.kind == "cwd":
+        return "the working directory"
+    if o.kind == "module-constant":
+        return f"the constant {o.expr}"
+    if o.kind == "project-file":
+        return "__file__"
+    return None
+
+
 def describe_origin(o: Optional[Origin]) -> str:
     if o is None:
         return "an uncontrolled value"
@@ -42,21 +60,17 @@ def describe_origin(o: Optional[Origin]) -> str:
         leaf = _leaf(o)
         src = ""
         if leaf is not None and leaf is not o:
-            if leaf.kind == "environment":
-                src = f", from the environment variable {leaf.expr}"
-            elif leaf.kind == "home":
-                src = ", from the home folder"
+            if leaf.kind in ("environment", "home", "cwd"):
+                src = f", from {source_words(leaf)}"
             elif leaf.kind == "literal":
                 src = f", the literal {leaf.value!r}" if leaf.value is not None else ""
             elif leaf.kind == "project-file" and leaf.room is not None and leaf.room < 0:
                 src = ", built from __file__, above the project root"
             elif leaf.kind == "project-file":
                 src = ", built from __file__ (inside the project)"
-            elif leaf.kind == "cwd":
-                src = ", from the working directory"
         return f"{o.expr} (a module constant{loc}{src})"
     if o.kind == "environment":
-        return f"the environment variable {o.expr}"
+        return source_words(o)
     if o.kind == "literal" and o.expr[:1] not in ("'", '"'):
         return f"{o.expr} ({o.value!r}{loc})"
     if o.kind == "literal":
@@ -69,10 +83,8 @@ def describe_origin(o: Optional[Origin]) -> str:
         return f"the default argument {o.expr}{loc}"
     if o.kind == "library-default":
         return f"the library's default target ({o.expr}{loc})"
-    if o.kind == "home":
-        return f"the home folder ({o.expr}{loc})"
-    if o.kind == "cwd":
-        return f"the working directory ({o.expr}{loc})"
+    if o.kind in ("home", "cwd"):
+        return f"{source_words(o)} ({o.expr}{loc})"
     if o.kind == "clock":
         return "the real clock"
     return o.expr or o.kind

@@ -55,9 +55,9 @@ def ht4_findings(facts: Facts) -> List[Finding]:
                 for call in calls_in(st):
                     v = ip.eval_static(call[1], mod)
                     for a in v.refs():
-                        if a[0] == "func" and I._dotted_name(a[1]) == guard.function:
+                        if a[0] == "func" and I.dotted_qualname(a[1]) == guard.function:
                             marks.append(("guard", (s["path"], line)))
-                        elif a[0] == "func" and I._dotted_name(a[1]) in ip.p.bootstrap:
+                        elif a[0] == "func" and I.dotted_qualname(a[1]) in ip.p.bootstrap:
                             marks.append(("side", (s["path"], line)))
         module_marks[mod] = marks
         return marks
@@ -155,6 +155,6 @@ def _names_production(text: str, names: Set[str]) -> bool:
 def _calls_guard(ip: I.Interp, body, mod: str, guard: str) -> bool:
     for call in calls_in(body):
         v = ip.eval_static(call[1], mod)
-        if any(a[0] == "func" and I._dotted_name(a[1]) == guard for a in v.refs()):
+        if any(a[0] == "func" and I.dotted_qualname(a[1]) == guard for a in v.refs()):
             return True
     return False

@@ -13,6 +13,7 @@ from typing import Dict, List
 from ..analyse import interp as I
 from ..analyse.values import Origin
 from ..report.model import Finding
+from ..report.origin import source_words
 from ..summarise import unparse as hints
 from .facts import Facts
 from .registry import severity
@@ -47,7 +48,7 @@ def ht2_findings(facts: Facts) -> List[Finding]:
             continue  # a literal path is not HT201
         if c.module is None:
             continue  # class attributes: not module-level (docs/limits.md)
-        leaves = {b.kind for b in I._bases(c)}
+        leaves = {b.kind for b in I.origin_bases(c)}
         external = leaves & {"home", "environment", "cwd"}
         if not (u["write"] or external):
             continue
@@ -134,19 +135,8 @@ def constants_of(o: Origin):
 
 
 def _describe_base(c: Origin) -> str:
-    parts = []
-    for i in c.inner:
-        if i.kind == "module-constant":
-            parts.append(f"the constant {i.expr}")
-        elif i.kind == "project-file":
-            parts.append("__file__")
-        elif i.kind == "environment":
-            parts.append(f"the environment variable {i.expr}")
-        elif i.kind == "home":
-            parts.append("the home folder")
-        elif i.kind == "cwd":
-            parts.append("the working directory")
-    return ", ".join(sorted(set(parts))) or "other values"
+    parts = {w for w in map(source_words, c.inner) if w is not None}
+    return ", ".join(sorted(parts)) or "other values"
 
 
 def _ht202_hint(site, e, summaries, hints) -> List[str]:
@@ -177,7 +167,7 @@ def _ht202_hint(site, e, summaries, hints) -> List[str]:
     for d in derived:
         for c in constants_of(d):
             if (c.expr, c.module) not in base_keys and any(
-                    (b.expr, b.module) in base_keys or b.kind == "environment" for b in I._bases(c)):
+                    (b.expr, b.module) in base_keys or b.kind == "environment" for b in I.origin_bases(c)):
                 chain[(c.module or "", c.line or 0, c.expr)] = c
     for key in sorted(chain):
         c = chain[key]

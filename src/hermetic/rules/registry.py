@@ -266,6 +266,18 @@ def test_suppressed_inline():  # hermetic: ignore[HT401]   # HT900: an HT4xx exe
 ]}
 
 
+#: sink category (catalogue/sinks.toml) -> the HT1xx rule that reports it uncontrolled; the
+#: runtime half names a recorded operation's rule by the same table
+CATEGORY_CODE: Dict[str, str] = {
+    "connection": "HT101",
+    "file": "HT102",
+    "env": "HT103",
+    "clock": "HT104",
+    "network": "HT105",
+    "subprocess": "HT106",
+}
+
+
 def severity(code: str) -> str:
     r = RULES.get(code)
     return r.severity if r else ("error" if code.startswith("HT1") else "warning")

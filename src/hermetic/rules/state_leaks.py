@@ -15,7 +15,7 @@ from typing import Dict, List, Set
 from ..analyse import interp as I
 from ..analyse import pollution as P
 from ..analyse.runner import Runner, TestItem
-from ..engine.cache import bodies_of, transient_bodies
+from ..summarise.bodies import bodies_of, transient_bodies
 from ..report.model import Finding
 from ..summarise.extract import may_name
 from ..summarise.unparse import calls_in
@@ -160,7 +160,7 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
     for qn, f in sorted(s["functions"].items()):
         if f["name"] in _TEARDOWNS or qn in finalizers:
             continue
-        is_fixture = runner._fixture_decorator(f, mod) is not None
+        is_fixture = runner.fixture_of(f, mod) is not None
         restores = set(class_restores.get(f.get("class") or "", set()))
         nested = [(s["functions"][q], mod) for q in sorted(registered.get(qn, ()))]
         if nested:

@@ -19,15 +19,7 @@ from ..analyse.values import UNCONTROLLED, UNKNOWN, Origin
 from ..report.model import Finding, TraceStep
 from ..report.origin import describe_origin, origin_json
 from .facts import Facts
-from .registry import severity
-
-
-_CODES = {"connection": "HT101", "file": "HT102", "env": "HT103", "clock": "HT104", "network": "HT105",
-          "subprocess": "HT106"}
-
-
-_WHAT = {"connection": "connects to", "file": "touches the file", "env": "reads the environment variable",
-         "clock": "reads the clock", "network": "calls", "subprocess": "runs"}
+from .registry import CATEGORY_CODE, severity
 
 
 def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
@@ -73,7 +65,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             if ev.verdict == UNCONTROLLED:
                 if itg and ev.category in allow:
                     continue
-                add(ev, tid, _CODES[ev.category])
+                add(ev, tid, CATEGORY_CODE[ev.category])
             elif ev.verdict == UNKNOWN:
                 unknown.setdefault((ev.path, ev.pos), {"ev": ev, "tests": set()})["tests"].add(tid)
 
@@ -104,7 +96,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         elif ev.category == "clock":
             code = "HT204"
         else:
-            code = _CODES[ev.category]
+            code = CATEGORY_CODE[ev.category]
         its = importers(ev.module)
         if not its:
             continue

@@ -14,15 +14,7 @@ import os
 from fnmatch import fnmatch
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
-#: contract category -> HT1xx rule code (section 4)
-CATEGORY_CODE = {
-    "connection": "HT101",
-    "file": "HT102",
-    "env": "HT103",
-    "clock": "HT104",
-    "network": "HT105",
-    "subprocess": "HT106",
-}
+from ..rules.registry import CATEGORY_CODE  # noqa: F401  (pure data; the recorder names codes by it)
 
 CONTROLLED = "controlled"
 UNCONTROLLED = "uncontrolled"
