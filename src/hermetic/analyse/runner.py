@@ -30,7 +30,7 @@ class Runner:
     def __init__(self, interp: I.Interp, files, pytest_cfg, config):
         self.ip = interp
         self.p = interp.p
-        # module -> the project modules its import statements name (``check._import_closure``)
+        # module -> the project modules its import statements name (``rules.uncontrolled.import_closure``)
         self.import_successors: Dict[str, tuple] = {}
         self.files = files                     # module -> SourceFile
         self.pytest_cfg = pytest_cfg

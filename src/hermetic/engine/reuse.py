@@ -40,7 +40,7 @@ from ..analyse.runs import SweepRun, TestRun
 from ..analyse.sweep import sweep_roots_in
 from ..summarise.extract import may_name
 # the entry's byte format; ``dumps``, ``loads``, ``blob`` and the format's constants stay
-# importable from here, where the tests and ``check`` look for them
+# importable from here, where the tests and ``api`` look for them
 from .entry import _MAGIC, _PARTS, ANALYSIS_VERSION, blob, dumps, loads, part  # noqa: F401
 
 
@@ -267,7 +267,7 @@ def entry(digest: str, keys: Dict[str, str], collection: Dict[str, str], items, 
     result ``(key, findings, unresolved notes, {module its own imports ran code of: content key},
     {module imported after collection, or one such import ran code of: content key})``, the
     project functions' effects per module (``effects.function_effects``) and ``outcome``, the
-    ``blob`` of what the rules found (``check``). ``same``: the blobs of the loaded entry's parts
+    ``blob`` of what the rules found (``api``). ``same``: the blobs of the loaded entry's parts
     this run took whole (``reused_parts``), written as they were."""
     same = dict(same or {}, outcome=outcome)
     out = {"version": ANALYSIS_VERSION, "digest": digest, "keys": dict(keys), "collection": collection,
