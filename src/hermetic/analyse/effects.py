@@ -13,9 +13,9 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.bodies import transient_bodies
-from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_FUNC, EXPR_VALUE, FOR_BODY, GLOBAL_NAMES, IF_BODY, \
-    IF_ORELSE, NAME_ID, PARAM_NAME, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, TUPLE_ITEMS, \
-    WHILE_BODY, WITH_BODY
+from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_FUNC, EXPR_VALUE, FOR_BODY, GLOBAL_NAMES, \
+    IF_BODY, IF_ORELSE, NAME_ID, PARAM_NAME, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, \
+    TUPLE_ITEMS, WHILE_BODY, WITH_BODY
 from .values import V
 
 # the container methods that change a container in place
