@@ -13,6 +13,9 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.bodies import transient_bodies
+from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_FUNC, EXPR_VALUE, FOR_BODY, GLOBAL_NAMES, \
+    IF_BODY, IF_ORELSE, NAME_ID, PARAM_NAME, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, \
+    TUPLE_ITEMS, WHILE_BODY, WITH_BODY
 from .values import V
 
 # the container methods that change a container in place
@@ -76,23 +79,25 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
     declared = set()
     keys: Set[tuple] = set()
     for st in flat(f["body"]):
-        if st[0] == "global":
-            declared |= set(st[1])
+        if st[TAG] == "global":
+            declared |= set(st[GLOBAL_NAMES])
     for st in flat(f["body"]):
-        if st[0] == "assign":
-            for t in st[1]:
-                if t[0] == "name" and t[1] in declared:
-                    keys.add(("glob", mod, t[1]))
-                elif t[0] == "sub" and t[1][0] == "name" and t[1][1] in containers and t[1][1] not in locals_of(f):
-                    keys.add(("glob", mod, t[1][1]))
-        elif st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and \
-                st[1][1][2] in ("insert", "append", "extend") and I._decorator_name(st[1][1][1]) == "sys.path":
+        if st[TAG] == "assign":
+            for t in st[ASSIGN_TARGETS]:
+                if t[TAG] == "name" and t[NAME_ID] in declared:
+                    keys.add(("glob", mod, t[NAME_ID]))
+                elif t[TAG] == "sub" and t[SUB_VALUE][TAG] == "name" and t[SUB_VALUE][NAME_ID] in containers \
+                        and t[SUB_VALUE][NAME_ID] not in locals_of(f):
+                    keys.add(("glob", mod, t[SUB_VALUE][NAME_ID]))
+        elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call" and st[EXPR_VALUE][CALL_FUNC][TAG] == "attr" and \
+                st[EXPR_VALUE][CALL_FUNC][ATTR_ATTR] in ("insert", "append", "extend") and \
+                I._decorator_name(st[EXPR_VALUE][CALL_FUNC][ATTR_VALUE]) == "sys.path":
             keys.add(("syspath",))
-        elif st[0] == "expr" and st[1][0] == "call":
-            fn = st[1][1]
-            if fn[0] == "attr" and fn[2] in CONTAINER_METHODS and fn[1][0] == "name" \
-                    and fn[1][1] in containers and fn[1][1] not in locals_of(f):
-                keys.add(("glob", mod, fn[1][1]))
+        elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
+            fn = st[EXPR_VALUE][CALL_FUNC]
+            if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS and fn[ATTR_VALUE][TAG] == "name" \
+                    and fn[ATTR_VALUE][NAME_ID] in containers and fn[ATTR_VALUE][NAME_ID] not in locals_of(f):
+                keys.add(("glob", mod, fn[ATTR_VALUE][NAME_ID]))
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
     return keys
@@ -102,10 +107,10 @@ def _reset_in_finally(stmts) -> Set[str]:
     """Names assigned in the ``finally`` blocks of these statements (at any depth)."""
     out: Set[str] = set()
     for st in flat(stmts):
-        if st[0] == "try":
-            for inner in flat(st[4]):
-                if inner[0] == "assign":
-                    out |= {t[1] for t in inner[1] if t[0] == "name"}
+        if st[TAG] == "try":
+            for inner in flat(st[TRY_FINALLY]):
+                if inner[TAG] == "assign":
+                    out |= {t[NAME_ID] for t in inner[ASSIGN_TARGETS] if t[TAG] == "name"}
     return out
 
 
@@ -116,19 +121,19 @@ def is_container(v: V) -> bool:
 
 def locals_of(f: dict) -> Set[str]:
     """Names a function binds (its parameters and assigned names), less those it declares global."""
-    names = {p[0] for p in f["params"]}
+    names = {p[PARAM_NAME] for p in f["params"]}
     declared: Set[str] = set()
     for st in flat(f["body"]):
-        if st[0] == "assign":
-            todo = list(st[1])
+        if st[TAG] == "assign":
+            todo = list(st[ASSIGN_TARGETS])
             while todo:
                 t = todo.pop()
-                if t[0] == "name":
-                    names.add(t[1])
-                elif t[0] == "tuple":
-                    todo.extend(t[1])
-        elif st[0] == "global":
-            declared |= set(st[1])
+                if t[TAG] == "name":
+                    names.add(t[NAME_ID])
+                elif t[TAG] == "tuple":
+                    todo.extend(t[TUPLE_ITEMS])
+        elif st[TAG] == "global":
+            declared |= set(st[GLOBAL_NAMES])
     return names - declared
 
 
@@ -136,17 +141,17 @@ def flat(stmts):
     """Every statement of ``stmts`` (summary IR), nested blocks' too, outer before inner."""
     for st in stmts:
         yield st
-        k = st[0]
+        k = st[TAG]
         if k == "if":
-            yield from flat(st[2])
-            yield from flat(st[3])
+            yield from flat(st[IF_BODY])
+            yield from flat(st[IF_ORELSE])
         elif k in ("for", "while"):
-            yield from flat(st[3] if k == "for" else st[2])
+            yield from flat(st[FOR_BODY] if k == "for" else st[WHILE_BODY])
         elif k == "try":
-            yield from flat(st[1])
-            for _n, b in st[2]:
+            yield from flat(st[TRY_BODY])
+            for _n, b in st[TRY_HANDLERS]:
                 yield from flat(b)
-            yield from flat(st[3])
-            yield from flat(st[4])
+            yield from flat(st[TRY_ORELSE])
+            yield from flat(st[TRY_FINALLY])
         elif k == "with":
-            yield from flat(st[2])
+            yield from flat(st[WITH_BODY])

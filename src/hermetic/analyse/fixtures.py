@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Set
 
 from . import interp as I
+from ..summarise.ir import CALL_KWARGS, LIT_VALUE, PARAM_KIND, PARAM_NAME, TAG
 from .runs import TestItem
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of
 
@@ -36,14 +37,14 @@ def fixture_decorator(f: dict, mod: str, static_name: Callable[[Any, str], str])
         if name in ("pytest.fixture", "pytest.yield_fixture", "pytest_asyncio.fixture", "_pytest.fixtures.fixture",
                     "fixture") or name.endswith(".fixture"):
             kw = {}
-            if dexpr[0] == "call":
-                kw = {k: v for k, v in dexpr[3]}
+            if dexpr[TAG] == "call":
+                kw = {k: v for k, v in dexpr[CALL_KWARGS]}
             fname = kw.get("name")
-            fname = fname[1] if fname and fname[0] == "lit" else None
+            fname = fname[LIT_VALUE] if fname and fname[TAG] == "lit" else None
             autouse = kw.get("autouse")
-            autouse = bool(autouse and autouse[0] == "lit" and autouse[1] is True)
+            autouse = bool(autouse and autouse[TAG] == "lit" and autouse[LIT_VALUE] is True)
             scope = kw.get("scope")
-            scope = scope[1] if scope and scope[0] == "lit" else "function"
+            scope = scope[LIT_VALUE] if scope and scope[TAG] == "lit" else "function"
             return fname, autouse, scope, kw.get("params")
     return None
 
@@ -148,12 +149,12 @@ class FixtureScope:
         loc: Dict[str, V] = {}
         params = f["params"]
         self_atom = None
-        if d.cls and params and params[0][1] == "pos":
+        if d.cls and params and params[0][PARAM_KIND] == "pos":
             self_atom = ("inst", ip.new_instance(d.cls))
-            loc[params[0][0]] = of(self_atom)
+            loc[params[0][PARAM_NAME]] = of(self_atom)
             params = params[1:]
         for prm in params:
-            pname, kind = prm[0], prm[1]
+            pname, kind = prm[PARAM_NAME], prm[PARAM_KIND]
             if kind in ("var", "varkw"):
                 continue
             if pname == "request":

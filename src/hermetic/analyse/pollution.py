@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
+from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, \
+    CALL_KWARGS, CALL_POS, DEL_LINE, DEL_TARGET, EXPR_VALUE, FOR_BODY, IF_BODY, IF_ORELSE, LAMBDA_BODY, LIT_VALUE, \
+    NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WHILE_BODY, \
+    WITH_BODY, WITH_ITEMS
 from ..summarise.unparse import calls_in
 # the effects of project functions: computed there, looked up by the walk; ``function_effects``
 # and ``effects_of`` stay importable from here
@@ -108,7 +112,7 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
     frame = _function_frame(ip, f, mod)
     sc = Scan()
     for dexpr, _line in f["decorators"]:
-        if dexpr[0] == "call":
+        if dexpr[TAG] == "call":
             sc.protected |= _protected_by(ip, dexpr, frame)
     _walk(_Walk(ip, frame, sc, effects), f["body"], in_restore=False)
     restores = sc.restores | teardown_restores
@@ -129,11 +133,13 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
 
 def _protected_by(ip, call, frame) -> Set[tuple]:
     """``patch.dict(os.environ, ...)`` / ``patch.dict(mod.CONTAINER)`` restore what is changed inside."""
-    names = _ext(_resolve(ip, call[1], frame))
-    if not any(n.startswith("unittest.mock.patch.dict") or n.endswith("patch.dict") for n in names) or not call[2]:
+    names = _ext(_resolve(ip, call[CALL_FUNC], frame))
+    if not any(n.startswith("unittest.mock.patch.dict") or n.endswith("patch.dict") for n in names) \
+            or not call[CALL_ARGS]:
         return set()
-    target = call[2][0]
-    if "os.environ" in _ext(_resolve(ip, target, frame)) or (target[0] == "lit" and target[1] == "os.environ"):
+    target = call[CALL_ARGS][0]
+    if "os.environ" in _ext(_resolve(ip, target, frame)) or (
+            target[TAG] == "lit" and target[LIT_VALUE] == "os.environ"):
         return {("env", "*")}
     g = _project_global(ip, target, frame)
     return {("glob",) + g} if g is not None else set()
@@ -143,7 +149,7 @@ def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation
     frame = _frame(ip, mod)
     sc = Scan()
     for st in summary["body"]:
-        if st[0] in ("def", "class"):
+        if st[TAG] in ("def", "class"):
             continue
         _walk(_Walk(ip, frame, sc, effects), [st], in_restore=False)
     return [m for m in sc.mutations if m.key not in sc.restores]
@@ -196,25 +202,25 @@ def _frame(ip: I.Interp, mod: str) -> I.Frame:
 
 def _resolve(ip: I.Interp, e, frame: I.Frame) -> V:
     """Static value of a name/attribute chain (modules, library names) without running calls."""
-    if e[0] == "name":
-        if e[1] in frame.locals:
-            return frame.locals[e[1]]
+    if e[TAG] == "name":
+        if e[NAME_ID] in frame.locals:
+            return frame.locals[e[NAME_ID]]
         g = ip.globals.get(frame.module, {})
-        if e[1] in g:
-            return g[e[1]]
-        return I.of(("ext", f"builtins.{e[1]}")) if e[1] in I._BUILTINS else I.EMPTY
-    if e[0] == "attr":
-        base = _resolve(ip, e[1], frame)
+        if e[NAME_ID] in g:
+            return g[e[NAME_ID]]
+        return I.of(("ext", f"builtins.{e[NAME_ID]}")) if e[NAME_ID] in I._BUILTINS else I.EMPTY
+    if e[TAG] == "attr":
+        base = _resolve(ip, e[ATTR_VALUE], frame)
         out = I.EMPTY
         for a in base.refs():
             if a[0] == "mod":
                 g = ip.globals.get(a[1], {})
-                if e[2] in g:
-                    out = out | g[e[2]]
-                elif f"{a[1]}.{e[2]}" in ip.p.summaries:
-                    out = out | I.of(("mod", ip.p.canonical[f"{a[1]}.{e[2]}"]))
+                if e[ATTR_ATTR] in g:
+                    out = out | g[e[ATTR_ATTR]]
+                elif f"{a[1]}.{e[ATTR_ATTR]}" in ip.p.summaries:
+                    out = out | I.of(("mod", ip.p.canonical[f"{a[1]}.{e[ATTR_ATTR]}"]))
             elif a[0] == "ext":
-                out = out | I.of(("ext", f"{a[1]}.{e[2]}"))
+                out = out | I.of(("ext", f"{a[1]}.{e[ATTR_ATTR]}"))
         return out
     return I.EMPTY
 
@@ -227,14 +233,14 @@ def _project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) ->
     """``mod.NAME`` of a project module -> (module, NAME), also for a NAME the module does not
     bind (a test adding an attribute changes the module too); with ``container``, only when the
     global holds a list, dict or set."""
-    if e[0] == "attr":
-        base = _resolve(ip, e[1], frame)
+    if e[TAG] == "attr":
+        base = _resolve(ip, e[ATTR_VALUE], frame)
         for a in base.refs():
             if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
                 g = ip.globals.get(a[1], {})
-                if container and not (e[2] in g and is_container(g[e[2]])):
+                if container and not (e[ATTR_ATTR] in g and is_container(g[e[ATTR_ATTR]])):
                     return None
-                return a[1], e[2]
+                return a[1], e[ATTR_ATTR]
     return None
 
 
@@ -243,61 +249,63 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
     ``finally`` block or a teardown method, where a change counts as a restore."""
     ip, frame, sc, saved = w.ip, w.frame, w.sc, w.saved
     for st in stmts:
-        k = st[0]
+        k = st[TAG]
         restoring = in_restore or w.after_yield[0]
         if k == "assign":
-            for t in st[1]:
-                _assign(w, t, st[2], st, restoring)
-            if st[2][0] == "call":
-                _call(w, st[2], restoring)
-            if _is_env_read(ip, st[2], frame) or st[2][0] in ("name", "attr", "call", "seq", "sub"):
-                for t in st[1]:
-                    if t[0] == "name":
-                        saved.add(t[1])
-            if st[2][0] == "call" and _is_patch_call(ip, st[2], frame):
-                for t in st[1]:
-                    if t[0] == "name":
-                        saved.add("patcher:" + t[1])
-                    elif t[0] == "attr" and t[1][0] == "name" and t[1][1] == "self":
-                        saved.add("patcher:self." + t[2])
+            for t in st[ASSIGN_TARGETS]:
+                _assign(w, t, st[ASSIGN_VALUE], st, restoring)
+            if st[ASSIGN_VALUE][TAG] == "call":
+                _call(w, st[ASSIGN_VALUE], restoring)
+            if _is_env_read(ip, st[ASSIGN_VALUE], frame) or \
+                    st[ASSIGN_VALUE][TAG] in ("name", "attr", "call", "seq", "sub"):
+                for t in st[ASSIGN_TARGETS]:
+                    if t[TAG] == "name":
+                        saved.add(t[NAME_ID])
+            if st[ASSIGN_VALUE][TAG] == "call" and _is_patch_call(ip, st[ASSIGN_VALUE], frame):
+                for t in st[ASSIGN_TARGETS]:
+                    if t[TAG] == "name":
+                        saved.add("patcher:" + t[NAME_ID])
+                    elif t[TAG] == "attr" and t[ATTR_VALUE][TAG] == "name" and t[ATTR_VALUE][NAME_ID] == "self":
+                        saved.add("patcher:self." + t[ATTR_ATTR])
         elif k == "del":
-            _delete(w, st[1], st, restoring)
+            _delete(w, st[DEL_TARGET], st, restoring)
         elif k == "expr":
-            e = st[1]
-            if e[0] == "yield":
+            e = st[EXPR_VALUE]
+            if e[TAG] == "yield":
                 w.after_yield[0] = True
                 continue
-            if e[0] == "call":
+            if e[TAG] == "call":
                 _call(w, e, restoring)
             else:   # calls inside an assert, a comparison, ...
                 for call in calls_in(e):
                     _call(w, call, restoring)
         elif k == "if":
-            _walk(w, st[2], in_restore)
-            _walk(w, st[3], in_restore)
+            _walk(w, st[IF_BODY], in_restore)
+            _walk(w, st[IF_ORELSE], in_restore)
         elif k in ("for", "while"):
-            _walk(w, st[3] if k == "for" else st[2], in_restore)
+            _walk(w, st[FOR_BODY] if k == "for" else st[WHILE_BODY], in_restore)
         elif k == "try":
-            _walk(w, st[1], in_restore)
-            for _n, b in st[2]:
+            _walk(w, st[TRY_BODY], in_restore)
+            for _n, b in st[TRY_HANDLERS]:
                 _walk(w, b, in_restore)
-            _walk(w, st[3], in_restore)
-            _walk(w, st[4], True)
+            _walk(w, st[TRY_ORELSE], in_restore)
+            _walk(w, st[TRY_FINALLY], True)
         elif k == "with":
             added: Set[tuple] = set()
-            for item, _t in st[1]:
-                if item[0] == "call":
+            for item, _t in st[WITH_ITEMS]:
+                if item[TAG] == "call":
                     _call(w, item, restoring, as_context=True)
                     added |= _protected_by(ip, item, frame) - sc.protected
             sc.protected |= added
-            _walk(w, st[2], in_restore)
+            _walk(w, st[WITH_BODY], in_restore)
             sc.protected -= added
-        elif k == "return" and st[1] is not None and st[1][0] == "call":
-            _call(w, st[1], restoring)
+        elif k == "return" and st[RETURN_VALUE] is not None and st[RETURN_VALUE][TAG] == "call":
+            _call(w, st[RETURN_VALUE], restoring)
 
 
 def _is_env_read(ip, e, frame) -> bool:
-    return e[0] == "call" and bool(_ext(_resolve(ip, e[1], frame)) & {"os.environ.get", "os.environ.copy", "os.getenv"})
+    return e[TAG] == "call" and bool(
+        _ext(_resolve(ip, e[CALL_FUNC], frame)) & {"os.environ.get", "os.environ.copy", "os.getenv"})
 
 
 def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
@@ -313,14 +321,14 @@ def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
 def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
     """An assignment of ``value`` to the target ``t`` (statement ``st``)."""
     ip, frame, sc, saved = w.ip, w.frame, w.sc, w.saved
-    line = st[3]
+    line = st[ASSIGN_LINE]
     pos = (line, 1, line, 1)
-    value_saved = value[0] == "name" and value[1] in saved or value[0] in ("sub", "call") and restoring or (
-        restoring and value[0] in ("name", "attr"))
-    if t[0] == "sub":
-        base = _resolve(ip, t[1], frame)
+    value_saved = value[TAG] == "name" and value[NAME_ID] in saved or value[TAG] in ("sub", "call") and restoring or (
+        restoring and value[TAG] in ("name", "attr"))
+    if t[TAG] == "sub":
+        base = _resolve(ip, t[SUB_VALUE], frame)
         ext = _ext(base)
-        key = t[2][1] if t[2][0] == "lit" else "*"
+        key = t[SUB_INDEX][LIT_VALUE] if t[SUB_INDEX][TAG] == "lit" else "*"
         if "os.environ" in ext:
             shown = repr(key) if key != "*" else "..."
             _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ[{shown}] = ...", value_saved, value_saved),
@@ -332,22 +340,22 @@ def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
         if "sys.path" in ext:
             _add(sc, Mutation("HT304", ("syspath",), pos, "sys.path[...] = ...", True), restoring)
             return
-        g = _project_global(ip, t[1], frame, container=True)
+        g = _project_global(ip, t[SUB_VALUE], frame, container=True)
         if g is not None:
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}[...] = ...", value_saved,
                               item=None if key == "*" else key), restoring)
-    elif t[0] == "attr":
-        ext = _ext(_resolve(ip, t[1], frame))
-        if "os" in ext and t[2] == "environ":
+    elif t[TAG] == "attr":
+        ext = _ext(_resolve(ip, t[ATTR_VALUE], frame))
+        if "os" in ext and t[ATTR_ATTR] == "environ":
             _add(sc, Mutation("HT302", ("env", "*"), pos, "os.environ = ...", value_saved), restoring)
             return
-        if "sys" in ext and t[2] in ("path", "modules"):
-            _add(sc, Mutation("HT304", ("syspath",) if t[2] == "path" else ("sysmod", "*"), pos,
-                              f"sys.{t[2]} = ...", value_saved), restoring)
+        if "sys" in ext and t[ATTR_ATTR] in ("path", "modules"):
+            _add(sc, Mutation("HT304", ("syspath",) if t[ATTR_ATTR] == "path" else ("sysmod", "*"), pos,
+                              f"sys.{t[ATTR_ATTR]} = ...", value_saved), restoring)
             return
         g = _project_global(ip, t, frame)
         if g is not None:
-            back = value_saved or (restoring and value[0] == "lit" and _import_literal(ip, g[0], g[1]) == value)
+            back = value_saved or (restoring and value[TAG] == "lit" and _import_literal(ip, g[0], g[1]) == value)
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]} = ...", back), restoring)
 
 
@@ -357,8 +365,9 @@ def _import_literal(ip: I.Interp, mod: str, name: str):
     s = ip.p.summaries.get(mod)
     if s is None:
         return None
-    found = [st[2] for st in s["body"] if st[0] == "assign" and any(t == ("name", name) for t in st[1])]
-    if len(found) == 1 and found[0][0] == "lit":
+    found = [st[ASSIGN_VALUE] for st in s["body"]
+             if st[TAG] == "assign" and any(t == ("name", name) for t in st[ASSIGN_TARGETS])]
+    if len(found) == 1 and found[0][TAG] == "lit":
         return tuple(found[0])
     return None
 
@@ -366,22 +375,22 @@ def _import_literal(ip: I.Interp, mod: str, name: str):
 def _delete(w: _Walk, t, st, restoring: bool) -> None:
     """``del`` of the target ``t`` (statement ``st``)."""
     ip, frame, sc = w.ip, w.frame, w.sc
-    line = st[2]
+    line = st[DEL_LINE]
     pos = (line, 1, line, 1)
-    if t[0] == "sub":
-        ext = _ext(_resolve(ip, t[1], frame))
-        key = t[2][1] if t[2][0] == "lit" else "*"
+    if t[TAG] == "sub":
+        ext = _ext(_resolve(ip, t[SUB_VALUE], frame))
+        key = t[SUB_INDEX][LIT_VALUE] if t[SUB_INDEX][TAG] == "lit" else "*"
         if "os.environ" in ext:
             _add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{repr(key) if key != '*' else '...'}]", True),
                  restoring)
         elif "sys.modules" in ext:
             _add(sc, Mutation("HT304", ("sysmod", key), pos, "del sys.modules[...]", True), restoring)
         else:
-            g = _project_global(ip, t[1], frame, container=True)
+            g = _project_global(ip, t[SUB_VALUE], frame, container=True)
             if g is not None:
                 _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}[...]", True,
                                   item=None if key == "*" else key), restoring)
-    elif t[0] == "attr":
+    elif t[TAG] == "attr":
         g = _project_global(ip, t, frame)
         if g is None:
             return
@@ -394,49 +403,49 @@ def _delete(w: _Walk, t, st, restoring: bool) -> None:
 def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     """A call expression ``e``; ``as_context``: the call of a ``with`` item."""
     ip, frame, sc, saved, effects = w.ip, w.frame, w.sc, w.saved, w.effects
-    pos = tuple(e[4])
-    fn = e[1]
+    pos = tuple(e[CALL_POS])
+    fn = e[CALL_FUNC]
     callee = _resolve(ip, fn, frame)
     names = _ext(callee)
-    args = e[2]
+    args = e[CALL_ARGS]
     # patcher.start() / patch(...).start() / patcher.stop()
-    if fn[0] == "attr" and fn[2] in ("start", "stop"):
-        recv = fn[1]
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] in ("start", "stop"):
+        recv = fn[ATTR_VALUE]
         key = None
-        stop = fn[2] == "stop"
-        if recv[0] == "name" and (stop or "patcher:" + recv[1] in saved):
-            key = ("patcher", recv[1])
-        elif recv[0] == "attr" and recv[1][0] == "name" and recv[1][1] == "self" and (
-                stop or "patcher:self." + recv[2] in saved):
-            key = ("patcher", "self." + recv[2])
-        elif recv[0] == "call" and _is_patch_call(ip, recv, frame):
+        stop = fn[ATTR_ATTR] == "stop"
+        if recv[TAG] == "name" and (stop or "patcher:" + recv[NAME_ID] in saved):
+            key = ("patcher", recv[NAME_ID])
+        elif recv[TAG] == "attr" and recv[ATTR_VALUE][TAG] == "name" and recv[ATTR_VALUE][NAME_ID] == "self" and (
+                stop or "patcher:self." + recv[ATTR_ATTR] in saved):
+            key = ("patcher", "self." + recv[ATTR_ATTR])
+        elif recv[TAG] == "call" and _is_patch_call(ip, recv, frame):
             key = ("patcher", f"@{pos}")
         if key is not None:
-            if fn[2] == "start":
+            if fn[ATTR_ATTR] == "start":
                 _add(sc, Mutation("HT304", key, pos, "patch(...).start() with no stop()"), restoring)
             else:
                 _restored(sc, key)
             return
-    if fn[0] == "attr" and fn[2] in ("addCleanup", "addfinalizer", "enterContext", "callback"):
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] in ("addCleanup", "addfinalizer", "enterContext", "callback"):
         # a lambda registered as a finalizer runs at teardown: what it changes is a restore
         for a in args:
-            if a[0] == "lambda":
+            if a[TAG] == "lambda":
                 sc.finalizing += 1
-                for inner in calls_in(a[2]):
+                for inner in calls_in(a[LAMBDA_BODY]):
                     _call(w, inner, True)
                 sc.finalizing -= 1
         # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments
-        if fn[2] in ("addCleanup", "callback") and args and args[0][0] in ("attr", "name"):
+        if fn[ATTR_ATTR] in ("addCleanup", "callback") and args and args[0][TAG] in ("attr", "name"):
             sc.finalizing += 1
-            _call(w, ("call", args[0], list(args[1:]), e[3], e[4]), True)
+            _call(w, ("call", args[0], list(args[1:]), e[CALL_KWARGS], e[CALL_POS]), True)
             sc.finalizing -= 1
         for a in args:
-            if a[0] == "attr" and a[2] == "stop":
-                r = a[1]
-                if r[0] == "name":
-                    _restored(sc, ("patcher", r[1]))
-                elif r[0] == "attr" and r[1][0] == "name" and r[1][1] == "self":
-                    _restored(sc, ("patcher", "self." + r[2]))
+            if a[TAG] == "attr" and a[ATTR_ATTR] == "stop":
+                r = a[ATTR_VALUE]
+                if r[TAG] == "name":
+                    _restored(sc, ("patcher", r[NAME_ID]))
+                elif r[TAG] == "attr" and r[ATTR_VALUE][TAG] == "name" and r[ATTR_VALUE][NAME_ID] == "self":
+                    _restored(sc, ("patcher", "self." + r[ATTR_ATTR]))
             ext = _ext(_resolve(ip, a, frame))
             if ext & {"unittest.mock.patch.stopall"}:
                 sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
@@ -459,15 +468,15 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     for n in names:
         if n.startswith("os.environ.") and n.rsplit(".", 1)[1] in _ENV_METHODS:
             meth = n.rsplit(".", 1)[1]
-            key = args[0][1] if args and args[0][0] == "lit" else "*"
+            key = args[0][LIT_VALUE] if args and args[0][TAG] == "lit" else "*"
             if meth in ("update", "clear"):
                 key = "*"
             restore_like = meth in ("pop", "__delitem__") or (meth == "update" and restoring) or (
-                meth == "__setitem__" and restoring and len(args) > 1 and args[1][0] in ("name", "attr"))
+                meth == "__setitem__" and restoring and len(args) > 1 and args[1][TAG] in ("name", "attr"))
             _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ.{meth}(...)", restore_like), restoring)
             return
         if n in ("os.putenv", "os.unsetenv"):
-            key = args[0][1] if args and args[0][0] == "lit" else "*"
+            key = args[0][LIT_VALUE] if args and args[0][TAG] == "lit" else "*"
             _add(sc, Mutation("HT302", ("env", key), pos, f"{n}(...)", n == "os.unsetenv"), restoring)
             return
         if n.startswith("sys.path.") and n.rsplit(".", 1)[1] in _SYSPATH_METHODS:
@@ -477,31 +486,32 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             return
         if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in CONTAINER_METHODS:
             meth = n.rsplit(".", 1)[1]
-            key = args[0][1] if meth in ("pop", "setdefault") and args and args[0][0] == "lit" else "*"
+            key = args[0][LIT_VALUE] if meth in ("pop", "setdefault") and args and args[0][TAG] == "lit" else "*"
             _add(sc, Mutation("HT304", ("sysmod", key), pos, f"{n}(...)", True), restoring)
             return
         if n in _PROCESS_CALLS and not as_context:
             key = (_PROCESS_CALLS[n],)
-            is_restore = bool(args) and args[0][0] == "name" and args[0][1] in saved
+            is_restore = bool(args) and args[0][TAG] == "name" and args[0][NAME_ID] in saved
             _add(sc, Mutation("HT304", key, pos, f"{n}(...)", is_restore), restoring)
             return
     # a project module's container or global
-    if fn[0] == "attr" and fn[2] in CONTAINER_METHODS:
-        g = _project_global(ip, fn[1], frame, container=True)
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS:
+        g = _project_global(ip, fn[ATTR_VALUE], frame, container=True)
         if g is not None:
-            item = args[0][1] if fn[2] in _ITEM_METHODS and args and args[0][0] == "lit" else None
-            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}.{fn[2]}(...)",
-                              fn[2] in ("pop", "remove", "discard", "clear", "update"), item=item), restoring)
+            item = args[0][LIT_VALUE] if fn[ATTR_ATTR] in _ITEM_METHODS and args and args[0][TAG] == "lit" else None
+            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}.{fn[ATTR_ATTR]}(...)",
+                              fn[ATTR_ATTR] in ("pop", "remove", "discard", "clear", "update"), item=item), restoring)
             return
-    if names & {"builtins.setattr"} and len(args) >= 2 and args[1][0] == "lit":
+    if names & {"builtins.setattr"} and len(args) >= 2 and args[1][TAG] == "lit":
         base = _resolve(ip, args[0], frame)
         for a in base.refs():
             if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
-                _add(sc, Mutation("HT303", ("glob", a[1], args[1][1]), pos, f"setattr({a[1]}, ...)"), restoring)
+                _add(sc, Mutation("HT303", ("glob", a[1], args[1][LIT_VALUE]), pos, f"setattr({a[1]}, ...)"),
+                     restoring)
                 return
     # X.cache_clear(): the lru_cache of X is emptied (a restore)
-    if fn[0] == "attr" and fn[2] == "cache_clear":
-        for a in _resolve(ip, fn[1], frame).refs():
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] == "cache_clear":
+        for a in _resolve(ip, fn[ATTR_VALUE], frame).refs():
             if a[0] == "func":
                 _restored(sc, ("lru", a[1]))
         return
@@ -526,7 +536,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
 
 
 def _is_patch_call(ip, e, frame) -> bool:
-    names = _ext(_resolve(ip, e[1], frame))
+    names = _ext(_resolve(ip, e[CALL_FUNC], frame))
     return any(n.startswith("unittest.mock.patch") for n in names)
 
 
@@ -536,10 +546,10 @@ def _reset_names(ip: I.Interp, mod: str) -> str:
         return ""
     names = []
     for st in s["body"]:
-        if st[0] == "assign" and st[2][0] in ("dict", "seq"):
-            for t in st[1]:
-                if t[0] == "name":
-                    names.append(t[1])
+        if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] in ("dict", "seq"):
+            for t in st[ASSIGN_TARGETS]:
+                if t[TAG] == "name":
+                    names.append(t[NAME_ID])
     return ", ".join(names)
 
 
@@ -560,11 +570,11 @@ def _cached_io(ip: I.Interp, qn: str) -> bool:
         return False
     frame = _frame(ip, mod)
     for call in calls_in(f["body"]):
-        fn = call[1]
+        fn = call[CALL_FUNC]
         names = _ext(_resolve(ip, fn, frame))
         if any(ip.p.catalogue.lookup(n) is not None for n in names):
             return True
-        if fn[0] == "attr" and fn[2] in ip.p.catalogue.path_methods:
+        if fn[TAG] == "attr" and fn[ATTR_ATTR] in ip.p.catalogue.path_methods:
             return True
     return False
 

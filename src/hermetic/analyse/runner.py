@@ -16,6 +16,9 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Set
 
 from . import interp as I
+from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUALNAME, FROM_MODULE, FROM_NAMES, \
+    IF_BODY, IF_ORELSE, IMPORT_NAMES, NAME_ID, PARAM_DEFAULT, PARAM_KIND, PARAM_NAME, TAG, TRY_BODY, TRY_HANDLERS, \
+    TUPLE_ITEMS
 from .fixtures import SCOPE_RANK, FixtureDef, FixtureScope, fixture_decorator
 from .parametrize import marks_of, parametrize_values
 from .runs import SweepRun, TestItem, TestRun, start_run
@@ -55,19 +58,19 @@ class Runner:
 
         def walk(stmts):
             for st in stmts:
-                if st[0] == "import":
-                    for local, full, has_as in st[1]:
+                if st[TAG] == "import":
+                    for local, full, has_as in st[IMPORT_NAMES]:
                         out[local] = full if has_as else full.split(".")[0]
-                elif st[0] == "from":
-                    for local, attr in st[2]:
+                elif st[TAG] == "from":
+                    for local, attr in st[FROM_NAMES]:
                         if local != "*":
-                            out[local] = f"{st[1]}.{attr}"
-                elif st[0] in ("if", "try"):
-                    walk(st[2] if st[0] == "if" else st[1])
-                    if st[0] == "if":
-                        walk(st[3])
+                            out[local] = f"{st[FROM_MODULE]}.{attr}"
+                elif st[TAG] in ("if", "try"):
+                    walk(st[IF_BODY] if st[TAG] == "if" else st[TRY_BODY])
+                    if st[TAG] == "if":
+                        walk(st[IF_ORELSE])
                     else:
-                        for _n, body in st[2]:
+                        for _n, body in st[TRY_HANDLERS]:
                             walk(body)
 
         if s is not None:
@@ -124,21 +127,23 @@ class Runner:
         fns = s["functions"]
         fixture_qns = {d.qualname for ds in self.fixture_defs(mod).values() for d in ds}
         for st in s["body"]:
-            if st[0] == "def":
-                f = fns.get(st[2])
-                if f and self._match(f["name"], self.pytest_cfg.python_functions) and st[2] not in fixture_qns:
-                    items.append(TestItem(f"{rootdir_rel}::{f['name']}", mod, s["path"], st[2], f["name"], None,
+            if st[TAG] == "def":
+                qn = st[DEF_QUALNAME]
+                f = fns.get(qn)
+                if f and self._match(f["name"], self.pytest_cfg.python_functions) and qn not in fixture_qns:
+                    items.append(TestItem(f"{rootdir_rel}::{f['name']}", mod, s["path"], qn, f["name"], None,
                                           f["line"]))
-            elif st[0] == "class":
-                items.extend(self._collect_class(st[2], mod, rootdir_rel, fixture_qns))
-            elif st[0] == "assign":   # `test_x = make_test(...)`: pytest collects the bound function
-                for name in _names_bound(st[1]):
+            elif st[TAG] == "class":
+                items.extend(self._collect_class(st[CLASS_QUALNAME], mod, rootdir_rel, fixture_qns))
+            elif st[TAG] == "assign":   # `test_x = make_test(...)`: pytest collects the bound function
+                for name in _names_bound(st[ASSIGN_TARGETS]):
                     if not self._match(name, self.pytest_cfg.python_functions):
                         continue
                     refs = list(self.ip.globals.get(mod, {}).get(name, EMPTY).refs())
                     if len(refs) == 1 and refs[0][0] == "func" and refs[0][1] in fns.keys() | self.p.functions.keys():
                         qn = refs[0][1]
-                        items.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], qn, name, None, st[3]))
+                        items.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], qn, name, None,
+                                              st[ASSIGN_LINE]))
         for it in items:   # decorators are evaluated at import: here, not in each test's run
             if it.cls:
                 for cq in self.ip.mro(it.cls):
@@ -267,7 +272,7 @@ class Runner:
         # fixtures
         fx = FixtureScope(self.ip, self.fixture_defs, self.config, item, chain)
         params = [p for p in test_fn["params"]]
-        if item.cls and params and params[0][1] == "pos":
+        if item.cls and params and params[0][PARAM_KIND] == "pos":
             params = params[1:]
         n_mock = sum(1 for a in deco_atoms if a[0] == "patcher" and a[1] in ("attr",) and not a[2][3])
         # pytest sorts the fixture closure by scope, higher first; within a scope autouse
@@ -280,9 +285,9 @@ class Runner:
         order = [(scope_rank(n), 0, i, n, False) for i, n in enumerate(fx.autouse_names())]
         order += [(scope_rank(n), 1, i, n, False) for i, n in enumerate(usefixtures)]
         for i, prm in enumerate(params):
-            d = fx.find(prm[0]) if i >= n_mock and prm[0] not in param_values else None
+            d = fx.find(prm[PARAM_NAME]) if i >= n_mock and prm[PARAM_NAME] not in param_values else None
             if d is not None and SCOPE_RANK.get(d.scope, 4) < 4:
-                order.append((SCOPE_RANK[d.scope], 2, i, prm[0], True))
+                order.append((SCOPE_RANK[d.scope], 2, i, prm[PARAM_NAME], True))
         for _r, _g, _i, name, with_params in sorted(order):
             if with_params:
                 fx.get(name, param_values)
@@ -290,7 +295,7 @@ class Runner:
                 fx.get(name)
         loc: Dict[str, V] = {}
         for i, prm in enumerate(params):
-            pname, kind, _d = prm[0], prm[1], prm[2]
+            pname, kind, _d = prm[PARAM_NAME], prm[PARAM_KIND], prm[PARAM_DEFAULT]
             if kind in ("var", "varkw"):
                 continue
             if i < n_mock:
@@ -312,7 +317,7 @@ class Runner:
         if self_atom is not None:
             loc["self"] = of(self_atom)
             if params != test_fn["params"]:
-                loc[test_fn["params"][0][0]] = of(self_atom)
+                loc[test_fn["params"][0][PARAM_NAME]] = of(self_atom)
         frame = I.Frame(module=item.module, path=item.path, name=item.display, line=test_fn["line"], in_test=True,
                         cls=test_fn.get("class"))
         frame.locals = loc
@@ -404,10 +409,10 @@ def _names_bound(targets) -> List[str]:
     """Names a module-level assignment binds (plain names, also inside tuple targets)."""
     out: List[str] = []
     for t in targets:
-        if t[0] == "name":
-            out.append(t[1])
-        elif t[0] == "tuple":   # the summary writes list targets as tuples too
-            out.extend(_names_bound(t[1]))
+        if t[TAG] == "name":
+            out.append(t[NAME_ID])
+        elif t[TAG] == "tuple":   # the summary writes list targets as tuples too
+            out.extend(_names_bound(t[TUPLE_ITEMS]))
     return out
 
 

@@ -39,6 +39,7 @@ from ..analyse.interp import _decorator_name
 from ..analyse.runs import SweepRun, TestRun
 from ..analyse.sweep import sweep_roots_in
 from ..summarise.extract import may_name
+from ..summarise.ir import NAME_ID, PARAM_DEFAULT, TAG
 # the entry's byte format; ``dumps``, ``loads``, ``blob`` and the format's constants stay
 # importable from here, where the tests and ``api`` look for them
 from .entry import _MAGIC, _PARTS, ANALYSIS_VERSION, blob, dumps, loads, part  # noqa: F401
@@ -197,18 +198,18 @@ def reads_no_state(f: dict, bound) -> bool:
     no defaults, nothing it imports, declares global or defines, and no name it looks up (its
     locals too: what is bound where is not worked out) that its module binds (``bound``: the
     module's global names after collection), a dunder, or a builtin in ``_REACHING``."""
-    if f.get("class") or any(p[2] is not None for p in f["params"]):
+    if f.get("class") or any(p[PARAM_DEFAULT] is not None for p in f["params"]):
         return False
     bound = set(bound)
     todo: list = [f["body"]]
     while todo:
         x = todo.pop()
         if isinstance(x, (list, tuple)):
-            if x and isinstance(x[0], str):
-                if x[0] in _BINDING:
+            if x and isinstance(x[TAG], str):
+                if x[TAG] in _BINDING:
                     return False
-                if x[0] == "name" and len(x) == 2:
-                    n = x[1]
+                if x[TAG] == "name" and len(x) == 2:
+                    n = x[NAME_ID]
                     if not isinstance(n, str) or n in bound or n in _REACHING or n.startswith("__"):
                         return False
                     continue

@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 from ..analyse import interp as I
 from ..analyse.values import UNCONTROLLED, Origin
 from ..report.model import Finding
+from ..summarise.ir import CALL_FUNC, DEF_NAME, DEF_QUALNAME, FROM_LINE, FROM_MODULE, FROM_NAMES, IMPORT_LINE, \
+    IMPORT_NAMES, TAG
 from ..summarise.unparse import calls_in
 from .facts import Facts
 from .registry import severity
@@ -41,19 +43,19 @@ def ht4_findings(facts: Facts) -> List[Finding]:
         frame.locals = {}   # names fall through to the module globals (and patches) in lookup
         for st in s["body"]:
             line = st[-1] if isinstance(st[-1], int) else 0
-            if st[0] in ("import", "from"):
-                names = [full for _l, full, _a in st[1]] if st[0] == "import" else \
-                    [st[1]] + [f"{st[1]}.{a}" for _l, a in st[2]]
+            if st[TAG] in ("import", "from"):
+                names = [full for _l, full, _a in st[IMPORT_NAMES]] if st[TAG] == "import" else \
+                    [st[FROM_MODULE]] + [f"{st[FROM_MODULE]}.{a}" for _l, a in st[FROM_NAMES]]
                 names = [ip.p.canonical.get(n, n) for n in names]
                 if any(n in boot_mods or (closure.get(n, set()) & (boot_mods | risky_mods)) for n in names):
-                    marks.append(("side", (s["path"], st[3] if st[0] == "from" else st[2])))
-            elif st[0] == "def" and st[1] in ("pytest_configure", "pytest_sessionstart"):
-                f = ip.p.functions.get(st[2], (None,))[0]
+                    marks.append(("side", (s["path"], st[FROM_LINE] if st[TAG] == "from" else st[IMPORT_LINE])))
+            elif st[TAG] == "def" and st[DEF_NAME] in ("pytest_configure", "pytest_sessionstart"):
+                f = ip.p.functions.get(st[DEF_QUALNAME], (None,))[0]
                 if f is not None and _calls_guard(ip, f["body"], mod, guard.function):
                     marks.insert(0, ("guard", (s["path"], f["line"]), "hook"))
-            elif st[0] in ("expr", "assign"):
+            elif st[TAG] in ("expr", "assign"):
                 for call in calls_in(st):
-                    v = ip.eval_static(call[1], mod)
+                    v = ip.eval_static(call[CALL_FUNC], mod)
                     for a in v.refs():
                         if a[0] == "func" and I.dotted_qualname(a[1]) == guard.function:
                             marks.append(("guard", (s["path"], line)))
@@ -154,7 +156,7 @@ def _names_production(text: str, names: Set[str]) -> bool:
 
 def _calls_guard(ip: I.Interp, body, mod: str, guard: str) -> bool:
     for call in calls_in(body):
-        v = ip.eval_static(call[1], mod)
+        v = ip.eval_static(call[CALL_FUNC], mod)
         if any(a[0] == "func" and I.dotted_qualname(a[1]) == guard for a in v.refs()):
             return True
     return False

@@ -14,6 +14,7 @@ from ..analyse import interp as I
 from ..analyse.values import Origin
 from ..report.model import Finding
 from ..report.origin import source_words
+from ..summarise.ir import ATTR_ATTR, CALL_ARGS, CALL_FUNC, LIT_VALUE, TAG
 from ..summarise import unparse as hints
 from .facts import Facts
 from .registry import severity
@@ -151,14 +152,14 @@ def _ht202_hint(site, e, summaries, hints) -> List[str]:
                 break
     subst: Dict = {}
     if call is not None:
-        args = call[2]
-        fname = call[1][2] if call[1][0] == "attr" else ""
-        if fname == "setenv" and len(args) >= 2 and args[0][0] == "lit":
-            subst[("env", args[0][1])] = hints.unparse(args[1])
-        elif fname == "setattr" and len(args) >= 3 and args[1][0] == "lit":
-            subst[args[1][1]] = hints.unparse(args[2])
-        elif fname == "setattr" and len(args) == 2 and args[0][0] == "lit":
-            subst[args[0][1].rsplit(".", 1)[-1]] = hints.unparse(args[1])
+        args = call[CALL_ARGS]
+        fname = call[CALL_FUNC][ATTR_ATTR] if call[CALL_FUNC][TAG] == "attr" else ""
+        if fname == "setenv" and len(args) >= 2 and args[0][TAG] == "lit":
+            subst[("env", args[0][LIT_VALUE])] = hints.unparse(args[1])
+        elif fname == "setattr" and len(args) >= 3 and args[1][TAG] == "lit":
+            subst[args[1][LIT_VALUE]] = hints.unparse(args[2])
+        elif fname == "setattr" and len(args) == 2 and args[0][TAG] == "lit":
+            subst[args[0][LIT_VALUE].rsplit(".", 1)[-1]] = hints.unparse(args[1])
     lines = []
     derived = sorted(e["derived"].values(), key=lambda d: (d.module or "", d.line or 0))
     # intermediate constants between the base and each derived one, in binding order

@@ -18,6 +18,7 @@ from ..analyse.runner import Runner, TestItem
 from ..summarise.bodies import bodies_of, transient_bodies
 from ..report.model import Finding
 from ..summarise.extract import may_name
+from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, NAME_ID, TAG
 from ..summarise.unparse import calls_in
 from .facts import Facts
 from .registry import severity
@@ -252,12 +253,12 @@ def _names_in(node, out: Set[str]) -> None:
     while stack:
         n = pop()
         if len(n) >= 2:
-            head = n[0]
+            head = n[TAG]
             if head == "name":
-                if type(n[1]) is str:
-                    add(n[1])
-            elif head == "attr" and len(n) >= 3 and type(n[2]) is str:
-                add(n[2])
+                if type(n[NAME_ID]) is str:
+                    add(n[NAME_ID])
+            elif head == "attr" and len(n) >= 3 and type(n[ATTR_ATTR]) is str:
+                add(n[ATTR_ATTR])
         for x in n:
             if type(x) is tuple or type(x) is list:
                 push(x)
@@ -273,16 +274,16 @@ def _finalizers(s: dict) -> Dict[str, Set[str]]:
     fns = s["functions"]
     for qn, f in fns.items():
         for node in calls_in(f["body"]):
-            fn = node[1]
-            if fn[0] == "attr" and fn[2] in _REGISTERS:
-                for a in node[2][:1]:   # the callable (addCleanup passes the others to it)
+            fn = node[CALL_FUNC]
+            if fn[TAG] == "attr" and fn[ATTR_ATTR] in _REGISTERS:
+                for a in node[CALL_ARGS][:1]:   # the callable (addCleanup passes the others to it)
                     found = None
-                    if a[0] == "name":   # a nested function, else a module-level one
-                        found = next((c for c in (f"{qn}.<locals>.{a[1]}", f"{s['module']}.{a[1]}")
+                    if a[TAG] == "name":   # a nested function, else a module-level one
+                        found = next((c for c in (f"{qn}.<locals>.{a[NAME_ID]}", f"{s['module']}.{a[NAME_ID]}")
                                       if c in fns), None)
-                    elif a[0] == "attr" and a[1] == ("name", "self") and f.get("class") and \
-                            f"{f['class']}.{a[2]}" in fns:
-                        found = f"{f['class']}.{a[2]}"
+                    elif a[TAG] == "attr" and a[ATTR_VALUE] == ("name", "self") and f.get("class") and \
+                            f"{f['class']}.{a[ATTR_ATTR]}" in fns:
+                        found = f"{f['class']}.{a[ATTR_ATTR]}"
                     if found is not None and found != qn:
                         out.setdefault(qn, set()).add(found)
     return out
@@ -305,21 +306,23 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
             continue
         f, mod = ip.p.functions[qn]
         for call in calls_in(f["body"]):
-            for node in [call[1]] + [a for a in call[2] if a[0] in ("name", "attr")]:
-                if node[0] not in ("name", "attr"):
+            for node in [call[CALL_FUNC]] + [a for a in call[CALL_ARGS] if a[TAG] in ("name", "attr")]:
+                if node[TAG] not in ("name", "attr"):
                     continue
                 try:
                     v = ip.eval_static(node, mod)
                 except RecursionError:
                     continue
                 funcs = [a[1] for a in v.refs() if a[0] == "func"]
-                if not funcs and node[0] == "attr" and node[1][0] == "name":
+                if not funcs and node[TAG] == "attr" and node[ATTR_VALUE][TAG] == "name":
                     # `fixtures.after_test()` where `fixtures` is bound late (global + import in a
                     # set-up function): the project module of that name
+                    base = node[ATTR_VALUE][NAME_ID]
                     for m, sm in ip.p.summaries.items():
-                        if sm["module"] == m and (m == node[1][1] or m.endswith("." + node[1][1])):
+                        if sm["module"] == m and (m == base or m.endswith("." + base)):
                             try:
-                                funcs += [a[1] for a in ip.module_attr_static(m, node[2]).refs() if a[0] == "func"]
+                                attr = ip.module_attr_static(m, node[ATTR_ATTR])
+                                funcs += [a[1] for a in attr.refs() if a[0] == "func"]
                             except RecursionError:
                                 pass
                 for qn2 in funcs:
