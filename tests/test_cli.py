@@ -295,10 +295,11 @@ def test_a_one_shot_run_leaves_its_state_for_the_process_end(quickstart, monkeyp
     import gc
 
     from hermetic import api as CK
+    from hermetic import runstate
     from hermetic.engine import workers
 
     kept: list = []
-    monkeypatch.setattr(CK, "_LEFT_FOR_EXIT", kept)
+    monkeypatch.setattr(runstate, "LEFT_FOR_EXIT", kept)
     monkeypatch.setattr(workers, "ONE_SHOT", True)
     was = gc.isenabled()
     try:

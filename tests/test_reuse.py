@@ -598,3 +598,28 @@ def test_reads_no_state_looks_at_every_name():
     nested = {**f, "body": [("if", ("name", "p"), [("expr", ("call", ("name", "eval"), [], []))], [])]}
     assert not reuse.reads_no_state(nested, set())
     assert not reuse.reads_no_state({**f, "body": [("global", ["X"])]}, set())
+
+
+_WARM = """
+import sys
+from pathlib import Path
+from hermetic.api import run_check
+report, _ = run_check([], Path(sys.argv[1]), jobs=1)
+print(report.statistics.get("result_cache"), [f.code for f in report.findings],
+      sorted(m for m in sys.modules if m.startswith(("hermetic.analyse", "hermetic.rules.", "hermetic.pipeline"))
+             and m != "hermetic.rules.registry"))
+"""
+
+
+def test_a_run_with_a_stored_result_imports_none_of_the_analysis(tmp_path):
+    # a warm run answers from the whole-run result cache: loading the interpreter, the pytest
+    # model and the rules for it cost a quarter of its time
+    import subprocess
+    import sys
+
+    project = copy_fixture("quickstart", tmp_path)
+    runs = [subprocess.run([sys.executable, "-c", _WARM, str(project)], capture_output=True, text=True, check=True)
+            for _ in range(2)]
+    first, second = (r.stdout.strip() for r in runs)
+    assert first.startswith("miss ['HT101'] [") and "hermetic.analyse.interp" in first
+    assert second == "hit ['HT101'] []"
