@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..summarise.ir import dotted_name as _decorator_name  # noqa: F401  (a decorator expression's dotted name)
 from .limits import TEST_HEAP_BASE
 from .values import Origin, V
 
@@ -255,18 +256,6 @@ _CANONICAL: Dict[str, str] = {}
 _ALIASES = (("builtins.open", "open"), ("io.open", "open"), ("mock.", "unittest.mock."),
             ("posixpath", "os.path"), ("ntpath", "os.path"), ("pathlib.Path.home", "pathlib.Path.home"),
             ("time_machine.travel", "time_machine.travel"))
-
-
-def _decorator_name(d) -> str:
-    if d[0] == "call":
-        d = d[1]
-    parts = []
-    while d[0] == "attr":
-        parts.append(d[2])
-        d = d[1]
-    if d[0] == "name":
-        parts.append(d[1])
-    return ".".join(reversed(parts))
 
 
 def dotted_qualname(qn: str) -> str:
