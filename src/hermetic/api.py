@@ -11,8 +11,8 @@ returns a ``report.model.Report``. One call per stage (``_run_stages``):
 - report: filters and suppressions, fingerprints; the caches written.
 
 ``RunOptions`` is what the caller asks for, ``Run`` what the stages pass on (both in
-``runstate``); the stages from summarise on are ``pipeline``'s, imported only when a run has
-no stored result (a warm run loads none of the analysis). It never imports
+``runstate``); the stages from link on are ``pipeline``'s, imported only when a run has no
+stored result, while the parse workers work (a warm run loads none of the analysis). It never imports
 or executes the analysed code and writes nothing into the analysed tree but its cache folder
 (``.hermetic_cache``, with its own ``.gitignore``).
 """
@@ -26,11 +26,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .catalogue.loader import load as load_catalogue
 from .config import Config, find_config, find_pytest_config
 from .discover.project import SourceFile, discover
 from .discover.targets import common_dir, display_path, split_targets
 from .engine import workers
-from .engine.cache import SummaryCache
+from .engine.cache import SummaryCache, serialize
+from .engine.entry import scope_key
 from .report.assemble import report_from_cache
 from .report.model import FileError, Report
 from .runstate import Run, RunOptions, phase_done, release_state  # noqa: F401  (release_state: part of the api)
@@ -121,9 +123,10 @@ def _run_stages(run: Run) -> Tuple[Report, Config]:
         phase_done(run, "parse")
         reused.statistics = run.stats
         return reused, run.config
-    # imported here: a run whose whole result is stored needs none of the analysis (warm runs)
-    from . import pipeline
-    return pipeline.analyse_and_report(run, entries)
+    _summarise(run, entries)
+    phase_done(run, "parse")
+    from . import pipeline   # imported while the workers parsed (``_summarise``); a warm run never does
+    return pipeline.analyse_and_report(run)
 
 
 def _read(run: Run) -> List[Tuple[SourceFile, str, str, bytes]]:
@@ -164,3 +167,80 @@ def _stored_result(run: Run) -> Optional[Report]:
             if stored is not None else None
     except (KeyError, TypeError, ValueError, AttributeError):   # a damaged entry: run again
         return None
+
+
+def _summarise(run: Run, entries: List[Tuple[SourceFile, str, str, bytes]]) -> None:
+    """Each file's summary, from the cache or the parse workers: ``run.summaries`` (module ->
+    summary, under a package's aliases too), ``run.files_by_module``, ``run.module_keys``;
+    the files that failed as the report's errors. Meanwhile (``while_parsing``) the catalogue
+    and the last run's analysis entry go into ``run.ready``. ``entries`` is emptied: the
+    files' bytes are not needed after this."""
+    cache, config, options, report, stats = run.cache, run.config, run.options, run.report, run.stats
+    jobs, progress = options.jobs, options.progress
+    loaded: Dict[str, dict] = {}
+    to_parse: List[workers.ParseJob] = []
+    for sf, disp, key, data in entries:
+        if key in loaded:
+            continue
+        s = cache.get(key)
+        if s is None:
+            to_parse.append(workers.ParseJob(key, data, sf.module, disp, sf.is_package))
+            loaded[key] = {}   # placeholder: a file listed twice is parsed once
+        else:
+            loaded[key] = s
+    failed: Dict[str, str] = {k: s["error"] for k, s in loaded.items() if "error" in s}
+    transient = False   # a timeout or a crash may not recur: such a run's result is not reused
+    scope = run.scope = scope_key(repr(config), repr(run.pytest_cfg), list(options.targets), str(run.cwd),
+                                     options.report_unused_suppressions)
+    ready = run.ready
+
+    def while_parsing() -> None:
+        # what needs no summary, done while the workers parse (a one-file run's parent would
+        # otherwise wait idle for its worker's libcst import, then do this)
+        if not ready:
+            ready["catalogue"] = load_catalogue(config)
+            ready["prev"] = cache.get_analysis(scope) if cache.enabled else None
+            # the analysis, imported now rather than after the parse (a warm run imports none of it)
+            from . import pipeline  # noqa: F401
+            from .engine import parallel  # noqa: F401
+
+    cache.hold()   # written once the parse is over (``SummaryCache.hold`` says why)
+    for res in workers.summarize_all(to_parse, jobs or workers.default_jobs(), config.file_timeout, early=run.early,
+                                     idle=while_parsing):
+        if res.data is None:
+            failed[res.job.key] = res.error or "not analysed"
+            transient = transient or res.transient
+            if not res.transient:   # the file's own fault: the same bytes fail the same way
+                cache.put(res.job.key, serialize({"error": failed[res.job.key]}))
+        else:
+            s = cache.put(res.job.key, res.data)
+            if s is None:   # a worker's bytes that are no summary: a bug of ours, one line for the report
+                failed[res.job.key] = "internal error while summarising: the summary did not load"
+            else:
+                loaded[res.job.key] = s
+        if progress:
+            progress(res.job.path)
+    run.transient = transient
+    summaries, files_by_module, module_keys = run.summaries, run.files_by_module, run.module_keys
+    for sf, disp, key, _data in entries:
+        if key in failed:
+            report.errors.append(FileError(disp, failed[key]))
+            continue
+        s = loaded[key]
+        if sf.module in summaries:
+            continue
+        summaries[sf.module] = s
+        files_by_module[sf.module] = sf
+        module_keys[sf.module] = key
+        for alias in sf.aliases:
+            if alias not in summaries:
+                summaries[alias] = s
+                files_by_module[alias] = sf
+                module_keys[alias] = key
+    while_parsing()   # nothing was parsed
+    entries.clear()   # the files' bytes are not needed any more
+    del loaded
+    cache.write_held()   # from a child process, while the linking below runs
+    report.files = len({id(s) for s in summaries.values()})
+    stats.update(files=run.files_read, parsed=len(to_parse), cache_hits=cache.hits,
+                 jobs=min(jobs or workers.default_jobs(), len(to_parse)) if to_parse else 0, result_cache="miss")

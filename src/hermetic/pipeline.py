@@ -1,8 +1,9 @@
-"""The stages of `hermetic check` that analyse: summarise, link, collect, analyse, rules and
-report (``analyse_and_report``), after ``api`` found no stored result for the run's inputs.
+"""The stages of `hermetic check` that analyse: link, collect, analyse, rules and report
+(``analyse_and_report``), after ``api`` found no stored result for the run's inputs and
+summarised its files.
 
 A warm run (the whole-run result cache holds the answer) never imports this module, nor the
-analysis it imports: that is why ``api`` imports it inside ``_run_stages``.
+analysis it imports: ``api`` imports it while the parse workers work (``_summarise``).
 """
 from __future__ import annotations
 
@@ -18,18 +19,15 @@ from .analyse import interp as I
 from .analyse import pollution as PO
 from .analyse.runner import Runner, TestItem
 from .analyse.values import lit
-from .catalogue.loader import load as load_catalogue
 from .config import Config
-from .discover.project import SourceFile
 from .discover.targets import UsageError, is_under, node_matches, rooted_node_id
 from .engine import reuse as RU
 from .engine import workers
-from .engine.cache import serialize
 from .report.assemble import report_to_cache, unresolved_list, widen_statement_spans
 from .report.baseline import set_fingerprints
 from .report.filters import filter_findings, wants
 from .report.inventory import inventory_of
-from .report.model import FileError, Finding, Report
+from .report.model import Finding, Report
 from .rules.facts import Facts
 from .rules.guard import ht4_findings
 from .rules.import_time import constants_of, ht2_findings
@@ -50,10 +48,8 @@ class _Analysis:
     import_events: List[I.SinkEvent]   # the sinks the modules' import reached
 
 
-def analyse_and_report(run: Run, entries: List[Tuple[SourceFile, str, str, bytes]]) -> Tuple[Report, Config]:
-    """Summarise, link, collect, analyse, rules, report (``api``'s module docstring)."""
-    _summarise(run, entries)
-    phase_done(run, "parse")
+def analyse_and_report(run: Run) -> Tuple[Report, Config]:
+    """Link, collect, analyse, rules, report (``api``'s module docstring), from ``run.summaries``."""
     # summaries live as long as the run: the collector is off for it (``run_check``), but the
     # analysis workers forked from here collect by hand, and frozen objects are not scanned
     # (nor their pages copied into the workers by the scan)
@@ -76,81 +72,6 @@ def analyse_and_report(run: Run, entries: List[Tuple[SourceFile, str, str, bytes
         run.stats["collection"] = "run"
         run.outcome, run.new_entry = _rules(run, _analyse(run))
     return _report(run)
-
-
-def _summarise(run: Run, entries: List[Tuple[SourceFile, str, str, bytes]]) -> None:
-    """Each file's summary, from the cache or the parse workers: ``run.summaries`` (module ->
-    summary, under a package's aliases too), ``run.files_by_module``, ``run.module_keys``;
-    the files that failed as the report's errors. Meanwhile (``while_parsing``) the catalogue
-    and the last run's analysis entry go into ``run.ready``. ``entries`` is emptied: the
-    files' bytes are not needed after this."""
-    cache, config, options, report, stats = run.cache, run.config, run.options, run.report, run.stats
-    jobs, progress = options.jobs, options.progress
-    loaded: Dict[str, dict] = {}
-    to_parse: List[workers.ParseJob] = []
-    for sf, disp, key, data in entries:
-        if key in loaded:
-            continue
-        s = cache.get(key)
-        if s is None:
-            to_parse.append(workers.ParseJob(key, data, sf.module, disp, sf.is_package))
-            loaded[key] = {}   # placeholder: a file listed twice is parsed once
-        else:
-            loaded[key] = s
-    failed: Dict[str, str] = {k: s["error"] for k, s in loaded.items() if "error" in s}
-    transient = False   # a timeout or a crash may not recur: such a run's result is not reused
-    scope = run.scope = RU.scope_key(repr(config), repr(run.pytest_cfg), list(options.targets), str(run.cwd),
-                                     options.report_unused_suppressions)
-    ready = run.ready
-
-    def while_parsing() -> None:
-        # what needs no summary, done while the workers parse (a one-file run's parent would
-        # otherwise wait idle for its worker's libcst import, then do this)
-        if not ready:
-            ready["catalogue"] = load_catalogue(config)
-            ready["prev"] = cache.get_analysis(scope) if cache.enabled else None
-            from .engine import parallel  # noqa: F401  imported now rather than after the parse
-
-    cache.hold()   # written once the parse is over (``SummaryCache.hold`` says why)
-    for res in workers.summarize_all(to_parse, jobs or workers.default_jobs(), config.file_timeout, early=run.early,
-                                     idle=while_parsing):
-        if res.data is None:
-            failed[res.job.key] = res.error or "not analysed"
-            transient = transient or res.transient
-            if not res.transient:   # the file's own fault: the same bytes fail the same way
-                cache.put(res.job.key, serialize({"error": failed[res.job.key]}))
-        else:
-            s = cache.put(res.job.key, res.data)
-            if s is None:   # a worker's bytes that are no summary: a bug of ours, one line for the report
-                failed[res.job.key] = "internal error while summarising: the summary did not load"
-            else:
-                loaded[res.job.key] = s
-        if progress:
-            progress(res.job.path)
-    run.transient = transient
-    summaries, files_by_module, module_keys = run.summaries, run.files_by_module, run.module_keys
-    for sf, disp, key, _data in entries:
-        if key in failed:
-            report.errors.append(FileError(disp, failed[key]))
-            continue
-        s = loaded[key]
-        if sf.module in summaries:
-            continue
-        summaries[sf.module] = s
-        files_by_module[sf.module] = sf
-        module_keys[sf.module] = key
-        for alias in sf.aliases:
-            if alias not in summaries:
-                summaries[alias] = s
-                files_by_module[alias] = sf
-                module_keys[alias] = key
-    while_parsing()   # nothing was parsed
-    entries.clear()   # the files' bytes are not needed any more
-    del loaded
-    cache.write_held()   # from a child process, while the linking below runs
-    report.files = len({id(s) for s in summaries.values()})
-    stats.update(files=run.files_read, parsed=len(to_parse), cache_hits=cache.hits,
-                 jobs=min(jobs or workers.default_jobs(), len(to_parse)) if to_parse else 0, result_cache="miss")
 
 
 def _fresh_runner(run: Run) -> Runner:

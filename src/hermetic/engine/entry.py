@@ -11,10 +11,11 @@ logic (``reuse``), which makes and reads the entries, both import it and not eac
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import pickle
 import zlib
-from typing import Optional
+from typing import Any, Optional
 
 ANALYSIS_VERSION = 5
 _MAGIC = b"HTA5"
@@ -90,3 +91,8 @@ def part(entry: dict, name: str) -> Optional[dict]:
             value = None
         entry[name] = value if isinstance(value, dict) else None
     return entry[name]
+
+
+def scope_key(*parts: Any) -> str:
+    """A stable name for the configuration a run analyses under (the entry's file name)."""
+    return hashlib.sha256(repr(("analysis", ANALYSIS_VERSION) + tuple(parts)).encode()).hexdigest()[:40]

@@ -33,7 +33,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..analyse.interp import _decorator_name
 from ..analyse.runs import SweepRun, TestRun
@@ -42,7 +42,7 @@ from ..summarise.extract import may_name
 from ..summarise.ir import NAME_ID, PARAM_DEFAULT, TAG
 # the entry's byte format; ``dumps``, ``loads``, ``blob`` and the format's constants stay
 # importable from here, where the tests and ``api`` look for them
-from .entry import _MAGIC, _PARTS, ANALYSIS_VERSION, blob, dumps, loads, part  # noqa: F401
+from .entry import _MAGIC, _PARTS, ANALYSIS_VERSION, blob, dumps, loads, part, scope_key  # noqa: F401
 
 
 @dataclass
@@ -55,11 +55,6 @@ class Reused:
     # modules whose file changed while the code an earlier run could have run did not
     # (``same_code``): a function appended, nothing else
     same: Set[str] = field(default_factory=set)
-
-
-def scope_key(*parts: Any) -> str:
-    """A stable name for the configuration a run analyses under (the entry's file name)."""
-    return hashlib.sha256(repr(("analysis", ANALYSIS_VERSION) + tuple(parts)).encode()).hexdigest()[:40]
 
 
 def collection_digest(scope: str, summaries: Dict[str, dict]) -> str:
