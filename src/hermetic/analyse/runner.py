@@ -335,7 +335,7 @@ class Runner:
                     ip.call_function(m[1], [UNKNOWN_V] if mname == "teardown_method" else [], {}, mframe,
                                      self_atom=self_atom)
         ip.stack = []
-        # a trace starts at the test (contract section 7): code a fixture runs is reached from
+        # a trace starts at the test (contract section 8, `trace`): code a fixture runs is reached from
         # the test that requests it, so its trace gets the test's step in front
         test_step = (item.path, item.def_line, item.display)
         events = [e if not e.trace or (e.trace[0][0], e.trace[0][2]) == (item.path, item.display)
