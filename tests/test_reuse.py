@@ -227,25 +227,25 @@ def test_an_entry_loads_only_plain_data_and_hermetic_classes():
     import zlib
 
     def framed(head, parts):
-        blobs = [zlib.compress(pickle.dumps(head))] + [zlib.compress(pickle.dumps(parts[k])) for k in reuse._PARTS]
-        return reuse._MAGIC + b"".join(len(b).to_bytes(8, "big") for b in blobs) + b"".join(blobs)
+        blobs = [zlib.compress(pickle.dumps(head))] + [zlib.compress(pickle.dumps(parts[k])) for k in entry._PARTS]
+        return entry._MAGIC + b"".join(len(b).to_bytes(8, "big") for b in blobs) + b"".join(blobs)
 
     empty = {"tests": {}, "sweep": {}, "outcome": {}}
     plain = {"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {}, "plain": {}}
-    assert reuse.load_parts(reuse.loads(framed(plain, empty)))["digest"] == "d"
-    assert reuse.loads(framed({**plain, "x": _Runs()}, empty)) is None
+    assert reuse.load_parts(entry.loads(framed(plain, empty)))["digest"] == "d"
+    assert entry.loads(framed({**plain, "x": _Runs()}, empty)) is None
     # a part is loaded when asked for: a forbidden class or another shape there is a damaged part
-    assert reuse.load_parts(reuse.loads(framed(plain, {**empty, "tests": {"t": _Runs()}}))) is None
-    assert reuse.load_parts(reuse.loads(framed(plain, {**empty, "sweep": {"r": _Runs()}}))) is None
-    assert reuse.load_parts(reuse.loads(framed(plain, {**empty, "tests": []}))) is None
-    assert reuse.part(reuse.loads(framed(plain, {**empty, "outcome": {"o": _Runs()}})), "outcome") is None
-    assert reuse.loads(framed(plain, empty)[:-3]) is None   # cut short
-    assert reuse.loads(framed(plain, empty) + b"x") is None   # or longer than its lengths say
-    ok = reuse.dumps({"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {},
+    assert reuse.load_parts(entry.loads(framed(plain, {**empty, "tests": {"t": _Runs()}}))) is None
+    assert reuse.load_parts(entry.loads(framed(plain, {**empty, "sweep": {"r": _Runs()}}))) is None
+    assert reuse.load_parts(entry.loads(framed(plain, {**empty, "tests": []}))) is None
+    assert entry.part(entry.loads(framed(plain, {**empty, "outcome": {"o": _Runs()}})), "outcome") is None
+    assert entry.loads(framed(plain, empty)[:-3]) is None   # cut short
+    assert entry.loads(framed(plain, empty) + b"x") is None   # or longer than its lengths say
+    ok = entry.dumps({"version": reuse.ANALYSIS_VERSION, "digest": "d", "keys": {}, "collection": {},
                       "tests": {}, "sweep": {}, "outcome": {"tests": 0}, "plain": {}, "ht3": None})
-    assert reuse.loads(ok)["digest"] == "d"
-    assert reuse.part(reuse.loads(ok), "outcome") == {"tests": 0}
-    assert reuse.loads(b"not an entry") is None
+    assert entry.loads(ok)["digest"] == "d"
+    assert entry.part(entry.loads(ok), "outcome") == {"tests": 0}
+    assert entry.loads(b"not an entry") is None
 
 
 REGISTRY_APP = {
@@ -329,7 +329,7 @@ def test_a_run_that_reused_every_result_writes_the_runs_as_they_were(tmp_path, m
     project = _write(tmp_path / "p", APP)
     _run(project)
     [path] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
-    before = reuse.loads(path.read_bytes())
+    before = entry.loads(path.read_bytes())
     dumped = []
     real = entry.pickle.dumps
     monkeypatch.setattr(entry.pickle, "dumps", lambda obj, **kw: dumped.append(sorted(obj)) or real(obj, **kw))
@@ -338,7 +338,7 @@ def test_a_run_that_reused_every_result_writes_the_runs_as_they_were(tmp_path, m
     second = _run(project)
     assert second.statistics["tests_reused"] == 4
     assert second.statistics["collection"] == "reused"
-    after = reuse.loads(path.read_bytes())
+    after = entry.loads(path.read_bytes())
     assert after["_blobs"] == before["_blobs"]
     assert all("tests" not in keys and "digest" in keys for keys in dumped)   # only the head was pickled
     assert after["keys"] != before["keys"]
@@ -349,7 +349,7 @@ def test_a_run_that_reused_every_result_writes_the_runs_as_they_were(tmp_path, m
     assert third.statistics["tests_analysed"] == 3
     # the outcome (before the rules after it change the findings), the head, the tests' results
     assert len(dumped) == 3 and "findings" in dumped[0] and "digest" in dumped[1]
-    assert dumped[2] == sorted(reuse.part(after, "tests"))
+    assert dumped[2] == sorted(entry.part(after, "tests"))
     assert to_json(third) == _cold(project)
 
 
@@ -361,7 +361,7 @@ def test_a_new_sweep_root_pickles_the_sweep_and_keeps_the_tests_blob(tmp_path, m
     project = _write(tmp_path / "p", files)
     _run(project)
     [path] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
-    before = reuse.load_parts(reuse.loads(path.read_bytes()))
+    before = reuse.load_parts(entry.loads(path.read_bytes()))
     assert before["sweep"]
     dumped = []
     real = entry.pickle.dumps
@@ -371,7 +371,7 @@ def test_a_new_sweep_root_pickles_the_sweep_and_keeps_the_tests_blob(tmp_path, m
     second = _run(project)
     assert second.statistics["tests_analysed"] == 0
     assert second.statistics["collection"] == "run"   # the new root is swept (reuse.settled)
-    after = reuse.load_parts(reuse.loads(path.read_bytes()))
+    after = reuse.load_parts(entry.loads(path.read_bytes()))
     assert after["_blobs"]["tests"] == before["_blobs"]["tests"]
     assert "app.io.write_c" in after["sweep"] and "app.io.write_c" not in before["sweep"]
     # the outcome, the head, then the sweep roots' results
@@ -531,9 +531,9 @@ def test_a_damaged_outcome_collects_again(tmp_path, no_whole_run_hits):
     project = _write(tmp_path / "p", APP)
     first = _run(project)
     [path] = list((project / ".hermetic_cache").rglob("analysis/*.bin"))
-    entry = reuse.loads(path.read_bytes())
-    entry["_blobs"]["outcome"] = b"not a blob"
-    path.write_bytes(reuse.dumps({k: (None if k in reuse._PARTS else v) for k, v in entry.items()}))
+    stored = entry.loads(path.read_bytes())
+    stored["_blobs"]["outcome"] = b"not a blob"
+    path.write_bytes(entry.dumps({k: (None if k in entry._PARTS else v) for k, v in stored.items()}))
     io = project / "src/app/io.py"
     io.write_text(io.read_text() + "\n\ndef read_c():\n    return 3\n")
     second = _run(project)

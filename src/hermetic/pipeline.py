@@ -16,13 +16,14 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import runstate
 from .analyse import interp as I
-from .analyse import pollution as PO
+from .analyse.effects import effects_of, function_effects
 from .analyse.runner import Runner, TestItem
 from .analyse.values import lit
 from .config import Config
 from .discover.targets import UsageError, is_under, node_matches, rooted_node_id
 from .engine import reuse as RU
 from .engine import workers
+from .engine.entry import blob
 from .report.assemble import report_to_cache, unresolved_list, widen_statement_spans
 from .report.baseline import set_fingerprints
 from .report.filters import filter_findings, wants
@@ -65,7 +66,7 @@ def analyse_and_report(run: Run) -> Tuple[Report, Config]:
         # the outcome with the new sweep roots' notes, kept before the rules below change its findings
         run.outcome = outcome
         run.new_entry = RU.carried(run.ready["prev"], run.module_keys, run.summaries, ht3, effects,
-                                   RU.blob(outcome.to_dict()) if swept else None)
+                                   blob(outcome.to_dict()) if swept else None)
     else:
         run.items = _collect(run)
         phase_done(run, "link")
@@ -113,7 +114,7 @@ def _settled(run: Run) -> Optional[Tuple[Outcome, Optional[tuple], Optional[Dict
     if run.wants_ht3:
         old_effects = prev.get("effects") or {}
         held = {m: e[1] for m, e in old_effects.items() if isinstance(e, tuple) and len(e) == 3}
-        effects = PO.effects_of(program, held, module_keys, old_effects)[1]
+        effects = effects_of(program, held, module_keys, old_effects)[1]
         key = RU.ht3_key(digest, module_keys, program.summaries, program.in_test, outcome.fixture_users,
                          outcome.node_ids, effects)
         lazy_ran = {m: module_keys.get(m, "") for m in outcome.lazy}
@@ -218,7 +219,7 @@ def _rules(run: Run, analysis: _Analysis) -> Tuple[Outcome, dict]:
     effects = None
     lazy_ran = RU.ht3_ran(ip, module_keys)
     if run.wants_ht3:
-        effects = PO.function_effects(ip, module_keys, (prev or {}).get("effects"))
+        effects = function_effects(ip, module_keys, (prev or {}).get("effects"))
         ht3_key = RU.ht3_key(digest, module_keys, run.summaries, program.in_test, runner.fixture_users,
                              [it.node_id for it in items], effects[1])
         if reused is not None and RU.ht3_reusable(prev.get("ht3"), ht3_key, module_keys, lazy_ran, reused.same):
@@ -264,7 +265,7 @@ def _rules(run: Run, analysis: _Analysis) -> Tuple[Outcome, dict]:
         return outcome, {}
     same = {k: prev["_blobs"][k] for k in RU.reused_parts(prev, reused, items, done)}
     return outcome, RU.entry(digest, module_keys, analysis.collection_deps, items, done, ip, ht3,
-                             effects[1] if effects else None, same, RU.blob(outcome.to_dict()))
+                             effects[1] if effects else None, same, blob(outcome.to_dict()))
 
 
 def _report(run: Run) -> Tuple[Report, Config]:

@@ -15,7 +15,7 @@ from . import interp as I
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_FUNC, EXPR_VALUE, FOR_BODY, GLOBAL_NAMES, \
     IF_BODY, IF_ORELSE, NAME_ID, PARAM_NAME, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, \
-    TUPLE_ITEMS, WHILE_BODY, WITH_BODY
+    TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
 from .values import V
 
 # the container methods that change a container in place
@@ -91,7 +91,7 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
                     keys.add(("glob", mod, t[SUB_VALUE][NAME_ID]))
         elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call" and st[EXPR_VALUE][CALL_FUNC][TAG] == "attr" and \
                 st[EXPR_VALUE][CALL_FUNC][ATTR_ATTR] in ("insert", "append", "extend") and \
-                I._decorator_name(st[EXPR_VALUE][CALL_FUNC][ATTR_VALUE]) == "sys.path":
+                dotted_name(st[EXPR_VALUE][CALL_FUNC][ATTR_VALUE]) == "sys.path":
             keys.add(("syspath",))
         elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
             fn = st[EXPR_VALUE][CALL_FUNC]

@@ -16,7 +16,7 @@ replayed under each caller's trace.
 ``origins``, ``literals``, the linked program in ``hermetic.link.program``. Here are its
 state (``__init__``) and ``call_function`` with the memo's depth check (``_usable``): they
 read ``MAX_DEPTH`` and ``STEP_BUDGET`` from this module, where tests set them. The names
-other modules use (``I.Frame``, ``I.Program``, ``I._decorator_name`` ...) stay importable
+other modules use (``I.Frame``, ``I.Program``, ``I.dotted_qualname`` ...) stay importable
 from here.
 """
 from __future__ import annotations
@@ -31,7 +31,8 @@ from .controls import Controls
 from .expressions import Expressions
 from .limits import (MAX_DEPTH, MEMO_LIMIT, NO_CUT, RUN_STEPS, STEP_BUDGET, SWEEP_BUDGET, SWEEP_DEPTH,
                      SWEEP_RUN_STEPS, TEST_HEAP_BASE)
-from .literals import _BUILTINS, _canonical, _decorator_name, dotted_qualname, _literal_str
+from ..summarise.ir import dotted_name
+from .literals import _BUILTINS, _canonical, dotted_qualname, _literal_str
 from .memo import Memo
 from .modules import Modules
 from .objects import Objects
@@ -48,7 +49,7 @@ __all__ = ['Interp', 'Program', 'Frame', 'SinkEvent', 'Ctx', 'V', 'EMPTY', 'CONT
            'MAX_DEPTH', 'STEP_BUDGET', 'NO_CUT', 'TEST_HEAP_BASE', '_BUILTINS', '_NET_MOCKS', '_NET_FIXTURES',
            '_FS_FAKES', '_FREEZE_FIXTURES', '_FS_FIXTURES', '_SUBPROCESS_FIXTURES',
            '_BUILTIN_FIXTURES_CONTROLLED', '_remap', '_remap_write', 'origin_bases', '_canonical', '_literal_str',
-           'dotted_qualname', '_decorator_name']
+           'dotted_qualname']
 
 
 class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, Sinks):
@@ -245,7 +246,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         ret = fr.returns
         if f["generator"]:
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
-            if any(_decorator_name(d).endswith("contextmanager") for d, _l in f["decorators"]):
+            if any(dotted_name(d).endswith("contextmanager") for d, _l in f["decorators"]):
                 cm_id = len(self.cm_ctx)
                 self.cm_ctx.append(fr.yield_ctx)   # the control state inside the `with` block
                 ret = of(("ctxfactory", fr.yields, cm_id))

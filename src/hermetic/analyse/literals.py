@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..summarise.ir import dotted_name as _decorator_name  # noqa: F401  (a decorator expression's dotted name)
 from .limits import TEST_HEAP_BASE
 from .values import Origin, V
 

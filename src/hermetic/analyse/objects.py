@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from .limits import TEST_HEAP_BASE
-from .literals import _decorator_name, _literal_str, _pick
+from ..summarise.ir import dotted_name
+from .literals import _literal_str, _pick
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head
 from .state import Ctx, Frame
 from .values import UNKNOWN_V, V, lit, of
@@ -114,12 +115,12 @@ class Objects:
         m = self.find_method(cls, name)
         if m is not None:
             f = self.p.functions.get(m[1], (None, None))[0]
-            if f is not None and any(_decorator_name(d) in ("property", "cached_property", "functools.cached_property")
+            if f is not None and any(dotted_name(d) in ("property", "cached_property", "functools.cached_property")
                                      for d, _l in f["decorators"]):
                 return self.call_function(m[1], [], {}, frame, self_atom=a)
-            if f is not None and any(_decorator_name(d) in ("staticmethod",) for d, _l in f["decorators"]):
+            if f is not None and any(dotted_name(d) in ("staticmethod",) for d, _l in f["decorators"]):
                 return of(("func", m[1], None))
-            if f is not None and any(_decorator_name(d) in ("classmethod",) for d, _l in f["decorators"]):
+            if f is not None and any(dotted_name(d) in ("classmethod",) for d, _l in f["decorators"]):
                 return of(("func", m[1], ("cls", cls)))
             return of(("func", m[1], a))
         v = self.class_attr(cls, name)

@@ -19,11 +19,10 @@ from . import interp as I
 from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, \
     CALL_KWARGS, CALL_POS, DEL_LINE, DEL_TARGET, EXPR_VALUE, FOR_BODY, IF_BODY, IF_ORELSE, LAMBDA_BODY, LIT_VALUE, \
     NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WHILE_BODY, \
-    WITH_BODY, WITH_ITEMS
+    WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
-# the effects of project functions: computed there, looked up by the walk; ``function_effects``
-# and ``effects_of`` stay importable from here
-from .effects import CONTAINER_METHODS, effects_of, function_effects, is_container, locals_of  # noqa: F401
+# the effects of project functions: computed there, looked up by the walk
+from .effects import CONTAINER_METHODS, is_container, locals_of
 from .values import V
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
@@ -566,7 +565,7 @@ def _cached_io(ip: I.Interp, qn: str) -> bool:
     f, mod = ip.p.functions[qn]
     if ip.p.in_test.get(mod, False):
         return False
-    if not any(I._decorator_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
+    if not any(dotted_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
         return False
     frame = _frame(ip, mod)
     for call in calls_in(f["body"]):

@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Set
 from . import interp as I
 from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUALNAME, FROM_MODULE, FROM_NAMES, \
     IF_BODY, IF_ORELSE, IMPORT_NAMES, NAME_ID, PARAM_DEFAULT, PARAM_KIND, PARAM_NAME, TAG, TRY_BODY, TRY_HANDLERS, \
-    TUPLE_ITEMS
+    TUPLE_ITEMS, dotted_name
 from .fixtures import SCOPE_RANK, FixtureDef, FixtureScope, fixture_decorator
 from .parametrize import marks_of, parametrize_values
 from .runs import SweepRun, TestItem, TestRun, start_run
@@ -80,7 +80,7 @@ class Runner:
 
     def static_name(self, expr, mod: str) -> str:
         """Dotted name of a decorator-like expression, through the module's imports."""
-        name = I._decorator_name(expr)
+        name = dotted_name(expr)
         if not name:
             return ""
         head, _, rest = name.partition(".")

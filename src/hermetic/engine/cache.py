@@ -19,8 +19,6 @@ from typing import List, Optional, Tuple
 
 from .. import __version__
 from ..summarise.bodies import LAZY_KEYS, Bodies, LazyFunction
-# ``bodies_of`` and ``transient_bodies`` stay importable from here (``check`` imports them so)
-from ..summarise.bodies import bodies_of, transient_bodies  # noqa: F401
 from ..summarise.extract import SUMMARY_VERSION
 from .entry import dumps, loads
 

@@ -35,14 +35,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from ..analyse.interp import _decorator_name
 from ..analyse.runs import SweepRun, TestRun
 from ..analyse.sweep import sweep_roots_in
 from ..summarise.extract import may_name
-from ..summarise.ir import NAME_ID, PARAM_DEFAULT, TAG
+from ..summarise.ir import NAME_ID, PARAM_DEFAULT, TAG, dotted_name
 # the entry's byte format; ``dumps``, ``loads``, ``blob`` and the format's constants stay
 # importable from here, where the tests and ``api`` look for them
-from .entry import _MAGIC, _PARTS, ANALYSIS_VERSION, blob, dumps, loads, part, scope_key  # noqa: F401
+from .entry import ANALYSIS_VERSION, part
 
 
 @dataclass
@@ -315,7 +314,7 @@ def ht3_key(digest: str, keys: Dict[str, str], summaries: Dict[str, dict], in_te
         if not may_name(s, _CACHE_DECORATORS):
             continue   # no function of a file that never names them is decorated with them
         for f in s["functions"].values():
-            if any(_decorator_name(d).rsplit(".", 1)[-1] in _CACHE_DECORATORS for d, _l in f["decorators"]):
+            if any(dotted_name(d).rsplit(".", 1)[-1] in _CACHE_DECORATORS for d, _l in f["decorators"]):
                 looked.add(mod)
                 break
     for mod in sorted(looked):

@@ -46,7 +46,8 @@ from .events import PHASES, Judged, describe_event, event_order, format_violatio
     suppressed_at
 from .profiler import ProfileReads, clock_functions
 from .records import RECORD_VERSION, RecordError, load_record, merge, worker_record_path
-from .verdicts import (CATEGORY_CODE, CONTROLLED, DEVICES, SYSTEM_READS, UNCONTROLLED, Roots, address_verdict,
+from ..rules.registry import CATEGORY_CODE
+from .verdicts import (CONTROLLED, DEVICES, SYSTEM_READS, UNCONTROLLED, Roots, address_verdict,
                        is_loopback, norm_path, path_verdict, sqlite_target, test_code_matcher)
 
 #: the names this module assembles from the pieces beside it (the runtime's public surface)

@@ -14,7 +14,6 @@ import os
 from fnmatch import fnmatch
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
-from ..rules.registry import CATEGORY_CODE  # noqa: F401  (pure data; the recorder names codes by it)
 
 CONTROLLED = "controlled"
 UNCONTROLLED = "uncontrolled"
