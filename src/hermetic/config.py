@@ -21,6 +21,7 @@ from .discover.patterns import gitignore_spec
 from .rules.registry import RULES
 
 CATEGORIES = ("connection", "file", "env", "clock", "network", "subprocess")
+PLATFORMS = ("linux", "darwin", "win32", "cygwin", "freebsd", "aix")   # `platform`: sys.platform values
 DEFAULT_EXCLUDES = (".git", ".venv", "venv", ".tox", ".nox", "build", "dist", "node_modules",
                     "site-packages", ".hermetic_cache")
 
@@ -58,6 +59,7 @@ class Config:
     integration_allow: List[str] = field(default_factory=list)
     guard: Optional[GuardConfig] = None
     file_timeout: float = 60.0   # seconds to parse one file before it is reported and skipped
+    platform: Optional[str] = None   # sys.platform that branches are decided for (None: the running one)
     explicit: List[str] = field(default_factory=list)   # keys set in the file (the rest are defaults)
 
 
@@ -143,7 +145,7 @@ def _check_patterns(patterns: List[str], where: str) -> None:
 
 
 _TOP_KEYS = {"select", "ignore", "fail-on", "exclude", "per-file-ignores", "sinks", "controls",
-             "integration", "guard", "file-timeout"}
+             "integration", "guard", "file-timeout", "platform"}
 
 
 def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
@@ -176,6 +178,11 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
             raise ConfigError(f"{key('file-timeout')}: expected a positive number of seconds "
                               f"(at most {MAX_FILE_TIMEOUT})")
         cfg.file_timeout = float(t)
+    if "platform" in table:
+        plat = table["platform"]
+        if plat not in PLATFORMS:
+            raise ConfigError(f"{key('platform')}: expected one of {', '.join(repr(p) for p in PLATFORMS)}")
+        cfg.platform = plat
     if "per-file-ignores" in table:
         pfi = table["per-file-ignores"]
         if not isinstance(pfi, dict):
@@ -309,6 +316,7 @@ def describe(cfg: Config) -> List[Tuple[str, Any, str]]:
         ("integration.paths", cfg.integration_paths, origin("integration")),
         ("integration.allow", cfg.integration_allow, origin("integration")),
         ("file-timeout", cfg.file_timeout, origin("file-timeout")),
+        ("platform", cfg.platform or f"{sys.platform} (the running Python's)", origin("platform")),
     ]
     if cfg.guard is not None:
         g = cfg.guard

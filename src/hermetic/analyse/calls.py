@@ -5,10 +5,11 @@ the project (value flow, sinks, substitutes). ``call_function`` itself, with the
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
-from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str
+from .decide import isinstance_of, type_name
+from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, is_none
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import DELETED, Frame
@@ -244,6 +245,11 @@ class Calls:
             return of(("modobj",))   # an imported module: it has a __file__ inside the project
         if d == "builtins.hasattr" and len(args) == 2 and any(a == ("modobj",) for a in args[0].refs()):
             return lit(_literal_str(args[1]) in ("__file__", "__name__"), frame.path, frame.line, frame.in_test)
+        if d == "builtins.isinstance" and len(args) == 2:
+            r = self.decide_isinstance(args[0], args[1])
+            return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
+        if d == "platform.system" and not args:
+            return self.platform_value(self.p.platform["platform.system()"], frame)
         if d in ("builtins.isinstance", "builtins.len", "builtins.print", "builtins.hasattr", "builtins.callable",
                  "builtins.bool", "builtins.int", "builtins.float", "builtins.id", "builtins.hash"):
             return EMPTY
@@ -296,10 +302,54 @@ class Calls:
             return of(("mark", d[len("pytest.mark."):], tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0]))))
         if d in ("pytest.param",):
             return args[0] if len(args) == 1 else of(("seq", "tuple", tuple(args)))
+        if _constructs(d):
+            # an instance of a library class: not None, whatever else it is
+            return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value="instance"))
         return UNKNOWN_V
+
+    def platform_value(self, fact, frame: Frame) -> V:
+        """A platform fact (``sys.platform``, ``sys.version_info`` ...) as the literal it is."""
+        if isinstance(fact, tuple):
+            return of(("seq", "tuple", tuple(lit(x, None, None, False) for x in fact)))
+        return lit(fact, None, None, False)
+
+    def decide_isinstance(self, value: V, classes: V) -> Optional[bool]:
+        """``isinstance(value, classes)`` when the types of ``value``'s atoms decide it."""
+        wanted = []
+        for a in classes.ordered():
+            items = [x for item in a[2] for x in item.ordered()] if isinstance(a, tuple) and a[0] == "seq" else [a]
+            for c in items:
+                if isinstance(c, tuple) and c[0] == "ext" and type_name(c[1]):
+                    wanted.append(("builtin", type_name(c[1])))
+                elif isinstance(c, tuple) and c[0] == "cls":
+                    wanted.append(("project", c[1]))
+                else:
+                    return None if is_none(value) is not True else False
+        return isinstance_of(value, wanted, self._inst_isinstance)
+
+    def _inst_isinstance(self, inst: tuple, wanted) -> Optional[bool]:
+        cls = (self.heap.get(inst[1]) or {}).get("cls")
+        if not cls:
+            return None
+        kind, name = wanted
+        if kind == "project":
+            return name in self.mro(cls)
+        if name == "object":
+            return True
+        return False if not any(self.external_bases(c) for c in self.mro(cls)) else None
 
     def _home(self, frame: Frame, d: str) -> V:
         home = self.ctx.env.get("HOME")
         if home is not None and home is not DELETED:
             return home.with_path(True)
         return of(Origin("home", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)
+
+
+_INSTANCE_BUILTINS = {"builtins.object", "builtins.Exception", "builtins.ValueError", "builtins.TypeError",
+                      "builtins.RuntimeError", "builtins.KeyError", "builtins.OSError"}
+
+
+def _constructs(d: str) -> bool:
+    """Whether calling the library name ``d`` makes an instance (a class by its spelling)."""
+    last = d.rsplit(".", 1)[-1]
+    return d in _INSTANCE_BUILTINS or (last[:1].isupper() and not last.isupper() and "_" not in last[:2])

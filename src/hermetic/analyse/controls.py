@@ -13,7 +13,7 @@ from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .state import DELETED, Frame
-from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of
+from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
 
 
 class Controls:
@@ -166,6 +166,8 @@ class Controls:
 
     def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
         t = atom[0]
+        if t == "dict":
+            return _dict_view(atom, name)
         if t == "patcher":
             if name == "start":
                 return self._activate(atom)
@@ -318,3 +320,13 @@ class Controls:
         if name == "context":
             return of(("fixture", "monkeypatch"))
         return EMPTY
+
+
+
+def _dict_view(atom, name: str) -> V:
+    """``d.items()`` / ``.keys()`` / ``.values()`` of a dict whose entries are known, as a list."""
+    items = []
+    for k, v in atom[1]:
+        key = lit(k, None, None, False) if k is not None else UNKNOWN_V
+        items.append(key if name == "keys" else v if name == "values" else of(("seq", "tuple", (key, v))))
+    return of(("seq", "list", tuple(items)))

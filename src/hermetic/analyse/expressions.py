@@ -3,12 +3,33 @@ operators, conditions, subscripts and attributes; calls go to ``calls``.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
-from .literals import _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
+from .decide import compare, values
+from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _with_text
-from .state import Frame
+from .state import DELETED, Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
+
+
+_STR_ATTRS = {"name", "stem", "suffix", "anchor", "root", "drive"}
+# a URL's scheme alone ("file://", "sqlite:///"): what follows it is the location
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://+$")
+
+
+def _whole_text(parts, vals) -> Optional[str]:
+    """An f-string's text when each formatted part is one known string or integer."""
+    out = []
+    for part, v in zip(parts, vals):
+        if part[0] == "lit" and isinstance(part[1], str):
+            out.append(part[1])
+            continue
+        known = values(v)
+        if known is None or len(known) != 1 or not isinstance(known[0], (str, int)) or isinstance(known[0], bool):
+            return None
+        out.append(str(known[0]))
+    return "".join(out)
 
 
 class Expressions:
@@ -66,12 +87,19 @@ class Expressions:
             vals = [self.eval(p, frame) for p in parts]
             if not parts:
                 return lit("", frame.path, frame.line, frame.in_test)
+            whole_text = _whole_text(parts, vals)
+            if whole_text is not None:   # every part known: the whole string (a name built at run time)
+                if parts[0][0] == "lit":
+                    return lit(whole_text, frame.path, frame.line, frame.in_test)
+                return _with_text(vals[0], whole_text).with_path(False)
             first = parts[0]
+            if len(parts) > 1 and first[0] == "lit" and isinstance(first[1], str) and _SCHEME.match(first[1]):
+                return _head(vals[1]).with_path(False)   # f"sqlite:///{path}": the path is the origin
             if first[0] == "lit" and isinstance(first[1], str) and first[1] != "":
                 text = first[1]
                 whole = lit(text, frame.path, frame.line, frame.in_test)
                 return whole if len(parts) == 1 else _head(whole)
-            return _head(vals[0])
+            return _head(vals[0]).with_path(False)   # an f-string is a string, whatever it formats
         if k == "bin":
             left = self.eval(e[2], frame)
             right = self.eval(e[3], frame)
@@ -79,14 +107,18 @@ class Expressions:
             if op == "Modulo" and _literal_str(left, prefix=True) is not None:
                 tmpl = _literal_str(left, prefix=True)
                 if tmpl.startswith("%"):
-                    return _head(_first_item(right))
+                    return _head(_first_item(right)).with_path(False)
                 return _head(left)
+            if op == "Add" and _SCHEME.match(_literal_str(left) or "") and right.atoms and _literal_str(right) is None:
+                return _head(right).with_path(False)   # "file://" + folder: the folder is the origin
             if op == "Add":
                 whole = _literal_str(left), _literal_str(right)
                 if whole[0] is not None and whole[1] is not None:   # MODULE + ".name": a whole string
                     return _with_text(left, whole[0] + whole[1])
             if op in ("Add", "Divide", "Modulo"):
                 res = _head(_join_head([left, right]) if op == "Divide" else left)
+                if op == "Add" and not left.is_path:
+                    res = res.with_path(False)   # str + str is a string
                 if op == "Divide":
                     res = res.with_path(left.is_path or right.is_path or _has_path_origin(left))
                 return res
@@ -136,7 +168,12 @@ class Expressions:
         if k == "cmp":
             return self.eval_cmp(e, frame)
         if k == "unary":
-            self.eval(e[2], frame)
+            if e[1] == "Not":
+                r = self.eval_cond(e[2], frame)
+                return EMPTY if r is None else lit(not r, frame.path, frame.line, frame.in_test)
+            v = self.eval(e[2], frame)
+            if e[1] == "Minus" and e[2][0] == "lit" and isinstance(e[2][1], (int, float)):
+                return lit(-e[2][1], frame.path, frame.line, frame.in_test)
             return EMPTY
         if k == "comp":
             saved = dict(frame.locals)
@@ -181,27 +218,10 @@ class Expressions:
         return out
 
     def eval_cond(self, e, frame: Frame) -> Optional[bool]:
+        """Whether a condition holds for every alternative of the test's values (None: not known)."""
         k = e[0]
-        if k == "cmp" and len(e[1]) == 1 and e[1][0] in ("Is", "IsNot"):
-            left, right = e[2]
-            if right[0] == "lit" and right[1] is None:
-                v = self.eval(left, frame)
-                n = is_none(v)
-                if n is None:
-                    return None
-                return n if e[1][0] == "Is" else (not n)
-        if k == "cmp" and len(e[1]) == 1 and e[1][0] in ("Equal", "NotEqual"):
-            a, b = (self.eval(x, frame) for x in e[2])
-            sa, sb = _literal_str(a), _literal_str(b)
-            if sa is not None and sb is not None and len(a.atoms) == 1 and len(b.atoms) == 1:
-                return (sa == sb) == (e[1][0] == "Equal")
-            return None
-        if k == "cmp" and len(e[1]) == 1 and e[1][0] in ("In", "NotIn"):
-            a, b = (self.eval(x, frame) for x in e[2])
-            if self._environ_membership(a, b, e[3], frame):
-                return None
-            r = _str_contains(a, b)
-            return None if r is None else r == (e[1][0] == "In")
+        if k == "cmp":
+            return self.decide_cmp(e, frame)
         if (k == "call" and e[1][0] == "attr" and e[1][2] in ("startswith", "endswith") and len(e[2]) == 1
                 and not e[3] and e[1][1][0] in ("name", "attr", "lit") and e[2][0][0] in ("name", "attr", "lit", "seq")):
             base = self.eval(e[1][1], frame)
@@ -226,11 +246,6 @@ class Expressions:
             if unknown:
                 return None
             return e[1] == "and"
-        if k == "call" and e[1] == ("name", "isinstance") or (k == "call" and list(e[1]) == ["name", "isinstance"]):
-            if e[2]:
-                first = self.eval(e[2][0], frame)
-                if is_none(first) is True:
-                    return False
         v = self.eval(e, frame)
         if k == "call" and v.atoms and all((isinstance(a, tuple) and a[0] in ("inst", "modobj")) or
                                            (isinstance(a, Origin) and a.kind == "literal") for a in v.atoms):
@@ -238,18 +253,54 @@ class Expressions:
         return None
 
     def eval_cmp(self, e, frame: Frame) -> V:
+        r = self.decide_cmp(e, frame)
+        return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
+
+    def decide_cmp(self, e, frame: Frame) -> Optional[bool]:
+        """A (chained) comparison when the operands' values decide it: ``is None``, equality and
+        order of literals, constants, enum members and the platform, ``in`` a known container
+        (section 1); every operand is evaluated once, and ``in os.environ`` is a read."""
         ops, items = e[1], e[2]
         vals = [self.eval(x, frame) for x in items]
+        result: Optional[bool] = True
         for i, op in enumerate(ops):
-            if op in ("In", "NotIn"):
-                self._environ_membership(vals[i], vals[i + 1], e[3], frame)
-        return EMPTY
+            a, b = vals[i], vals[i + 1]
+            if op in ("In", "NotIn") and self._environ_membership(a, b, e[3], frame):
+                present = self._env_present(a)   # set or deleted by the test: known (S2)
+                if present is None:
+                    result = None
+                elif present != (op == "In"):
+                    return False
+                continue
+            r = None
+            if op in ("Is", "IsNot", "Equal", "NotEqual") and items[i + 1][0] == "lit" and items[i + 1][1] is None:
+                n = is_none(a)
+                r = None if n is None else n == (op in ("Is", "Equal"))
+            elif op in ("In", "NotIn"):
+                r = _str_contains(a, b)
+                r = None if r is None else r == (op == "In")
+            if r is None:
+                r = compare(op, a, b)
+            if r is False:
+                return False
+            if r is None:
+                result = None
+        return result
+
+    def _env_present(self, key: V) -> Optional[bool]:
+        """Whether variable ``key`` is in the environment the test made (None: not known)."""
+        name = _literal_str(key)
+        if name is not None and name in self.ctx.env:
+            return self.ctx.env[name] is not DELETED
+        if self.ctx.env_all:
+            return False
+        return None
 
     def _environ_membership(self, key: V, container: V, pos, frame: Frame) -> bool:
         """``key in os.environ`` reads the variable: recorded; True when ``container`` is it."""
         if not any(a == ("ext", "os.environ") for a in container.refs()):
             return False
-        self.env_read(_literal_str(key, prefix=True), tuple(pos), frame, "os.environ")
+        self.env_read(env_name(key), tuple(pos), frame, "os.environ")
         return True
 
     def eval_sub(self, e, frame: Frame) -> V:
@@ -258,7 +309,7 @@ class Expressions:
         out = EMPTY
         for a in base.ordered():
             if a == ("ext", "os.environ") or a == ("ext", "os.environb"):
-                out = out | self.env_read(_literal_str(key, prefix=True), tuple(e[3]), frame, "os.environ")
+                out = out | self.env_read(env_name(key), tuple(e[3]), frame, "os.environ")
             elif isinstance(a, Origin):
                 out = out | of(a, is_path=base.is_path)
             elif a[0] == "seq":
@@ -302,7 +353,8 @@ class Expressions:
                 if name in _PATH_ATTRS:
                     if name in ("parent", "parents"):
                         a = _climb(a, 1 if name == "parent" else None)
-                    out = out | of(a, is_path=name in ("parent", "parents") or base.is_path)
+                    # .name / .stem / .suffix are strings; .parent(s) and py.path's attributes paths
+                    out = out | of(a, is_path=name in ("parent", "parents") or (base.is_path and name not in _STR_ATTRS))
                 else:
                     out = out | of(("dmeth", of(a, is_path=base.is_path), name))
                 continue
@@ -318,7 +370,9 @@ class Expressions:
                     # call that starts it is (row T1), as a literal program name from the test is
                     out = out | of(Origin("test-value", expr="sys.executable", path=frame.path, line=frame.line))
                 else:
-                    out = out | of(("ext", f"{a[1]}.{name}"))
+                    full = f"{a[1]}.{name}"
+                    fact = self.p.platform.get(full)
+                    out = out | (of(("ext", full)) if fact is None else self.platform_value(fact, frame))
             elif t == "cls":
                 v = self.class_attr(a[1], name)
                 if v is not None:
@@ -339,6 +393,10 @@ class Expressions:
                 out = out | self.lookup("__request_param__", frame)
             elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory", "clirunner"):
                 out = out | of(("meth", a, name))
+            elif t == "dict" and name in ("items", "keys", "values"):
+                out = out | of(("meth", a, name))   # a view of a known dict (a loop over its entries)
+            elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":
+                out = out | of(("meth", ("fixture", "mocker.patch"), name))   # mocker.patch.dict / .object
             elif t == "func":
                 out = out | UNKNOWN_V
             else:

@@ -45,6 +45,16 @@ def _literal_str(v: Optional[V], prefix: bool = False) -> Optional[str]:
     return None
 
 
+def env_name(v: V) -> Optional[str]:
+    """The variable an environment read names: its whole literal name, or ``PREFIX*`` for a name
+    built at run time from a known leading part (``f"_{name}_COMPLETE"``); None when unknown."""
+    whole = _literal_str(v)
+    if whole is not None:
+        return whole
+    head = _literal_str(v, prefix=True)
+    return head + "*" if head is not None else None
+
+
 def _literal_strs(v: Optional[V]) -> List[str]:
     """Every string a value can be, when all of its atoms are whole string literals (a loop over
     names); otherwise nothing."""
@@ -212,6 +222,8 @@ def is_none(v: V) -> Optional[bool]:
                 for i in a.inner:
                     states.add(i.expr == "None" and not (a.partial or i.partial))
             elif a.kind in ("test-value", "project-file", "home", "cwd", "default-argument"):
+                states.add(False)
+            elif a.kind == "unknown" and a.value == "instance":   # a library class's instance
                 states.add(False)
             else:
                 return None

@@ -7,10 +7,14 @@ from typing import Dict, List, Optional, Tuple
 
 from .limits import TEST_HEAP_BASE
 from ..summarise.ir import dotted_name
-from .literals import _literal_str, _pick
-from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head
+from .literals import _literal_str, _pick, _str_affix
+from .decide import values
+from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text
 from .state import Ctx, Frame
-from .values import UNKNOWN_V, V, lit, of
+from .values import EMPTY, UNKNOWN_V, Origin, V, lit, of
+
+# names both str and Path have, told apart by their arity (Path.replace(target) takes one)
+_STR_ONLY_ARITY = {"replace"}
 
 
 class Objects:
@@ -191,7 +195,27 @@ class Objects:
             return None
         return self.call_function(m[1], args, kwargs, frame, self_atom=atom)
 
+    def _str_join(self, sep: Optional[str], items: V, frame: Frame) -> V:
+        """``sep.join(items)``: the whole string when ``sep`` and every item are known strings,
+        else a string built from the first item."""
+        seqs = [a for a in items.refs() if a[0] == "seq"]
+        if len(seqs) == 1 and len(items.atoms) == 1:
+            texts = [values(x) for x in seqs[0][2]]
+            if sep is not None and all(t is not None and len(t) == 1 and isinstance(t[0], str) for t in texts):
+                whole = sep.join(t[0] for t in texts)
+                if seqs[0][2]:
+                    return _with_text(seqs[0][2][0], whole).with_path(False)
+                return lit(whole, frame.path, frame.line, frame.in_test)
+            if seqs[0][2]:
+                return _head(seqs[0][2][0]).with_path(False)
+        return _head(self._element(items)).with_path(False)
+
     def call_data_method(self, base: V, name: str, args, kwargs, frame: Frame, pos) -> V:
+        if name == "join" and len(args) == 1 and _is_str_data(base):
+            # str.join: a string built from the items (the separator is no origin of it)
+            return self._str_join(_literal_str(base), args[0], frame)
+        if name in _STR_ONLY_ARITY and len(args) + len(kwargs) != 1:
+            name = "str." + name   # str.replace(old, new): Path.replace takes one target
         spec = self.p.catalogue.path_methods.get(name)
         if spec is not None and (base.is_path or spec.distinctive):
             # S1 on the sink itself: patch("pathlib.Path.write_text") / patch.object(Path, ...)
@@ -214,12 +238,17 @@ class Objects:
             if tmpl.startswith("{") and args:
                 return _head(args[0])
             return _head(base)
+        if name in ("startswith", "endswith") and len(args) == 1 and not kwargs:
+            r = _str_affix(name, base, args[0])   # WINDOWS = sys.platform.startswith("win")
+            return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
         if name in ("upper", "lower", "strip") and _literal_str(base) is not None:
             text = _literal_str(base)
             return lit(getattr(text, name)(), frame.path, frame.line, frame.in_test)
-        if name in ("strip", "rstrip", "lstrip", "lower", "upper", "replace", "encode", "decode", "rsplit",
+        if name in ("strip", "rstrip", "lstrip", "lower", "upper", "str.replace", "encode", "decode", "rsplit",
                     "split", "removesuffix", "removeprefix", "casefold", "title", "expandtabs", "ljust", "rjust",
-                    "__str__", "copy", "get", "mktemp", "getbasetemp"):
+                    "__str__"):
+            return _head(base).with_path(False)   # a string method's result is a string
+        if name in ("replace", "copy", "get", "mktemp", "getbasetemp"):
             return _head(base)
         return UNKNOWN_V
 
@@ -228,3 +257,9 @@ class Objects:
         if not h or not h["cls"]:
             return False
         return self.p.in_test.get(self.p.classes[h["cls"]][1], False)
+
+
+def _is_str_data(v: V) -> bool:
+    """Whether ``v`` is a string (a literal or one built from literals), not a path object."""
+    return (not v.is_path and bool(v.atoms) and
+            all(isinstance(a, Origin) and a.kind == "literal" and a.expr[:1] in ("'", '"') for a in v.atoms))

@@ -8,7 +8,8 @@ import dataclasses
 from typing import Dict, Optional
 
 from ..catalogue.loader import SinkSpec
-from .literals import _canonical, _literal_str, _pick
+from .decide import values
+from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import DELETED, Frame, SinkEvent
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
@@ -42,12 +43,14 @@ class Sinks:
                 return self.expandvars(args[0] if args else None, pos, frame)
             key = _pick(spec.target, args, kwargs)
             default = args[1] if len(args) > 1 else kwargs.get("default")
-            return self.env_read(_literal_str(key, prefix=True) if key is not None else None, pos, frame, d, default)
+            return self.env_read(env_name(key) if key is not None else None, pos, frame, d, default)
         target = _pick(spec.target, args, kwargs)
         if target is None and spec.only_with_target:
             if spec.methods:
                 return of(("client", d, spec))
             return EMPTY
+        if cat == "file" and target is not None and _is_descriptor(target):
+            return of(("handle", d))   # open(1, "w", closefd=False): a file descriptor, not a path
         write = spec.write
         if spec.mode:
             m = _pick(spec.mode, args, kwargs)
@@ -344,3 +347,9 @@ class Sinks:
 
     def _emit(self, rel: SinkEvent, prefix) -> None:
         self.events.append(dataclasses.replace(rel, trace=tuple(prefix) + rel.trace))
+
+
+def _is_descriptor(v: V) -> bool:
+    """Whether every alternative of a file target is an integer (a file descriptor)."""
+    vals = values(v)
+    return bool(vals) and all(isinstance(x, int) and not isinstance(x, bool) for x in vals)

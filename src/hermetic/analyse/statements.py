@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, Sequence
 
-from .literals import _canonical, _literal_str
+from .literals import env_name, _canonical
 from .origins import wrap_constant
 from .state import Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
@@ -246,7 +246,7 @@ class Statements:
             key = self.eval(t[2], frame)
             for a in base.refs():
                 if a == ("ext", "os.environ"):
-                    kname = _literal_str(key, prefix=True)
+                    kname = env_name(key)
                     if kname is not None:
                         # the test's own os.environ[K] = v controls its reads of K (S2); project
                         # code's write controls only the reads after it (through ctx.env)

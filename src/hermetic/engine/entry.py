@@ -17,7 +17,7 @@ import pickle
 import zlib
 from typing import Any, Optional
 
-ANALYSIS_VERSION = 5
+ANALYSIS_VERSION = 6
 _MAGIC = b"HTA5"
 
 

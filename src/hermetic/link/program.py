@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
+from ..analyse.decide import platform_facts
 from ..analyse.values import V
 from ..catalogue.loader import Catalogue
 
@@ -30,6 +31,8 @@ class Program:
                 self.functions[qn] = (f, mod)
             for qn, c in s["classes"].items():
                 self.classes[qn] = (c, mod)
+        # what sys.platform / os.name / platform.system() / sys.version_info read (section 1)
+        self.platform = platform_facts(getattr(config, "platform", None))
         self.control_functions = set(getattr(config, "control_functions", []) or [])
         guard = getattr(config, "guard", None)
         self.guard_function = guard.function if guard is not None else None

@@ -1,0 +1,277 @@
+"""Conditions the test's values decide (contract section 1, "what a test reaches").
+
+Pure functions over abstract values: the Python values a value can be (literals, constants
+bound to literals, tuples of them), comparisons between them, the types of a value's atoms
+for ``isinstance``, and the platform facts (``sys.platform``, ``os.name``,
+``platform.system()``, ``sys.version_info``) a branch may test. Each answers True / False
+when every alternative of the value agrees, and None (undecided: both ways are followed)
+otherwise.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import sys
+from typing import Callable, FrozenSet, List, Optional, Tuple
+
+from .values import Origin, V
+
+_NO = object()   # "no Python value known" (None is a value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NO
+
+
+def _origin_value(o: Origin):
+    """The Python value of a whole literal (``_NO`` for a built string or another origin)."""
+    if o.kind != "literal" or o.partial or o.value is None:
+        return _NO
+    if o.expr[:1] in ("'", '"'):
+        return o.value
+    if o.expr[:1] in ("b", "B") and o.expr[1:2] in ("'", '"'):
+        return _parse(o.value)
+    if o.expr[:1].isdigit() or o.expr[:1] == "-" or o.expr in ("True", "False", "None"):
+        return _parse(o.value)
+    return _NO
+
+
+def atom_values(a) -> Optional[list]:
+    """Every Python value one atom can be, or None when one is not known."""
+    if isinstance(a, Origin):
+        if a.kind == "module-constant" and a.inner and not a.partial:
+            out = []
+            for i in a.inner:
+                x = _origin_value(i)
+                if x is _NO:
+                    return None
+                out.append(x)
+            return out
+        x = _origin_value(a)
+        return None if x is _NO else [x]
+    if a[0] == "seq" and a[1] in ("tuple", "list") and len(a[2]) <= 16:
+        items = []
+        for item in a[2]:
+            vals = values(item)
+            if vals is None or len(vals) != 1:
+                return None
+            items.append(vals[0])
+        return [tuple(items) if a[1] == "tuple" else items]
+    return None
+
+
+def values(v: V) -> Optional[list]:
+    """Every Python value ``v`` can be, when each alternative is known; else None."""
+    if not v.atoms:
+        return None
+    out: list = []
+    for a in v.ordered():
+        vals = atom_values(a)
+        if vals is None:
+            return None
+        out.extend(vals)
+    return out
+
+
+def _agree(results: List[Optional[bool]]) -> Optional[bool]:
+    if not results or any(r is None for r in results):
+        return None
+    return results[0] if all(r == results[0] for r in results) else None
+
+
+def _is(x, y) -> Optional[bool]:
+    # identity is known for the singletons only
+    if y is None or isinstance(y, bool):
+        return x is y
+    if x is None or isinstance(x, bool):
+        return x is y
+    return None
+
+
+def _container_keys(v: V) -> Optional[list]:
+    """The containers ``in`` may test, one per alternative: a list/tuple/set's items or a dict's
+    keys (as a tuple), or a string itself (substring membership)."""
+    out: list = []
+    for a in v.ordered():
+        if isinstance(a, tuple) and a[0] == "seq" and len(a[2]) <= 64:
+            items = []
+            for item in a[2]:
+                vals = values(item)
+                if vals is None or len(vals) != 1:
+                    return None
+                items.append(vals[0])
+            out.append(tuple(items))
+        elif isinstance(a, tuple) and a[0] == "dict":
+            if any(k is None for k, _ in a[1]):
+                return None
+            out.append(tuple(k for k, _ in a[1]))
+        else:
+            vals = atom_values(a)
+            if vals is None or not all(isinstance(x, str) for x in vals):
+                return None
+            out.extend(vals)
+    return out
+
+
+_BINARY = {
+    "Equal": lambda x, y: x == y, "NotEqual": lambda x, y: x != y,
+    "LessThan": lambda x, y: x < y, "LessThanEqual": lambda x, y: x <= y,
+    "GreaterThan": lambda x, y: x > y, "GreaterThanEqual": lambda x, y: x >= y,
+}
+
+
+def compare(op: str, left: V, right: V) -> Optional[bool]:
+    """One comparison ``left OP right`` (libcst operator names) when the values decide it."""
+    if op in ("In", "NotIn"):
+        items = values(left)
+        pools = _container_keys(right)
+        if items is None or pools is None:
+            return None
+        results: List[Optional[bool]] = []
+        for x in items:
+            for pool in pools:
+                if isinstance(pool, str):
+                    results.append(x in pool if isinstance(x, str) else None)
+                else:
+                    results.append(x in pool)
+        r = _agree(results)
+        return None if r is None else r == (op == "In")
+    lv, rv = values(left), values(right)
+    if lv is None or rv is None:
+        return None
+    results = []
+    for x in lv:
+        for y in rv:
+            if op in ("Is", "IsNot"):
+                r = _is(x, y)
+                results.append(None if r is None else r == (op == "Is"))
+                continue
+            fn = _BINARY.get(op)
+            if fn is None:
+                return None
+            try:
+                results.append(bool(fn(x, y)))
+            except TypeError:
+                results.append(None)
+    return _agree(results)
+
+
+# -- types for isinstance -------------------------------------------------------------------
+
+_ABC_SEQ = {"Sequence", "Collection", "Container", "Iterable", "Sized", "Reversible"}
+_ABC_NUM = {"Number", "Complex", "Real", "Hashable"}
+# a built-in type: the names ``isinstance`` accepts for it (object, its bases, the ABCs it is)
+_MRO = {
+    "str": {"str", "Hashable"} | _ABC_SEQ,
+    "bytes": {"bytes", "Hashable", "ByteString"} | _ABC_SEQ,
+    "bool": {"bool", "int", "Integral", "Rational"} | _ABC_NUM,
+    "int": {"int", "Integral", "Rational"} | _ABC_NUM,
+    "float": {"float"} | _ABC_NUM,
+    "NoneType": {"NoneType", "Hashable"},
+    "list": {"list", "MutableSequence"} | _ABC_SEQ,
+    "tuple": {"tuple", "Hashable"} | _ABC_SEQ,
+    "set": {"set", "Set", "AbstractSet", "MutableSet", "Collection", "Container", "Iterable", "Sized"},
+    "dict": {"dict", "Mapping", "MutableMapping", "Collection", "Container", "Iterable", "Sized"},
+    "Path": {"Path", "PurePath", "PosixPath", "PurePosixPath", "PathLike", "Hashable"},
+    "function": {"Callable", "Hashable", "FunctionType"},
+    "type": {"type", "Callable", "Hashable"},
+}
+_KNOWN_NAMES: FrozenSet[str] = frozenset(set().union(*_MRO.values()) | {"object", "complex", "frozenset",
+                                                                         "bytearray", "Iterator", "Generator"})
+# dotted spellings whose last part names one of the types above
+_TYPE_MODULES = ("builtins.", "collections.abc.", "typing.", "numbers.", "pathlib.", "os.", "types.")
+
+
+def type_name(dotted: str) -> Optional[str]:
+    """The type an external class name in ``isinstance``'s second argument is, or None."""
+    if dotted.startswith(_TYPE_MODULES):
+        last = dotted.rsplit(".", 1)[1]
+        if last in _KNOWN_NAMES:
+            return last
+    return None
+
+
+def atom_type(a, v: V) -> Optional[str]:
+    """The built-in type name of one atom (``Path`` for a path object), or None."""
+    if isinstance(a, Origin):
+        if a.kind == "literal" and not a.partial:
+            if v.is_path:
+                return None
+            x = _origin_value(a)
+            return None if x is _NO else type(x).__name__
+        if a.kind == "literal" and a.partial and a.expr[:1] in ("'", '"') and not v.is_path:
+            return "str"   # an f-string, a join, a '%' format: a string
+        if a.kind == "module-constant" and a.inner and not v.is_path:
+            kinds = {atom_type(i, v) for i in a.inner}
+            return kinds.pop() if len(kinds) == 1 else None
+        if a.kind in ("test-value", "home", "cwd", "project-file") and v.is_path:
+            return "Path"
+        return None
+    if a[0] == "seq":
+        return a[1]
+    if a[0] == "dict":
+        return "dict"
+    if a[0] == "func":
+        return "function"
+    if a[0] == "cls":
+        return "type"
+    return None
+
+
+def builtin_isinstance(tname: str, wanted: str) -> bool:
+    return wanted == "object" or wanted in _MRO.get(tname, ())
+
+
+def isinstance_of(v: V, classes: List[Tuple[str, str]],
+                  inst_check: Callable[[tuple, Tuple[str, str]], Optional[bool]]) -> Optional[bool]:
+    """``isinstance(v, classes)``: ``classes`` are ("builtin", name) or ("project", qualname)
+    entries (an unknown class makes it undecided); ``inst_check`` answers for a project
+    instance atom."""
+    if not classes or not v.atoms:
+        return None
+    results: List[Optional[bool]] = []
+    for a in v.ordered():
+        if isinstance(a, tuple) and a[0] == "inst":
+            results.append(_any(inst_check(a, c) for c in classes))
+            continue
+        t = atom_type(a, v)
+        if t is None:
+            return None
+        results.append(_any((builtin_isinstance(t, name) if kind == "builtin" else False)
+                            for kind, name in classes))
+    return _agree(results)
+
+
+def _any(results) -> Optional[bool]:
+    rs = list(results)
+    if any(r is True for r in rs):
+        return True
+    return False if all(r is False for r in rs) else None
+
+
+# -- the platform ---------------------------------------------------------------------------
+
+PLATFORMS = ("linux", "darwin", "win32", "cygwin", "freebsd", "aix")
+_SYSTEM = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows", "cygwin": "CYGWIN_NT", "freebsd": "FreeBSD",
+           "aix": "AIX"}
+
+
+def platform_facts(platform: Optional[str] = None) -> dict:
+    """The values platform checks read: ``sys.platform`` (``platform``, or the running
+    Python's), ``os.name``, ``os.sep``, ``platform.system()`` and ``sys.version_info``
+    (the running Python's: the tests run on it)."""
+    plat = platform or sys.platform
+    key = next((p for p in PLATFORMS if plat.startswith(p)), plat)
+    windows = key == "win32"
+    return {
+        "sys.platform": plat,
+        "os.name": "nt" if windows else "posix",
+        "os.sep": "\\" if windows else "/",
+        "os.pathsep": ";" if windows else ":",
+        "platform.system()": _SYSTEM.get(key, plat.capitalize()),
+        "sys.version_info": tuple(sys.version_info[:3]),
+    }

@@ -1,0 +1,126 @@
+"""Ways the test's own values rule out (contract section 1), fixture precision-values.
+
+Every operation in the fixture is reached by one near-miss test in tests/test_reached.py and
+ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None, an enum
+member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises,
+the platform, a string that is not a path, a file descriptor, a URL scheme in front of tmp_path, a name built at run time, and
+controls made through mocker.patch.dict and a loop of setenv.
+"""
+import sys
+
+import pytest
+
+from hermetic.analyse.decide import compare, isinstance_of, platform_facts, values
+from hermetic.analyse.values import Origin, V, of
+from hermetic.api import run_check
+from helpers import Expect, Silent, copy_fixture, fixture_suite, line_of
+
+FIX = "precision-values"
+B = "src/decided/branches.py"
+P = "src/decided/platforms.py"
+S = "src/decided/strings.py"
+U = "src/decided/urls.py"
+R = "tests/test_reached.py::"
+
+REACHED = [
+    ("isinstance", "HT103", B, 'return os.environ.get("SERVER_FD")', "test_port_given_as_int"),
+    ("is-none-and", "HT103", B, 'return os.environ.get("APP_CONFIG")', "test_nothing_given"),
+    ("enum-member", "HT104", B, "return datetime.now()", "test_mode_diff"),
+    ("in-list", "HT106", B, 'subprocess.run(["appd", "--daemon"])', "test_daemon_flag"),
+    ("not-falsy", "HT103", B, 'folder = os.environ.get("APP_WORKDIR")', "test_folder_empty"),
+    ("order", "HT103", B, 'return os.environ.get("APP_RETRY_LIMIT")', "test_many_retries"),
+    ("version-info", "HT103", P, 'return os.environ.get("MODERN_FLAG")', "test_modern"),
+    ("path-replace", "HT102", S, "path.replace(path.with_suffix", "test_archive"),
+    ("joined-path", "HT102", S, 'with open("/".join(chunks), "w")', "test_joined_target"),
+    ("environ-membership", "HT102", B, 'with open(os.path.join(base, "state.json"), "w")',
+     "test_state_in_the_home_folder"),
+    ("url-in-working-directory", "HT101", U, "return sqlalchemy.create_engine(url)",
+     "test_engine_in_the_working_directory"),
+    ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
+]
+EXPECTED = [Expect(kind, code, path, snippet, tests=[R + test]) for kind, code, path, snippet, test in REACHED]
+
+SILENT = [
+    Silent("raise-before", B, 'os.environ.get("APP_AFTER_RAISE")', "nothing after a raise runs"),
+    Silent("windows-constant", P, 'return os.environ["APPDATA"]', "WINDOWS is False on Linux"),
+    Silent("os-name", P, 'return os.environ.get("LOCALAPPDATA")', "os.name is 'posix' on Linux"),
+    Silent("platform-system", P, 'return os.environ.get("MAC_SUPPORT_DIR")', "platform.system() is 'Linux'"),
+    Silent("str-join-replace", S, '", ".join(parts).replace', "str.replace on a joined string is no write"),
+    Silent("name-replace", S, 'wheel.name.replace("1.0", "1.1")', "a path's .name is a string"),
+    Silent("fstring-replace", S, 'f"{folder}/sub".replace', "an f-string is a string"),
+    Silent("file-url-into-tmp", U, 'with open(url[len("file://"):], "w")', "'file://' + tmp_path points into tmp_path"),
+    Silent("file-descriptor", S, 'open(1, "w", closefd=False)', "1 is a file descriptor, not a path"),
+]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the fixture's near misses assume a POSIX platform")
+def test_the_configured_platform_decides_platform_branches(tmp_path, monkeypatch):
+    """``platform = "win32"`` takes the Windows branches (and not the POSIX ones)."""
+    root = copy_fixture(FIX, tmp_path)
+    with open(root / "pyproject.toml", "a", encoding="utf-8") as f:
+        f.write('\n[tool.hermetic]\nplatform = "win32"\n')
+    monkeypatch.chdir(root)
+    report, _ = run_check([], root)
+    lines = {(f.path, f.line) for f in report.findings}
+    assert (P, line_of(FIX, P, 'return os.environ["APPDATA"]')) in lines
+    assert (P, line_of(FIX, P, 'return os.environ.get("LOCALAPPDATA")')) in lines
+    assert (P, line_of(FIX, P, 'return os.environ.get("MAC_SUPPORT_DIR")')) not in lines
+
+
+def test_an_unknown_platform_is_a_configuration_error(tmp_path):
+    from hermetic.config import ConfigError, parse_hermetic
+    with pytest.raises(ConfigError, match=r"tool\.hermetic\.platform: expected one of"):
+        parse_hermetic({"platform": "windows"}, tmp_path / "pyproject.toml")
+
+
+def _lit(x) -> V:
+    # built by hand: values.lit interns into a module-level table (state a test would leave behind)
+    return of(Origin("literal", expr=repr(x), path="m.py", line=1, value=x if isinstance(x, str) else repr(x)))
+
+
+def test_values_of_literals_constants_and_tuples():
+    assert values(_lit("a") | _lit(3)) in (["a", 3], [3, "a"])
+    assert values(of(("seq", "tuple", (_lit(3), _lit(8))))) == [(3, 8)]
+    built = of(Origin("literal", expr="'pre'", value="pre", partial=True))
+    assert values(built) is None   # a string built from parts has no one value
+    assert values(of(Origin("environment", expr="HOME"))) is None
+
+
+@pytest.mark.parametrize("op, left, right, expected", [
+    ("Equal", "a", "a", True), ("NotEqual", "a", "b", True), ("Equal", 1, 2, False),
+    ("LessThan", 2, 3, True), ("GreaterThanEqual", (3, 12), (3, 8), True),
+    ("In", "x", ("x", "y"), True), ("NotIn", "z", ("x", "y"), True), ("In", "ab", "cabd", True),
+    ("Is", None, None, True), ("IsNot", True, None, True), ("LessThan", "a", 1, None),
+])
+def test_compare_decides_known_values(op, left, right, expected):
+    def v(x):
+        return of(("seq", "tuple", tuple(_lit(i) for i in x))) if isinstance(x, tuple) else _lit(x)
+    assert compare(op, v(left), v(right)) is expected
+
+
+def test_compare_is_undecided_when_alternatives_disagree():
+    assert compare("Equal", _lit("a") | _lit("b"), _lit("a")) is None
+    assert compare("Equal", _lit("a") | _lit("b"), _lit("c")) is False
+
+
+def test_isinstance_by_the_types_of_the_atoms():
+    builtin = [("builtin", "int")]
+    assert isinstance_of(_lit("5000"), builtin, lambda a, c: None) is False
+    assert isinstance_of(_lit(5000), builtin, lambda a, c: None) is True
+    assert isinstance_of(_lit(True), builtin, lambda a, c: None) is True   # bool is an int
+    assert isinstance_of(_lit(1) | _lit("1"), builtin, lambda a, c: None) is None
+    assert isinstance_of(of(Origin("environment", expr="PORT")), builtin, lambda a, c: None) is None
+    path = V(frozenset([Origin("test-value", expr="tmp_path")]), True)
+    assert isinstance_of(path, [("builtin", "PathLike")], lambda a, c: None) is True
+    assert isinstance_of(_lit("x"), [("project", "app.Thing")], lambda a, c: None) is False
+
+
+def test_platform_facts_follow_the_configured_platform():
+    win = platform_facts("win32")
+    assert (win["os.name"], win["platform.system()"], win["os.sep"]) == ("nt", "Windows", "\\")
+    linux = platform_facts("linux")
+    assert (linux["sys.platform"], linux["os.name"], linux["platform.system()"]) == ("linux", "posix", "Linux")
+    assert platform_facts(None)["sys.platform"] == sys.platform
+    assert platform_facts(None)["sys.version_info"] == tuple(sys.version_info[:3])
