@@ -28,6 +28,8 @@ REACHED = [
     ("enum-member", "HT104", B, "return datetime.now()", "test_mode_diff"),
     ("in-list", "HT106", B, 'subprocess.run(["appd", "--daemon"])', "test_daemon_flag"),
     ("not-falsy", "HT103", B, 'folder = os.environ.get("APP_WORKDIR")', "test_folder_empty"),
+    ("list-changed-in-place", "HT103", B, 'return os.environ.get("APP_EXTRA_DAEMON")', "test_flag_appended"),
+    ("global-list-changed-elsewhere", "HT103", B, 'return os.environ.get("APP_REGISTERED")', "test_registered"),
     ("order", "HT103", B, 'return os.environ.get("APP_RETRY_LIMIT")', "test_many_retries"),
     ("version-info", "HT103", P, 'return os.environ.get("MODERN_FLAG")', "test_modern"),
     ("path-replace", "HT102", S, "path.replace(path.with_suffix", "test_archive"),
@@ -39,6 +41,9 @@ REACHED = [
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + test]) for kind, code, path, snippet, test in REACHED]
+# the registry the test fills is left changed: HT303 at the test's call
+EXPECTED.append(Expect("registry-left-changed", "HT303", "tests/test_reached.py", 'branches.register("tool")',
+                       tests=[R + "test_registered"]))
 
 SILENT = [
     Silent("raise-before", B, 'os.environ.get("APP_AFTER_RAISE")', "nothing after a raise runs"),

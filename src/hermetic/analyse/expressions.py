@@ -277,6 +277,9 @@ class Expressions:
                 n = is_none(a)
                 r = None if n is None else n == (op in ("Is", "Equal"))
             elif op in ("In", "NotIn"):
+                if not self._settled_container(items[i + 1], b, frame):
+                    result = None
+                    continue
                 r = _str_contains(a, b)
                 r = None if r is None else r == (op == "In")
             if r is None:
@@ -286,6 +289,16 @@ class Expressions:
             if r is None:
                 result = None
         return result
+
+    def _settled_container(self, expr, v: V, frame: Frame) -> bool:
+        """Whether the members of container ``v`` (the value of ``expr``) are known at this point:
+        a display written here, a local variable (its changes in this function are followed,
+        ``_forget_members``), or an immutable tuple or string; a list, set or dict reached
+        through a global or an attribute may have been changed elsewhere."""
+        if expr[0] in ("seq", "dict") or (expr[0] == "name" and not frame.is_module and expr[1] in frame.locals):
+            return True
+        return all((isinstance(a, tuple) and a[0] == "seq" and a[1] == "tuple") or
+                   (isinstance(a, Origin) and a.kind in ("literal", "module-constant")) for a in v.atoms)
 
     def _env_present(self, key: V) -> Optional[bool]:
         """Whether variable ``key`` is in the environment the test made (None: not known)."""

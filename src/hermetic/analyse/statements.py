@@ -11,6 +11,11 @@ from .state import Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
 
 
+# methods that change a list, set or dict in place
+_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "remove", "discard",
+             "clear", "__setitem__", "__delitem__"}
+
+
 class Statements:
     """``Interp`` methods that execute statements and bind names."""
 
@@ -28,6 +33,9 @@ class Statements:
         if kind == "expr":
             frame.line = st[2]
             self.eval(st[1], frame)
+            e = st[1]
+            if e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "name":
+                self._forget_members(e[1][1][1], frame)   # args.append(...): its members change
             return False
         if kind == "assign":
             frame.line = st[3]
@@ -244,6 +252,8 @@ class Statements:
         elif k == "sub":
             base = self.eval(t[1], frame)
             key = self.eval(t[2], frame)
+            if t[1][0] == "name":
+                self._forget_members(t[1][1], frame)
             for a in base.refs():
                 if a == ("ext", "os.environ"):
                     kname = env_name(key)
@@ -260,6 +270,23 @@ class Statements:
                     self.assign(sub, union(items[i] for items in seqs), frame)
                 else:
                     self.assign(sub, self._element(val), frame)
+
+    def _forget_members(self, name: str, frame: Frame) -> None:
+        """A local list, set or dict changed in place: its members are no longer all known
+        (membership tests on it are then undecided)."""
+        if frame.is_module or name not in frame.locals:
+            return
+        v = frame.locals[name]
+        if not any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms):
+            return
+        atoms = []
+        for a in v.ordered():
+            if isinstance(a, tuple) and a[0] == "seq":
+                a = ("seq", a[1], tuple(a[2]) + (UNKNOWN_V,))
+            elif isinstance(a, tuple) and a[0] == "dict":
+                a = ("dict", tuple(a[1]) + ((None, UNKNOWN_V),))
+            atoms.append(a)
+        frame.locals[name] = V(frozenset(atoms), v.is_path)
 
     def eval_target_value(self, t, frame: Frame) -> V:
         if t[0] == "name":
