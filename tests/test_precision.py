@@ -53,7 +53,7 @@ SILENT = [
     Silent("str-join-replace", S, '", ".join(parts).replace', "str.replace on a joined string is no write"),
     Silent("name-replace", S, 'wheel.name.replace("1.0", "1.1")', "a path's .name is a string"),
     Silent("fstring-replace", S, 'f"{folder}/sub".replace', "an f-string is a string"),
-    Silent("file-url-into-tmp", U, 'with open(url[len("file://"):], "w")', "'file://' + tmp_path points into tmp_path"),
+    Silent("file-url-into-tmp", U, 'with open(path, "w")', "'file://' + tmp_path points into tmp_path"),
     Silent("file-descriptor", S, 'open(1, "w", closefd=False)', "1 is a file descriptor, not a path"),
 ]
 

@@ -14,8 +14,9 @@ from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, unio
 
 
 _STR_ATTRS = {"name", "stem", "suffix", "anchor", "root", "drive"}
-# a URL's scheme alone ("file://", "sqlite:///"): what follows it is the location
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://+$")
+# a URL's scheme alone ("file://", "sqlite:///", and "file://localhost", the local host named):
+# what follows it is the location
+_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://+|file://localhost)$")
 
 
 def _whole_text(parts, vals) -> Optional[str]:
