@@ -30,6 +30,7 @@ REACHED = [
     ("not-falsy", "HT103", B, 'folder = os.environ.get("APP_WORKDIR")', "test_folder_empty"),
     ("list-changed-in-place", "HT103", B, 'return os.environ.get("APP_EXTRA_DAEMON")', "test_flag_appended"),
     ("global-list-changed-elsewhere", "HT103", B, 'return os.environ.get("APP_REGISTERED")', "test_registered"),
+    ("string-method-result", "HT103", B, 'return os.environ.get("LESS")', "test_pager_is_less"),
     ("order", "HT103", B, 'return os.environ.get("APP_RETRY_LIMIT")', "test_many_retries"),
     ("version-info", "HT103", P, 'return os.environ.get("MODERN_FLAG")', "test_modern"),
     ("path-replace", "HT102", S, "path.replace(path.with_suffix", "test_archive"),

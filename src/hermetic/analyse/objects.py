@@ -241,9 +241,9 @@ class Objects:
         if name in ("startswith", "endswith") and len(args) == 1 and not kwargs:
             r = _str_affix(name, base, args[0])   # WINDOWS = sys.platform.startswith("win")
             return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
-        if name in ("upper", "lower", "strip") and _literal_str(base) is not None:
-            text = _literal_str(base)
-            return lit(getattr(text, name)(), frame.path, frame.line, frame.in_test)
+        known = _str_method_result(base, name, args, kwargs)
+        if known is not None:
+            return known
         if name in ("strip", "rstrip", "lstrip", "lower", "upper", "str.replace", "encode", "decode", "rsplit",
                     "split", "removesuffix", "removeprefix", "casefold", "title", "expandtabs", "ljust", "rjust",
                     "__str__"):
@@ -263,3 +263,38 @@ def _is_str_data(v: V) -> bool:
     """Whether ``v`` is a string (a literal or one built from literals), not a path object."""
     return (not v.is_path and bool(v.atoms) and
             all(isinstance(a, Origin) and a.kind == "literal" and a.expr[:1] in ("'", '"') for a in v.atoms))
+
+
+# str methods without side effects, computed when the string and the arguments are known
+_PURE_STR_METHODS = {"upper", "lower", "strip", "lstrip", "rstrip", "split", "rsplit", "partition", "rpartition",
+                     "replace", "removeprefix", "removesuffix", "casefold", "title", "capitalize", "splitlines",
+                     "isdigit", "isalpha", "isalnum", "isidentifier", "count", "find", "rfind", "zfill"}
+
+
+def _str_method_result(base: V, name: str, args, kwargs) -> Optional[V]:
+    """``"cat".split()``, ``"a-b".replace("-", "_")``: the result, keeping where the string was
+    bound (a test's literal stays the test's); None when not every value is known."""
+    name = name[4:] if name.startswith("str.") else name
+    text = _literal_str(base)
+    if name not in _PURE_STR_METHODS or text is None or base.is_path or kwargs or len(args) > 3:
+        return None
+    vals = []
+    for a in args:
+        v = values(a)
+        if v is None or len(v) != 1 or not isinstance(v[0], (str, int)) and v[0] is not None:
+            return None
+        vals.append(v[0])
+    try:
+        out = getattr(text, name)(*vals)
+    except (TypeError, ValueError):
+        return None
+    if isinstance(out, str):
+        return _with_text(base, out).with_path(False)
+    if isinstance(out, (list, tuple)) and len(out) <= 64:
+        return of(("seq", "list" if isinstance(out, list) else "tuple",
+                   tuple(_with_text(base, part).with_path(False) for part in out)))
+    if isinstance(out, (bool, int)):
+        origin = next(iter(base.origins()), None)
+        return lit(out, origin.path if origin else None, origin.line if origin else None,
+                   bool(origin and origin.in_test))
+    return None
