@@ -20,6 +20,7 @@ B = "src/decided/branches.py"
 P = "src/decided/platforms.py"
 S = "src/decided/strings.py"
 U = "src/decided/urls.py"
+E = "src/decided/envfile.py"
 R = "tests/test_reached.py::"
 
 REACHED = [
@@ -32,21 +33,26 @@ REACHED = [
     ("global-list-changed-elsewhere", "HT103", B, 'return os.environ.get("APP_REGISTERED")', "test_registered"),
     ("string-method-result", "HT103", B, 'return os.environ.get("LESS")', "test_pager_is_less"),
     ("order", "HT103", B, 'return os.environ.get("APP_RETRY_LIMIT")', "test_many_retries"),
-    ("version-info", "HT103", P, 'return os.environ.get("MODERN_FLAG")', "test_modern"),
+    # test_posix_only's skipif is false here: it runs (and test_windows_only, skipped, is not listed anywhere)
+    ("version-info", "HT103", P, 'return os.environ.get("MODERN_FLAG")', "test_modern test_posix_only"),
     ("path-replace", "HT102", S, "path.replace(path.with_suffix", "test_archive"),
     ("joined-path", "HT102", S, 'with open("/".join(chunks), "w")', "test_joined_target"),
     ("environ-membership", "HT102", B, 'with open(os.path.join(base, "state.json"), "w")',
      "test_state_in_the_home_folder"),
     ("url-in-working-directory", "HT101", U, "return sqlalchemy.create_engine(url)",
      "test_engine_in_the_working_directory"),
+    ("no-file-loaded", "HT103", E, 'return os.environ.get("DECIDED_FLAG")', "test_flag_without_a_file"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
-EXPECTED = [Expect(kind, code, path, snippet, tests=[R + test]) for kind, code, path, snippet, test in REACHED]
+EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
+            for kind, code, path, snippet, test in REACHED]
 # the registry the test fills is left changed: HT303 at the test's call
 EXPECTED.append(Expect("registry-left-changed", "HT303", "tests/test_reached.py", 'branches.register("tool")',
                        tests=[R + "test_registered"]))
 
 SILENT = [
+    Silent("skipped-test-state", "tests/test_ruled_out.py", 'platforms.STATE.append("seen")',
+           "a test skipped on this platform changes nothing"),
     Silent("raise-before", B, 'os.environ.get("APP_AFTER_RAISE")', "nothing after a raise runs"),
     Silent("windows-constant", P, 'return os.environ["APPDATA"]', "WINDOWS is False on Linux"),
     Silent("os-name", P, 'return os.environ.get("LOCALAPPDATA")', "os.name is 'posix' on Linux"),

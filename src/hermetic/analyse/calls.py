@@ -12,7 +12,7 @@ from .decide import isinstance_of, type_name
 from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, is_none
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
-from .state import DELETED, Frame
+from .state import ANY_VARIABLE, DELETED, Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
 
 
@@ -177,6 +177,8 @@ class Calls:
     # ------------------------------------------------------------------ externals
     def call_external(self, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> V:  # noqa: C901
         d = _canonical(d)
+        if d in _ENV_LOADERS:
+            self.ctx.env[ANY_VARIABLE] = UNKNOWN_V   # sets the variables its file names
         spec = self.p.catalogue.lookup(d)
         if spec is not None:
             return self.sink_call(spec, d, args, kwargs, frame, pos)
@@ -260,13 +262,19 @@ class Calls:
             if key is not None and len(args) > 1:
                 if d == "os.putenv" or key not in self.ctx.env:
                     self.ctx.env[key] = args[1]
+            elif key is None:
+                self.ctx.env[ANY_VARIABLE] = UNKNOWN_V
             return EMPTY
         if d == "os.environ.update":
-            for a in (args[0].refs() if args else ()):
-                if a[0] == "dict":
+            for a in (args[0].atoms if args else ()):
+                if isinstance(a, tuple) and a[0] == "dict":
                     for k2, v2 in a[1]:
                         if k2 is not None:
                             self.ctx.env[k2] = v2
+                        else:
+                            self.ctx.env[ANY_VARIABLE] = UNKNOWN_V
+                else:
+                    self.ctx.env[ANY_VARIABLE] = UNKNOWN_V   # variables the analysis cannot name
             for k2, v2 in kwargs.items():
                 self.ctx.env[k2] = v2
             return EMPTY
@@ -344,6 +352,9 @@ class Calls:
             return home.with_path(True)
         return of(Origin("home", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)
 
+
+# library calls that set environment variables named in a file (python-dotenv)
+_ENV_LOADERS = {"dotenv.load_dotenv", "dotenv.main.load_dotenv"}
 
 _INSTANCE_BUILTINS = {"builtins.object", "builtins.Exception", "builtins.ValueError", "builtins.TypeError",
                       "builtins.RuntimeError", "builtins.KeyError", "builtins.OSError"}

@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Tuple
 
 from .limits import LAZY_BLOCK_BITS, LAZY_HEAP_BASE, TEST_HEAP_BASE, _TOUCH
-from .state import Ctx, Frame
+from .state import ANY_VARIABLE, Ctx, Frame
 from .values import UNKNOWN_V, Origin, V, lit, of
 
 
@@ -93,7 +93,8 @@ class Modules:
             if s["path"].endswith("conftest.py"):
                 # conftest module level is session configuration (S2)
                 for k, v in self.ctx.env.items():
-                    self.p.session_env.setdefault(k, v)
+                    if k != ANY_VARIABLE:   # unnamed variables would make every read unknown
+                        self.p.session_env.setdefault(k, v)
             if not lazy:   # collection: one counter for everything made before the tests
                 saved = saved[:-1] + (self.next_id,)
             (self.ctx, self.import_time, self.stack, self.steps, self.stack_base, self.cut_at, self.depth_cut,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from . import interp as I
+from .literals import _literal_str, truthiness
 from .values import UNKNOWN_V, V, union
 
 
@@ -59,3 +60,20 @@ def parametrize_values(names_v: V, values_v: V) -> Dict[str, V]:
                 vals.append(UNKNOWN_V)
         out[n] = union(vals)
     return out
+
+
+SKIPPED = "hermetic:skipped"   # the marker name given to a test that never runs on this platform
+
+
+def skipped_by(marks: List[tuple]) -> bool:
+    """Whether the test's marks skip it: ``skip``, or a ``skipif`` whose condition is known to be
+    true (``sys.platform == "win32"`` on Windows, ``not WINDOWS``, a True constant)."""
+    for m in marks:
+        if m[1] == "skip":
+            return True
+        if m[1] == "skipif":
+            kwargs = dict(m[3]) if len(m) > 3 else {}
+            cond = m[2][0] if m[2] else kwargs.get("condition")
+            if cond is not None and truthiness(cond) is True and _literal_str(cond) is None:
+                return True   # (a string condition is evaluated by pytest: not decided here)
+    return False

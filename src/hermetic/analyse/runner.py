@@ -20,12 +20,12 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUAL
     IF_BODY, IF_ORELSE, IMPORT_NAMES, NAME_ID, PARAM_DEFAULT, PARAM_KIND, PARAM_NAME, TAG, TRY_BODY, TRY_HANDLERS, \
     TUPLE_ITEMS, dotted_name
 from .fixtures import SCOPE_RANK, FixtureDef, FixtureScope, fixture_decorator
-from .parametrize import marks_of, parametrize_values
+from .parametrize import SKIPPED, marks_of, parametrize_values, skipped_by
 from .runs import SweepRun, TestItem, TestRun, start_run
 from .sweep import sweep_each, sweep_modules, sweep_roots_in
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, V, of
 
-__all__ = ["FixtureDef", "FixtureScope", "Runner", "SweepRun", "TestItem", "TestRun", "start_run",
+__all__ = ["SKIPPED", "FixtureDef", "FixtureScope", "Runner", "SweepRun", "TestItem", "TestRun", "start_run",
            "sweep_roots_in"]
 
 
@@ -222,6 +222,15 @@ class Runner:
             deco_atoms.extend(self._eval_decorator(dexpr, item.module))
         marks.extend(a for a in deco_atoms if a[0] == "mark")
         item.markers = {m[1] for m in marks}
+        if skipped_by(marks):
+            # never runs here (skip, or a skipif the platform or constants decide): nothing reached
+            item.markers.add(SKIPPED)
+            import_events = [e for e in ip.events if e.import_time]
+            ip.import_events.extend(import_events)
+            ip.events = []
+            ip.undo_test_writes()
+            return TestRun(item, [], deps=ip.files, unresolved=dict(ip.run_unresolved), touched=sorted(ip.touched),
+                           import_events=import_events)
         usefixtures = []
         param_values: Dict[str, V] = {}
         for m in marks:

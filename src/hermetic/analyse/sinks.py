@@ -11,7 +11,7 @@ from ..catalogue.loader import SinkSpec
 from .decide import values
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
-from .state import DELETED, Frame, SinkEvent
+from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
                      classify, of)
 
@@ -312,6 +312,10 @@ class Sinks:
             self._record(SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
                                    self._import_module_name(), key, False))
             return default if default is not None else EMPTY
+        if ANY_VARIABLE in self.ctx.env:
+            self._record(SinkEvent("env", frame.path, pos, call, UNKNOWN, Origin("unknown", expr=key), (),
+                                   self.import_time, self._import_module_name(), key, False))
+            return UNKNOWN_V
         origin = Origin("environment", expr=key, path=frame.path, line=pos[0],
                         value="import" if self.import_time else None)
         self._record(SinkEvent("env", frame.path, pos, call, UNCONTROLLED, origin, (), self.import_time,

@@ -51,6 +51,12 @@ class SinkEvent:
     via_fixture: bool = False  # reached in a fixture: the trace's first step is the requesting test
 
 
+# the ``Ctx.env`` key meaning "variables the analysis cannot name were set" (a write with a
+# computed key, ``os.environ.update(mapping)``, ``dotenv.load_dotenv``): a later read of a
+# variable the test did not name may read one of them, so its origin is unknown (row U)
+ANY_VARIABLE = "*"
+
+
 @dataclass
 class Ctx:
     """The substitutes active at a point of a test: patched bindings (S1), environment

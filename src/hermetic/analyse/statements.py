@@ -7,7 +7,7 @@ from typing import Dict, Sequence
 
 from .literals import env_name, _canonical
 from .origins import wrap_constant
-from .state import Frame, _Return
+from .state import ANY_VARIABLE, Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
 
 
@@ -257,6 +257,8 @@ class Statements:
             for a in base.refs():
                 if a == ("ext", "os.environ"):
                     kname = env_name(key)
+                    if kname is None:
+                        self.ctx.env[ANY_VARIABLE] = UNKNOWN_V   # os.environ[key] = v, key computed
                     if kname is not None:
                         # the test's own os.environ[K] = v controls its reads of K (S2); project
                         # code's write controls only the reads after it (through ctx.env)

@@ -14,7 +14,7 @@ from typing import Dict, List, Set
 
 from ..analyse import interp as I
 from ..analyse import pollution as P
-from ..analyse.runner import Runner, TestItem
+from ..analyse.runner import SKIPPED, Runner, TestItem
 from ..summarise.bodies import bodies_of, transient_bodies
 from ..report.model import Finding
 from ..summarise.extract import may_name
@@ -52,6 +52,7 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
     """HT301-HT304 over the test code: tests, fixtures, set-up, helpers, test modules' top level.
     ``effects``: the project functions' direct state changes (``pollution.function_effects``)."""
     ip, runner, items, files_by_module = facts.ip, facts.runner, facts.items, facts.files_by_module
+    items = [it for it in items if SKIPPED not in it.markers]   # a test that never runs changes nothing
     hook_restores = _hook_restores(ip, effects)
     # autouse fixtures that snapshot and restore a whole thing (os.environ) cover the tests under them
     covered: Dict[tuple, Set[str]] = {}
