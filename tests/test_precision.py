@@ -21,6 +21,7 @@ P = "src/decided/platforms.py"
 S = "src/decided/strings.py"
 U = "src/decided/urls.py"
 E = "src/decided/envfile.py"
+T = "src/decided/tools.py"
 R = "tests/test_reached.py::"
 
 REACHED = [
@@ -42,6 +43,9 @@ REACHED = [
     ("url-in-working-directory", "HT101", U, "return sqlalchemy.create_engine(url)",
      "test_engine_in_the_working_directory"),
     ("no-file-loaded", "HT103", E, 'return os.environ.get("DECIDED_FLAG")', "test_flag_without_a_file"),
+    ("identity", "HT103", T, 'return os.environ.get("DECIDED_CONFIG")', "test_default_config_file"),
+    ("regex-and-return-value", "HT106", T, 'subprocess.check_output(["git", "clone", url])', "test_remote_template"),
+    ("library-instance", "HT103", T, 'return os.environ.get("DECIDED_COOKIE_MAX_AGE")', "test_morsel_cookie"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
@@ -61,6 +65,7 @@ SILENT = [
     Silent("name-replace", S, 'wheel.name.replace("1.0", "1.1")', "a path's .name is a string"),
     Silent("fstring-replace", S, 'f"{folder}/sub".replace', "an f-string is a string"),
     Silent("file-url-into-tmp", U, 'with open(path, "w")', "'file://' + tmp_path points into tmp_path"),
+    Silent("save-of-a-restore", T, "old = os.environ.get(name)", "the value read is put back in the finally"),
     Silent("file-descriptor", S, 'open(1, "w", closefd=False)', "1 is a file descriptor, not a path"),
 ]
 

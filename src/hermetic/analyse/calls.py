@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
-from .decide import isinstance_of, type_name
-from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, is_none
+from .controls import double
+from .decide import isinstance_of, library_class, regex_result, type_name
+from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, is_none, truthiness
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
@@ -74,6 +75,8 @@ class Calls:
                 out = out | self.call_external(a[1], args, kwargs, frame, pos)
             elif a == DOUBLE:
                 out = out | DOUBLE_V
+            elif t == "double":
+                out = out | a[1]   # a double with a return_value
             elif t == "meth":
                 out = out | self.call_meth(a[1], a[2], args, kwargs, frame, pos)
             elif t == "dmeth":
@@ -216,7 +219,7 @@ class Calls:
             return of(Origin("literal", expr="tempfile.gettempdir()", path=frame.path, line=frame.line, value="/tmp",
                              in_test=frame.in_test))
         if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
-            return DOUBLE_V
+            return double(kwargs)
         if d in ("functools.partial", "functools.partialmethod") and args:
             captured = self.import_time and self._is_clock_fn(args[0])
             if captured:
@@ -250,6 +253,14 @@ class Calls:
         if d == "builtins.isinstance" and len(args) == 2:
             r = self.decide_isinstance(args[0], args[1])
             return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
+        if d == "re.compile" and args:
+            return of(("regex", args[0], args[1] if len(args) > 1 else kwargs.get("flags", lit(0, None, None, False))))
+        if d in ("re.match", "re.search", "re.fullmatch") and len(args) >= 2:
+            found = regex_result(d[3:], args[0], args[1], args[2] if len(args) > 2 else kwargs.get("flags"))
+            return UNKNOWN_V if found is None else self.match_value(found, frame)
+        if d == "builtins.bool" and len(args) == 1:
+            t = truthiness(args[0])
+            return EMPTY if t is None else lit(t, frame.path, frame.line, frame.in_test)
         if d == "platform.system" and not args:
             return self.platform_value(self.p.platform["platform.system()"], frame)
         if d in ("builtins.isinstance", "builtins.len", "builtins.print", "builtins.hasattr", "builtins.callable",
@@ -315,6 +326,10 @@ class Calls:
             return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value="instance"))
         return UNKNOWN_V
 
+    def match_value(self, found: bool, frame: Frame) -> V:
+        """A regex match's result: a (truthy) match object, or None."""
+        return lit(True if found else None, frame.path, frame.line, frame.in_test)
+
     def platform_value(self, fact, frame: Frame) -> V:
         """A platform fact (``sys.platform``, ``sys.version_info`` ...) as the literal it is."""
         if isinstance(fact, tuple):
@@ -331,6 +346,8 @@ class Calls:
                     wanted.append(("builtin", type_name(c[1])))
                 elif isinstance(c, tuple) and c[0] == "cls":
                     wanted.append(("project", c[1]))
+                elif isinstance(c, tuple) and c[0] == "ext" and library_class(c[1]):
+                    wanted.append(("library", c[1]))
                 else:
                     return None if is_none(value) is not True else False
         return isinstance_of(value, wanted, self._inst_isinstance)
@@ -342,6 +359,8 @@ class Calls:
         kind, name = wanted
         if kind == "project":
             return name in self.mro(cls)
+        if kind == "library":
+            return False if not any(self.external_bases(c) for c in self.mro(cls)) else None
         if name == "object":
             return True
         return False if not any(self.external_bases(c) for c in self.mro(cls)) else None

@@ -13,6 +13,7 @@ from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .state import DELETED, Frame
+from .decide import regex_result
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
 
 
@@ -96,7 +97,7 @@ class Controls:
         owner, attr = res
         new = args[1] if len(args) > 1 else kwargs.get("new")
         explicit = new is not None
-        value = new if new is not None else DOUBLE_V
+        value = new if new is not None else double(kwargs)
         return of(("patcher", "attr", (owner, attr, value, explicit), self._site))
 
     def _patch_object(self, args, kwargs) -> V:
@@ -107,7 +108,8 @@ class Controls:
         if owner is None or attr is None:
             return of(("patcher", "none", ()))
         new = args[2] if len(args) > 2 else kwargs.get("new")
-        return of(("patcher", "attr", (owner, attr, new if new is not None else DOUBLE_V, new is not None), self._site))
+        return of(("patcher", "attr", (owner, attr, new if new is not None else double(kwargs), new is not None),
+                   self._site))
 
     def _patch_dict(self, args, kwargs) -> V:
         if not args:
@@ -168,6 +170,9 @@ class Controls:
         t = atom[0]
         if t == "dict":
             return _dict_view(atom, name)
+        if t == "regex":
+            found = regex_result(name, atom[1], args[0], atom[2]) if args else None
+            return UNKNOWN_V if found is None else self.match_value(found, frame)
         if t == "patcher":
             if name == "start":
                 return self._activate(atom)
@@ -330,3 +335,10 @@ def _dict_view(atom, name: str) -> V:
         key = lit(k, None, None, False) if k is not None else UNKNOWN_V
         items.append(key if name == "keys" else v if name == "values" else of(("seq", "tuple", (key, v))))
     return of(("seq", "list", tuple(items)))
+
+
+def double(kwargs) -> V:
+    """A test double; called, it returns its ``return_value`` when one is given
+    (``patch("m.is_installed", return_value=False)``, ``Mock(return_value=1816)``)."""
+    ret = kwargs.get("return_value")
+    return DOUBLE_V if ret is None else of(("double", ret))

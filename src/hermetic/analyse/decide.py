@@ -124,6 +124,23 @@ _BINARY = {
 }
 
 
+def identical(left: V, right: V) -> Optional[bool]:
+    """``left is right`` by what the values are: the same single instance is itself; values with
+    no alternative in common are different objects, unless a literal (which Python may
+    intern) or an unknown value is among them."""
+    if not left.atoms or not right.atoms:
+        return None
+    for a in left.atoms | right.atoms:
+        if isinstance(a, Origin) and a.kind in ("literal", "unknown"):
+            return None
+        if isinstance(a, tuple) and a[0] in ("double", "ext", "missed", "partial", "meth", "dmeth"):
+            return None
+    only = next(iter(left.atoms))
+    if len(left.atoms) == 1 and left.atoms == right.atoms and isinstance(only, tuple) and only[0] == "inst":
+        return True
+    return False if left.atoms.isdisjoint(right.atoms) else None
+
+
 def compare(op: str, left: V, right: V) -> Optional[bool]:
     """One comparison ``left OP right`` (libcst operator names) when the values decide it."""
     if op in ("In", "NotIn"):
@@ -195,6 +212,14 @@ def type_name(dotted: str) -> Optional[str]:
     return None
 
 
+def library_class(dotted: str) -> bool:
+    """Whether ``dotted`` names a library class (``http.cookies.Morsel``): capitalised, outside the
+    modules whose names may alias built-in types or ABCs (``typing.Text`` is ``str``)."""
+    module, _, last = dotted.rpartition(".")
+    return (bool(module) and last[:1].isupper() and not last.isupper() and
+            not dotted.startswith(_TYPE_MODULES + ("abc.", "six.", "collections.")))
+
+
 def atom_type(a, v: V) -> Optional[str]:
     """The built-in type name of one atom (``Path`` for a path object), or None."""
     if isinstance(a, Origin):
@@ -228,9 +253,9 @@ def builtin_isinstance(tname: str, wanted: str) -> bool:
 
 def isinstance_of(v: V, classes: List[Tuple[str, str]],
                   inst_check: Callable[[tuple, Tuple[str, str]], Optional[bool]]) -> Optional[bool]:
-    """``isinstance(v, classes)``: ``classes`` are ("builtin", name) or ("project", qualname)
-    entries (an unknown class makes it undecided); ``inst_check`` answers for a project
-    instance atom."""
+    """``isinstance(v, classes)``: ``classes`` are ("builtin", name), ("project", qualname) or
+    ("library", dotted) entries (an unknown class makes it undecided); ``inst_check`` answers
+    for a project instance atom."""
     if not classes or not v.atoms:
         return None
     results: List[Optional[bool]] = []
@@ -241,7 +266,10 @@ def isinstance_of(v: V, classes: List[Tuple[str, str]],
         t = atom_type(a, v)
         if t is None:
             return None
-        results.append(_any((builtin_isinstance(t, name) if kind == "builtin" else False)
+        # a built-in value is no instance of a project class, nor of a library class (a path
+        # object may be a library's: undecided)
+        results.append(_any((builtin_isinstance(t, name) if kind == "builtin" else
+                             None if (kind == "library" and t == "Path") else False)
                             for kind, name in classes))
     return _agree(results)
 
@@ -275,3 +303,33 @@ def platform_facts(platform: Optional[str] = None) -> dict:
         "platform.system()": _SYSTEM.get(key, plat.capitalize()),
         "sys.version_info": tuple(sys.version_info[:3]),
     }
+
+
+# -- regular expressions on known strings --------------------------------------------------
+
+_REGEX_OPS = ("match", "search", "fullmatch")
+
+
+def regex_flag(name: str) -> Optional[int]:
+    """The value of ``re.NAME`` for a flag name (``re.VERBOSE``), or None."""
+    import re
+    flag = getattr(re, name, None) if name.isupper() else None
+    return int(flag) if isinstance(flag, re.RegexFlag) else None
+
+
+def regex_result(op: str, pattern: V, text: V, flags: Optional[V] = None) -> Optional[bool]:
+    """Whether ``re.<op>(pattern, text, flags)`` finds a match, when the pattern, the flags and
+    every alternative of the text are known strings; None otherwise (also for a pattern that
+    does not compile)."""
+    import re
+    pv, tv = values(pattern), values(text)
+    fv = values(flags) if flags is not None else [0]
+    if op not in _REGEX_OPS or not pv or not tv or not fv or len(pv) != 1 or len(fv) != 1:
+        return None
+    if not isinstance(pv[0], str) or not isinstance(fv[0], int) or not all(isinstance(t, str) for t in tv):
+        return None
+    try:
+        rx = re.compile(pv[0], fv[0])
+    except (re.error, OverflowError, ValueError):
+        return None
+    return _agree([getattr(rx, op)(t) is not None for t in tv])

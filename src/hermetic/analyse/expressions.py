@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .decide import compare, values
+from .decide import compare, identical, regex_flag, values
 from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _with_text
 from .state import DELETED, Frame
@@ -17,6 +17,24 @@ _STR_ATTRS = {"name", "stem", "suffix", "anchor", "root", "drive"}
 # a URL's scheme alone ("file://", "sqlite:///", and "file://localhost", the local host named):
 # what follows it is the location
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://+|file://localhost)$")
+
+
+_ARITHMETIC = {"Add": lambda x, y: x + y, "Subtract": lambda x, y: x - y, "Multiply": lambda x, y: x * y,
+               "BitOr": lambda x, y: x | y, "BitAnd": lambda x, y: x & y, "FloorDivide": lambda x, y: x // y}
+
+
+def _arithmetic(op: str, left: V, right: V):
+    """``left OP right`` when both are one known integer (not a bool); else None."""
+    fn = _ARITHMETIC.get(op)
+    if fn is None:
+        return None
+    lv, rv = values(left), values(right)
+    if not lv or not rv or len(lv) != 1 or len(rv) != 1:
+        return None
+    x, y = lv[0], rv[0]
+    if type(x) is not int or type(y) is not int or (op == "FloorDivide" and y == 0) or abs(x) > 2 ** 64 or abs(y) > 2 ** 64:
+        return None
+    return fn(x, y)
 
 
 def _whole_text(parts, vals) -> Optional[str]:
@@ -105,6 +123,9 @@ class Expressions:
             left = self.eval(e[2], frame)
             right = self.eval(e[3], frame)
             op = e[1]
+            number = _arithmetic(op, left, right)
+            if number is not None:   # re.I | re.X, 60 * 60, a count + 1
+                return lit(number, frame.path, frame.line, frame.in_test)
             if op == "Modulo" and _literal_str(left, prefix=True) is not None:
                 tmpl = _literal_str(left, prefix=True)
                 if tmpl.startswith("%"):
@@ -285,6 +306,9 @@ class Expressions:
                 r = None if r is None else r == (op == "In")
             if r is None:
                 r = compare(op, a, b)
+            if r is None and op in ("Is", "IsNot"):
+                same = identical(a, b)   # config_file is not USER_CONFIG_PATH, a tmp_path passed
+                r = None if same is None else same == (op == "Is")
             if r is False:
                 return False
             if r is None:
@@ -336,7 +360,7 @@ class Expressions:
                 ks = _literal_str(key)
                 hit = [v for kk, v in a[1] if kk == ks] if ks is not None else []
                 out = out | (union(hit) if hit else union(v for _, v in a[1]) if ks is None else UNKNOWN_V)
-            elif a == DOUBLE:
+            elif a == DOUBLE or a[0] == "double":
                 out = out | DOUBLE_V
             elif a == ("ext", "builtins") and _literal_str(key) is not None:
                 out = out | self.eval_attr(of(a), _literal_str(key), frame)   # __builtins__["open"]
@@ -353,7 +377,7 @@ class Expressions:
                 out = out | union(a[2])
             elif a[0] == "dict":
                 out = out | union(lit(k, None, None, False) for k, _ in a[1] if k is not None)
-            elif a == DOUBLE:
+            elif a == DOUBLE or a[0] == "double":
                 out = out | DOUBLE_V
             else:
                 out = out | UNKNOWN_V
@@ -383,6 +407,8 @@ class Expressions:
                     # the interpreter, named by the test: a program the test chose, wherever the
                     # call that starts it is (row T1), as a literal program name from the test is
                     out = out | of(Origin("test-value", expr="sys.executable", path=frame.path, line=frame.line))
+                elif a[1] == "re" and regex_flag(name) is not None:
+                    out = out | lit(regex_flag(name), None, None, False)
                 else:
                     full = f"{a[1]}.{name}"
                     fact = self.p.platform.get(full)
@@ -399,7 +425,7 @@ class Expressions:
             elif t == "super":
                 m = self.find_method(a[2], name, after=a[1])
                 out = out | (of(("func", m[1], a[3])) if m else UNKNOWN_V)
-            elif a == DOUBLE:
+            elif a == DOUBLE or a[0] == "double":
                 out = out | DOUBLE_V
             elif t == "modobj":
                 out = out | (of(Origin("project-file", expr="module.__file__")) if name == "__file__" else UNKNOWN_V)
@@ -407,6 +433,8 @@ class Expressions:
                 out = out | self.lookup("__request_param__", frame)
             elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory", "clirunner"):
                 out = out | of(("meth", a, name))
+            elif t == "regex":
+                out = out | of(("meth", a, name))   # a compiled pattern's match / search
             elif t == "dict" and name in ("items", "keys", "values"):
                 out = out | of(("meth", a, name))   # a view of a known dict (a loop over its entries)
             elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":

@@ -178,7 +178,7 @@ def _head(v: V) -> V:
         elif a[0] == "seq":
             for x in a[2][:1]:
                 out.extend(x.atoms)
-        elif a == DOUBLE or a[0] in ("fixture",):
+        elif a == DOUBLE or a[0] in ("fixture", "double"):
             out.append(Origin("test-value", expr="double"))
         elif a[0] == "inst":
             out.append(a)

@@ -228,7 +228,7 @@ class Sinks:
         for o in origins:
             verdicts.append((classify(o, cat, write, sctx), o))
         for a in refs:
-            if a == DOUBLE or a[0] == "fixture":
+            if a == DOUBLE or a[0] in ("fixture", "double"):
                 verdicts.append((CONTROLLED, None))
             elif a[0] == "inst" and self._is_test_class_inst(a):
                 verdicts.append((CONTROLLED, None))
@@ -348,6 +348,21 @@ class Sinks:
             trace = trace[:-1] + ((last[0], ev.pos[0], last[2]),)
         ev.trace = trace
         self.events.append(ev)
+
+    def saved_for_restore(self, key: str, val: V) -> None:
+        """``os.environ[key] = saved`` where ``saved`` was read from ``key``: that read saved the
+        value to put it back (contract section 4, "Restores"), it is not an environment read."""
+        for o in val.origins():
+            if o.kind != "environment" or o.expr != key:
+                continue
+            for i in range(len(self.events) - 1, -1, -1):
+                ev = self.events[i]
+                if (ev.category == "env" and ev.target == key and ev.verdict == UNCONTROLLED and
+                        ev.path == o.path and ev.pos[0] == o.line):
+                    # a copy: the memo shares event objects between calls
+                    self.events[i] = dataclasses.replace(ev, verdict=CONTROLLED,
+                                                         reason=f"{key} saved to be put back (a restore)")
+                    break
 
     def _emit(self, rel: SinkEvent, prefix) -> None:
         self.events.append(dataclasses.replace(rel, trace=tuple(prefix) + rel.trace))

@@ -260,6 +260,7 @@ class Statements:
                     if kname is None:
                         self.ctx.env[ANY_VARIABLE] = UNKNOWN_V   # os.environ[key] = v, key computed
                     if kname is not None:
+                        self.saved_for_restore(kname, val)
                         # the test's own os.environ[K] = v controls its reads of K (S2); project
                         # code's write controls only the reads after it (through ctx.env)
                         self.ctx.env[kname] = val
