@@ -91,11 +91,12 @@ def test_junit_parses_with_a_testcase_per_test(quickstart):
 
 def test_several_outputs_in_one_run(quickstart, tmp_path):
     sarif, md = tmp_path / "r.sarif", tmp_path / "r.md"
-    text = out("--output-format", f"sarif={sarif}", "--output-format", f"markdown={md}")
+    text = out("--output-file", f"sarif={sarif}", "--output-file", f"markdown={md}")
     assert "HT101" in text
     assert json.loads(sarif.read_text(encoding="utf-8"))["version"] == "2.1.0"
     assert md.read_text(encoding="utf-8").startswith("**hermetic")
     assert CliRunner().invoke(cli, ["check", "--output-format", "pdf=x"]).exit_code == 2
+    assert CliRunner().invoke(cli, ["check", "--output-file", "pdf=x"]).exit_code == 2
 
 
 def test_inventory_matches_the_golden_file(quickstart):
