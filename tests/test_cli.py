@@ -402,3 +402,35 @@ def test_repeated_select_and_ignore_add_up(quickstart):
     assert codes("--select", "HT103", "--select", "HT104") == ["HT103", "HT104"]
     assert codes("--select", "HT103,HT104", "--select", "HT101") == ["HT101", "HT103", "HT104"]
     assert codes("--ignore", "HT103", "--ignore", "HT104") == ["HT101"]
+
+
+def test_show_unresolved_and_show_unknown_add_lists_to_the_json_report(quickstart):
+    jsonschema = pytest.importorskip("jsonschema")
+    (quickstart / "tests" / "test_more.py").write_text(textwrap.dedent("""
+        import sqlite3
+        from helpers_elsewhere import *   # make_path: a name the analysis cannot see
+
+        def helper(items, n):
+            rv = []
+            for item in items:
+                rv.append(item)
+            seen = set()
+            seen.add(n)
+            if n is None:
+                raise TypeError("no n")
+            return rv
+
+        def test_more():
+            helper([1], 2)
+            sqlite3.connect(make_path())
+    """), encoding="utf-8")
+    plain = json.loads(run("check", "--output-format", "json").output)
+    assert "unresolved" not in plain and "unknown" not in plain
+    res = run("check", "--output-format", "json", "--show-unresolved", "--show-unknown")
+    report = json.loads(res.output)
+    jsonschema.validate(report, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    # builtins (TypeError, a list's append, a set's add) are not unresolved calls
+    assert [(u["path"], u["call"]) for u in report["unresolved"]] == [("tests/test_more.py", "make_path")]
+    assert report["unresolved"][0]["reason"] and report["summary"]["unresolved_calls"] == 1
+    assert [(u["path"], u["line"], u["expression"]) for u in report["unknown"]] == [
+        ("tests/test_more.py", 17, "sqlite3.connect")]

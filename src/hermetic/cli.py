@@ -246,7 +246,7 @@ def _emit(opts: CheckOptions, report, cwd: Path, extra: List[Tuple[str, str]]) -
     if opts.statistics:
         print_rule_statistics(report, opts.fmt, opts.output)
     elif opts.fmt != "text":
-        text = render(opts.fmt, report, cwd)
+        text = render(opts.fmt, report, cwd, opts.show_unresolved, opts.show_unknown)
         if opts.output:
             save(opts.output, lambda fh: fh.write(text), "--output")
         else:

@@ -99,12 +99,13 @@ def read_json(path: str, what: str):
         sys.exit(2)
 
 
-def render(fmt: str, report, cwd: Path) -> str:
+def render(fmt: str, report, cwd: Path, show_unresolved: bool = False, show_unknown: bool = False) -> str:
+    """The report in ``fmt`` (not ``text``); JSON holds the ``--show-*`` lists asked for."""
     from .report import formats
     from .report.text import to_json
 
     if fmt == "json":
-        return to_json(report)
+        return to_json(report, show_unresolved, show_unknown)
     if fmt == "sarif":
         return formats.to_sarif(report, str(cwd))
     if fmt == "github":
@@ -121,7 +122,7 @@ def write_report(fmt: str, report, cwd: Path, dest: str, show_unresolved: bool, 
         save(dest, lambda fh: render_terminal(report, fh, color=False, show_unresolved=show_unresolved,
                                                 show_unknown=show_unknown), "--output-file")
         return
-    text = render(fmt, report, cwd)
+    text = render(fmt, report, cwd, show_unresolved, show_unknown)
     save(dest, lambda fh: fh.write(text), "--output-file")
 
 
