@@ -394,6 +394,24 @@ def test_import_time_io_is_recorded_as_collection(pytester):
     assert "hermetic: at import (collection): HT102" in res.stdout.str()
 
 
+def test_a_file_name_with_a_surrogate_is_recorded_escaped(pytester):
+    # click's suite opens such a name at collection: undecodable bytes in a name become "\\udcff"
+    pytester.makepyfile(test_names='''
+        import os
+
+        NAME = "\\udcff.txt"
+
+        def test_opens_an_undecodable_name(tmp_path):
+            with open(os.path.join(os.getcwd(), NAME), "w") as fh:
+                fh.write("x")
+        ''')
+    res = run(pytester, "--hermetic=record")
+    res.assert_outcomes(passed=1)
+    assert not list(pytester.path.glob("*.tmp"))
+    [ev] = [e for e in record_of(pytester)["events"] if e["category"] == "file"]
+    assert ev["target"].endswith("\\udcff.txt") and ev["verdict"] == "uncontrolled"   # six characters: \\udcff
+
+
 def test_the_record_path_option(ledgerbox):
     run(ledgerbox, "--hermetic=record", "--hermetic-record=out/run.json", "-k", "test_stamp").assert_outcomes(passed=2)
     assert not (ledgerbox.path / "hermetic-record.json").exists()

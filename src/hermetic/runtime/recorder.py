@@ -33,6 +33,7 @@ and assembles the pieces beside it, whose names it re-exports:
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -480,12 +481,35 @@ class Recorder(ProfileReads, AuditJudge):
         }
 
     def write(self, path: str) -> None:
-        data = self.to_record()
+        """The record, as UTF-8 JSON, to ``path`` (through ``path.tmp``, removed if the write
+        fails). A string no UTF-8 can hold (a file name with a lone surrogate, ``"\\udcff"``,
+        as undecodable bytes in a name become) is written with that character escaped:
+        ``\\udcff``, six characters."""
+        text = json.dumps(self.to_record(), indent=1, ensure_ascii=False) + "\n"
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            data = json.dumps(_escaped(self.to_record()), indent=1, ensure_ascii=False).encode("utf-8") + b"\n"
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
         tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1, ensure_ascii=False)
-            fh.write("\n")
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with every string UTF-8 cannot encode written with backslash escapes."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_escaped(v) for v in value]
+    return value
