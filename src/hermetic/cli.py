@@ -467,7 +467,8 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
     from .config import ConfigError
     from .discover.targets import UsageError
     from .runtime.recorder import RecordError
-    from .runtime.verify import exit_status, join, load_records, render_text, static_report, to_json
+    from .runtime.verify import (exit_status, join, load_records, render_text, static_report, static_root_problem,
+                                 to_json)
 
     folders = [i for i in inputs if Path(i).is_dir()]
     files = [i for i in inputs if not Path(i).is_dir()]
@@ -489,6 +490,10 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
                 click.echo(f"hermetic: {static_file}: not a hermetic JSON report", err=True)
                 sys.exit(2)
             root = str(Path(static_root or ".").resolve())
+            problem = None if static_root else static_root_problem(report, record.get("rootdir"), root)
+            if problem:
+                click.echo(f"hermetic: verify --static {static_file}: {problem}", err=True)
+                sys.exit(2)
         else:
             rootdir = record.get("rootdir")
             project = folders[0] if folders else (rootdir if rootdir and Path(rootdir).is_dir() else ".")
