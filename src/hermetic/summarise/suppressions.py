@@ -8,7 +8,7 @@ comments need finding at all); ``inline_suppressions`` gives the summary's ``sup
 A ``# noqa`` counts only for the HT codes it names (``# noqa: E501, HT103`` suppresses HT103);
 a bare ``# noqa`` or one naming only other tools' codes suppresses nothing here: it was written
 for another linter, and hiding every hermetic finding behind it would be silent
-(docs/limits.md, "Inline suppressions").
+(docs/cli.md, "Selecting rules and suppressing findings").
 """
 from __future__ import annotations
 
