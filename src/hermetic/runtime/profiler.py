@@ -258,14 +258,14 @@ class ProfileReads:
                 # not a read of a variable (the static analysis agrees)
                 self.counts["env_snapshots"] = self.counts.get("env_snapshots", 0) + 1
                 return
+            info = self._file_info(f.f_code.co_filename)
+            if info is None:
+                self.counts["indirect"] += 1
+                return
             if op == "os.environ.pop" and self.phase == "teardown":
                 # os.environ.pop(K, None) after the test: putting the environment back (a write,
                 # a restore), whatever value it hands back
                 self.counts["env_restores"] = self.counts.get("env_restores", 0) + 1
-                return
-            info = self._file_info(f.f_code.co_filename)
-            if info is None:
-                self.counts["indirect"] += 1
                 return
             if isinstance(key, bytes):
                 key = key.decode("utf-8", "replace")
