@@ -66,9 +66,9 @@ class CheckOptions(NamedTuple):
                    "a plain FILE is --output FILE, as in ruff.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the report to FILE instead of standard output.")
-@click.option("--select", multiple=True, help="Comma-separated rule codes or prefixes to report (default: HT); "
+@click.option("--select", multiple=True, metavar="CODES", help="Comma-separated rule codes or prefixes to report (default: HT); "
                                                "repeated options add up.")
-@click.option("--ignore", multiple=True, help="Comma-separated rule codes or prefixes to leave out; "
+@click.option("--ignore", multiple=True, metavar="CODES", help="Comma-separated rule codes or prefixes to leave out; "
                                                "repeated options add up.")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default=None,
               help="Lowest severity that makes the exit status 1 (default: error).")
