@@ -63,7 +63,7 @@ def record(args) -> None:
     for name, folder in projects(args):
         dest = out / name
         dest.mkdir(parents=True)
-        extra = [a for fmt in FORMATS for a in ("--output-format", f"{fmt}={dest / ('report.' + fmt)}")]
+        extra = [a for fmt in FORMATS for a in ("--output-file", f"{fmt}={dest / ('report.' + fmt)}")]
         run(base + ["check", "--no-cache", "--jobs", str(args.jobs), "--exit-zero"] + extra, folder, dest, "check")
         if not name.startswith("project-"):
             run(base + ["check", "--no-cache", "--jobs", "1", "--show-unresolved", "--show-unknown"],

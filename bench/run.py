@@ -22,7 +22,7 @@ wall-clock seconds:
 - one-file: after appending a function that opens a file to one source file (pinned per
   project; --change, or the first non-test file, elsewhere; undone afterwards), from a warm
   cache; its report is compared byte for byte with a cold run of the same changed tree;
-- files parsed by the warm and one-file runs (from ``--statistics``), and the peak resident
+- files parsed by the warm and one-file runs (from ``--timings``), and the peak resident
   memory in MiB of the largest process (the parent or any of its workers) over the cold runs;
 - Fixit (``fixit lint DIR``, its default rules; pytest tree only, as it takes minutes on
   the larger ones) and ruff (``ruff check --isolated --no-cache``, ruff's default rules),
@@ -150,7 +150,7 @@ def _check(project: Path, jobs: int, out: Path, python: str = sys.executable) ->
     """One hermetic run: wall seconds, peak RSS (KiB) of its largest process, its statistics.
     ``python`` is the interpreter whose installed hermetic runs."""
     cmd = [python, "-c", RUN_HERMETIC,
-           "check", "--format", "json", "--exit-zero", "--statistics", "--jobs", str(jobs), "-o", str(out)]
+           "check", "--format", "json", "--exit-zero", "--timings", "--jobs", str(jobs), "-o", str(out)]
     with tempfile.TemporaryFile(mode="w+") as err:
         t = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=project, stdout=subprocess.DEVNULL, stderr=err, text=True)

@@ -1,5 +1,6 @@
 """The command line: exit codes, formats, bad input, determinism (contract sections 7 and 8)."""
 import json
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -337,9 +338,99 @@ def test_dash_is_standard_output_and_an_empty_inventory_says_so(quickstart):
 
 
 def test_one_file_for_two_outputs_is_refused_before_the_run(quickstart):
-    for args in (["-o", "r.json", "--output-format", "sarif=r.json"],
-                 ["--output-format", "json=r.json", "--output-format", "sarif=./r.json"],
+    for args in (["-o", "r.json", "--output-file", "sarif=r.json"],
+                 ["--output-file", "json=r.json", "--output-file", "sarif=./r.json"],
                  ["--write-baseline", "r.json", "-o", "r.json"]):
         res = CliRunner().invoke(cli, ["check", *args])
         assert res.exit_code == 2 and "give each output its own file" in res.stderr, args
         assert not (quickstart / "r.json").exists()
+
+
+def test_output_format_is_the_main_format_and_format_its_alias(quickstart):
+    # as in ruff: --output-format FMT is the format of the report; --format stays as an alias
+    for option in ("--output-format", "--format"):
+        res = CliRunner().invoke(cli, ["check", option, "json"])
+        assert res.exit_code == 1 and json.loads(res.stdout)["findings"][0]["code"] == "HT101", res.output
+    res = CliRunner().invoke(cli, ["check", "--output-format", "json", "--format", "sarif"])
+    assert res.exit_code == 2 and "given twice" in res.stderr
+
+
+def test_output_file_writes_extra_formats_and_a_plain_file_is_the_main_output(quickstart):
+    res = CliRunner().invoke(cli, ["check", "--output-format", "json", "--output-file", "sarif=r.sarif",
+                                   "--output-file", "github=r.txt"])
+    assert res.exit_code == 1 and json.loads(res.stdout)["findings"]
+    assert json.loads((quickstart / "r.sarif").read_text(encoding="utf-8"))["version"] == "2.1.0"
+    assert (quickstart / "r.txt").read_text(encoding="utf-8").startswith("::error")
+    res = CliRunner().invoke(cli, ["check", "--output-format", "json", "--output-file", "main.json"])
+    assert res.stdout == "" and json.loads((quickstart / "main.json").read_text(encoding="utf-8"))["findings"]
+    # the FMT=FILE form --output-format took before still works, with a note
+    res = CliRunner().invoke(cli, ["check", "--output-format", "markdown=r.md"])
+    assert res.exit_code == 1 and (quickstart / "r.md").is_file() and "--output-file FMT=FILE" in res.stderr
+
+
+def test_statistics_counts_findings_per_rule_as_ruff_does(quickstart):
+    publish = quickstart / "tests" / "test_publish.py"
+    publish.write_text(publish.read_text(encoding="utf-8") + textwrap.dedent("""
+        import os, time
+        def test_reads_the_environment():
+            assert os.environ.get("NEWSDESK_A") is None and os.getenv("NEWSDESK_B") is None
+            time.time()
+    """), encoding="utf-8")
+    res = CliRunner().invoke(cli, ["check", "--statistics"])
+    assert res.exit_code == 1, res.output
+    assert res.stdout.splitlines() == ["2\tHT103\tuncontrolled-env-read", "1\tHT101\tuncontrolled-connection",
+                                       "1\tHT104\tuncontrolled-clock"]
+    res = CliRunner().invoke(cli, ["check", "--statistics", "--output-format", "json"])
+    assert json.loads(res.stdout)[0] == {"code": "HT103", "name": "uncontrolled-env-read", "count": 2}
+    res = CliRunner().invoke(cli, ["check", "--timings"])   # the per-phase timings have their own flag
+    assert "HT101" in res.stdout and "hermetic: timings" in res.stderr and "discover" in res.stderr
+
+
+def test_repeated_select_and_ignore_add_up(quickstart):
+    publish = quickstart / "tests" / "test_publish.py"
+    publish.write_text(publish.read_text(encoding="utf-8") + textwrap.dedent("""
+        import os, time
+        def test_reads_the_environment():
+            assert os.environ.get("NEWSDESK_A") is None
+            time.time()
+    """), encoding="utf-8")
+
+    def codes(*args):
+        res = CliRunner().invoke(cli, ["check", "--output-format", "json", *args])
+        return sorted({f["code"] for f in json.loads(res.stdout)["findings"]})
+
+    assert codes("--select", "HT103", "--select", "HT104") == ["HT103", "HT104"]
+    assert codes("--select", "HT103,HT104", "--select", "HT101") == ["HT101", "HT103", "HT104"]
+    assert codes("--ignore", "HT103", "--ignore", "HT104") == ["HT101"]
+
+
+def test_show_unresolved_and_show_unknown_add_lists_to_the_json_report(quickstart):
+    jsonschema = pytest.importorskip("jsonschema")
+    (quickstart / "tests" / "test_more.py").write_text(textwrap.dedent("""
+        import sqlite3
+        from helpers_elsewhere import *   # make_path: a name the analysis cannot see
+
+        def helper(items, n):
+            rv = []
+            for item in items:
+                rv.append(item)
+            seen = set()
+            seen.add(n)
+            if n is None:
+                raise TypeError("no n")
+            return rv
+
+        def test_more():
+            helper([1], 2)
+            sqlite3.connect(make_path())
+    """), encoding="utf-8")
+    plain = json.loads(run("check", "--output-format", "json").output)
+    assert "unresolved" not in plain and "unknown" not in plain
+    res = run("check", "--output-format", "json", "--show-unresolved", "--show-unknown")
+    report = json.loads(res.output)
+    jsonschema.validate(report, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    # builtins (TypeError, a list's append, a set's add) are not unresolved calls
+    assert [(u["path"], u["call"]) for u in report["unresolved"]] == [("tests/test_more.py", "make_path")]
+    assert report["unresolved"][0]["reason"] and report["summary"]["unresolved_calls"] == 1
+    assert [(u["path"], u["line"], u["expression"]) for u in report["unknown"]] == [
+        ("tests/test_more.py", 17, "sqlite3.connect")]

@@ -235,6 +235,31 @@ def test_a_suppression_naming_no_rule_is_ht900_without_the_flag(tmp_path):
                      ("HT900", "tests/test_env.py", 6)]
 
 
+def test_noqa_with_hermetic_codes_suppresses_like_hermetic_ignore(tmp_path):
+    # `# noqa: HT103` is `# hermetic: ignore[HT103]`; a bare `# noqa` or other tools' codes are not ours
+    found = project(tmp_path, {
+        "tests/test_env.py": """
+            import os
+            def test_a():
+                os.getenv("A")  # noqa: HT103
+            def test_b():
+                os.getenv("B")  # noqa: E501,HT103
+            def test_c():
+                os.getenv("C")  # noqa
+            def test_d():
+                os.getenv("D")  # noqa: E501
+            def test_e():
+                os.getenv("E")  # noqa: HT104
+        """,
+        "tests/test_guarded.py": """
+            def test_f():  # noqa: HT401
+                pass
+        """,
+    })
+    assert found == [("HT103", "tests/test_env.py", 8), ("HT103", "tests/test_env.py", 10),
+                     ("HT103", "tests/test_env.py", 12), ("HT900", "tests/test_guarded.py", 2)]
+
+
 def test_only_patchers_need_a_stop(tmp_path):
     found = project(tmp_path, {
         "tests/test_threads.py": """

@@ -394,6 +394,24 @@ def test_import_time_io_is_recorded_as_collection(pytester):
     assert "hermetic: at import (collection): HT102" in res.stdout.str()
 
 
+def test_a_file_name_with_a_surrogate_is_recorded_escaped(pytester):
+    # click's suite opens such a name at collection: undecodable bytes in a name become "\\udcff"
+    pytester.makepyfile(test_names='''
+        import os
+
+        NAME = "\\udcff.txt"
+
+        def test_opens_an_undecodable_name(tmp_path):
+            with open(os.path.join(os.getcwd(), NAME), "w") as fh:
+                fh.write("x")
+        ''')
+    res = run(pytester, "--hermetic=record")
+    res.assert_outcomes(passed=1)
+    assert not list(pytester.path.glob("*.tmp"))
+    [ev] = [e for e in record_of(pytester)["events"] if e["category"] == "file"]
+    assert ev["target"].endswith("\\udcff.txt") and ev["verdict"] == "uncontrolled"   # six characters: \\udcff
+
+
 def test_the_record_path_option(ledgerbox):
     run(ledgerbox, "--hermetic=record", "--hermetic-record=out/run.json", "-k", "test_stamp").assert_outcomes(passed=2)
     assert not (ledgerbox.path / "hermetic-record.json").exists()
@@ -569,6 +587,111 @@ def test_snapshots_of_the_whole_environment_are_not_reads(pytester):
         ("os.environ[...]", "HERMETIC_BY_INDEX", "uncontrolled"),
         ("os.getenv", "HERMETIC_BY_GETENV", "uncontrolled")]
     assert rec["summary"]["env_snapshots"] > 0
+
+
+def test_an_environ_pop_in_a_teardown_is_a_restore_not_a_read(pytester):
+    pytester.makepyfile(test_restore="""
+        import os
+        import pytest
+
+        @pytest.fixture
+        def flag():
+            os.environ["HERMETIC_RESTORED"] = "1"
+            yield
+            os.environ.pop("HERMETIC_RESTORED", None)
+            os.environ.pop("HERMETIC_NEVER_SET", None)
+
+        def test_with_flag(flag):
+            pass
+
+        def test_pop_in_the_body_still_reads():
+            os.environ.pop("HERMETIC_POPPED", None)
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=2)
+    rec = record_of(pytester)
+    env = [(e["test"].rsplit("::", 1)[-1], e["phase"], e["target"]) for e in rec["events"] if e["category"] == "env"]
+    assert env == [("test_pop_in_the_body_still_reads", "call", "HERMETIC_POPPED")]
+    assert rec["summary"]["env_restores"] == 2   # the fixture's two, not pytest's own PYTEST_CURRENT_TEST
+
+
+# ---- files: existence checks and stats, machinery that is not project code ------------------
+
+def test_existence_checks_and_stats_are_seen_through_the_profiler(pytester):
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    pytester.makepyfile(probe="""
+        import os
+        from pathlib import Path
+
+        OUTSIDE = "/nonexistent-hermetic-probe/settings.ini"
+
+        def exists(where=OUTSIDE):
+            return os.path.exists(where)
+
+        def is_file(where=OUTSIDE):
+            return Path(where).is_file()
+
+        def stat(where=OUTSIDE):
+            try:
+                return os.stat(where)
+            except OSError:
+                return None
+
+        def access(where=OUTSIDE):
+            return os.access(where, os.R_OK)
+        """)
+    pytester.makepyfile(test_probe="""
+        import probe
+
+        def test_outside():
+            probe.exists(); probe.is_file(); probe.stat(); probe.access()
+
+        def test_scratch(tmp_path):
+            where = str(tmp_path / "settings.ini")
+            probe.exists(where); probe.is_file(where); probe.stat(where); probe.access(where)
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=2)
+    files = [e for e in record_of(pytester)["events"] if e["category"] == "file" and e["path"] == "probe.py"]
+    seen = {(e["test"].rsplit("::", 1)[-1], e["operation"], e["verdict"]) for e in files}
+    ops = ["os.path.exists", "pathlib.Path.is_file", "os.stat", "os.access"]
+    assert seen == {("test_outside", op, "uncontrolled") for op in ops} | {("test_scratch", op, "controlled") for op in ops}
+    calls = {"os.path.exists": "os.path.exists(where)", "pathlib.Path.is_file": "Path(where).is_file()",
+             "os.stat": "os.stat(where)", "os.access": "os.access(where"}
+    for e in files:
+        assert e["line"] == line_in(pytester, "probe.py", calls[e["operation"]])
+        assert e["target"].endswith("settings.ini") and e["code"] == "HT102"
+
+
+def test_in_memory_templates_and_entry_point_scans_are_not_project_code(pytester):
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    pytester.makepyfile(render="""
+        import importlib.metadata
+
+        SOURCE = "def body(target):\\n    return open(target).read()\\n"
+
+        def rendered(target):
+            # a template engine's way: code compiled under a made-up name (Mako: memory:0x...)
+            namespace = {}
+            exec(compile(SOURCE, "memory:0x7f0011223344", "exec"), namespace)
+            return namespace["body"](target)
+
+        def plugins():
+            return list(importlib.metadata.entry_points(group="hermetic.test.none"))
+        """)
+    pytester.makepyfile(test_render="""
+        import render
+
+        def test_template():
+            assert render.rendered("/etc/hostname") is not None
+
+        def test_plugins():
+            assert render.plugins() == []
+        """)
+    run(pytester, "--hermetic=record").assert_outcomes(passed=2)
+    events = record_of(pytester)["events"]
+    assert not [e for e in events if "memory:" in e["path"] or any("memory:" in s["path"] for s in e["stack"])]
+    [opened] = [e for e in events if e["operation"] == "open"]
+    assert (opened["path"], opened["line"]) == ("render.py", line_in(pytester, "render.py", 'return namespace["body"]'))
+    assert not [e for e in events if e["test"].endswith("test_plugins")]
 
 
 # ---- files: shipped data named by the test; tools' own files ----------------------------------

@@ -115,6 +115,14 @@ def test_inline_suppressions_follow_the_static_syntax(tmp_path):
     assert runtime.suppressed_at(name, 4, "HT102")          # a prefix, case-insensitive
 
 
+def test_noqa_with_hermetic_codes_is_honoured_at_runtime(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("a = 1  # noqa: E501, HT103\nb = 2  # noqa\nc = 3  # noqa: E501\n", encoding="utf-8")
+    name = str(src)
+    assert runtime.suppressed_at(name, 1, "HT103") and not runtime.suppressed_at(name, 1, "HT104")
+    assert not runtime.suppressed_at(name, 2, "HT103") and not runtime.suppressed_at(name, 3, "HT103")
+
+
 def _event(test, code="HT104", verdict=UNCONTROLLED, line=3, phase="call", **extra):
     cat = {v: k for k, v in runtime.CATEGORY_CODE.items()}[code]
     ev = {"test": test, "phase": phase, "category": cat, "code": code, "operation": "time.time", "target": "",

@@ -1,5 +1,7 @@
-"""The pre-commit hook, round trip: ``pre-commit try-repo`` with this project as the hook
-repository, on a scratch git repository whose commit changes only a test file.
+"""The pre-commit hook, round trip: the README's ``.pre-commit-config.yaml`` snippet, exactly
+as written but for the repository URL (this project, committed and tagged with the README's
+``rev``, in a scratch repository), run by ``pre-commit run`` on a scratch project whose change
+touches only a test file.
 
 The uncontrolled sink lives in ``src/app/store.py``, which the change does not touch; the
 hook is handed only ``tests/test_store.py``. Only a whole-program analysis that keeps the
@@ -8,14 +10,14 @@ HOME) the same run passes.
 
 The hook repository is a fresh commit of this project's files as they are in the working
 tree, tracked or not, less what git ignores (virtualenvs, caches): the code the rest of the
-suite tests through the editable install. try-repo never runs on the developer's repository
-(on a dirty tree it would shadow-commit only the tracked changes, leaving new files out).
+suite tests through the editable install, tagged with the README's ``rev``. pre-commit never
+clones the developer's repository (its tags and committed state need not be this tree's).
 
-try-repo keeps its store, and so the hook's virtualenv, in a temporary folder of its own, not
-in PRE_COMMIT_HOME: each of the two runs builds the environment and pip-installs this project
-and its dependencies (from PyPI, or whatever index pip is configured with), some 10 s each.
-When that install cannot reach an index, the test is skipped, saying why.
-HOME, the XDG folders, TMPDIR (where try-repo's temporary store goes), PRE_COMMIT_HOME, pip's
+pre-commit keeps its store, and so the hook's virtualenv, in PRE_COMMIT_HOME (inside
+``tmp_path``): the first run builds the environment and pip-installs this project and its
+dependencies (from PyPI, or whatever index pip is configured with), some 10 s; the second
+reuses it. When that install cannot reach an index, the test is skipped, saying why.
+HOME, the XDG folders, TMPDIR, PRE_COMMIT_HOME, pip's
 cache and git's configuration and identity all point inside ``tmp_path``.
 """
 import importlib.util
@@ -32,6 +34,17 @@ from helpers import have_git
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOK = "hermetic"
+
+
+def readme_hook_config() -> dict:
+    """The README's ``.pre-commit-config.yaml`` snippet, parsed (the YAML block that starts
+    with that file name)."""
+    import yaml   # pre-commit's own dependency
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(# \.pre-commit-config\.yaml.*?)```", readme, re.S)
+    assert len(blocks) == 1, "the README holds one .pre-commit-config.yaml snippet"
+    return yaml.safe_load(blocks[0])
 
 STORE = '''\
 import json
@@ -128,9 +141,9 @@ def sandbox(tmp_path, monkeypatch):
     return tmp_path
 
 
-def hook_repository(dest: Path) -> Path:
+def hook_repository(dest: Path, rev: str) -> Path:
     """This project's working tree (tracked files and new ones, not the ignored), committed in
-    a fresh repository."""
+    a fresh repository and tagged ``rev`` (annotated, as a release is)."""
     listed = subprocess.run(["git", "-c", f"safe.directory={ROOT}", "ls-files", "-z", "--cached", "--others",
                              "--exclude-standard"], cwd=ROOT,
                             env=dict(os.environ), capture_output=True)
@@ -145,12 +158,12 @@ def hook_repository(dest: Path) -> Path:
     git(dest, "init", "-q")
     git(dest, "add", "-A")
     git(dest, "commit", "-q", "-m", "hook repository")
+    git(dest, "tag", "-a", rev, "-m", f"release {rev}")
     return dest
 
 
-def try_repo(project: Path, hook_repo: Path, *files: str) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), HOOK,
-                           "--color", "never", "--files", *files],
+def run_hook(project: Path, *files: str) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "pre_commit", "run", HOOK, "--color", "never", "--files", *files],
                           cwd=project, env=dict(os.environ), capture_output=True, text=True, timeout=900)
     out = done.stdout + done.stderr
     unreachable = NO_INDEX.search(out)
@@ -160,8 +173,23 @@ def try_repo(project: Path, hook_repo: Path, *files: str) -> subprocess.Complete
     return done
 
 
+def test_the_readme_snippet_names_this_release_and_this_hook():
+    config = readme_hook_config()
+    [repo] = config["repos"]
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"), re.M)
+    assert repo["rev"] == f"v{version.group(1)}"   # the release tag of this version
+    assert repo["hooks"] == [{"id": HOOK}]
+    import yaml
+
+    assert [h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))] == [HOOK]
+
+
 def test_the_hook_fails_a_test_only_change_on_a_sink_in_src_and_passes_after_the_fix(sandbox):
-    hook_repo = hook_repository(sandbox / "hook")
+    import yaml
+
+    config = readme_hook_config()
+    hook_repo = hook_repository(sandbox / "hook", config["repos"][0]["rev"])
+    config["repos"][0]["repo"] = str(hook_repo)   # the one change: the URL, for this checkout
     project = sandbox / "project"
     (project / "src" / "app").mkdir(parents=True)
     (project / "tests").mkdir()
@@ -169,6 +197,7 @@ def test_the_hook_fails_a_test_only_change_on_a_sink_in_src_and_passes_after_the
     (project / "src" / "app" / "store.py").write_text(STORE, encoding="utf-8")
     (project / "tests" / "test_store.py").write_text(TEST_STORE, encoding="utf-8")
     (project / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     git(project, "init", "-q")
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "store")
@@ -177,7 +206,7 @@ def test_the_hook_fails_a_test_only_change_on_a_sink_in_src_and_passes_after_the
     test_file.write_text(TEST_STORE + SECOND_TEST, encoding="utf-8")
     assert git(project, "diff", "--name-only", "HEAD").split() == ["tests/test_store.py"]
 
-    failed = try_repo(project, hook_repo, "tests/test_store.py")
+    failed = run_hook(project, "tests/test_store.py")
     out = failed.stdout + failed.stderr
     assert failed.returncode == 1, out
     assert re.search(r"^hermetic \(test isolation audit\)\.+Failed$", out, re.M), out
@@ -188,7 +217,7 @@ def test_the_hook_fails_a_test_only_change_on_a_sink_in_src_and_passes_after_the
 
     test_file.write_text(FIXED, encoding="utf-8")
     assert git(project, "diff", "--name-only", "HEAD").split() == ["tests/test_store.py"]
-    passed = try_repo(project, hook_repo, "tests/test_store.py")
+    passed = run_hook(project, "tests/test_store.py")
     out = passed.stdout + passed.stderr
     assert passed.returncode == 0, out
     # it ran on the file and found nothing (not "(no files to check)Skipped")

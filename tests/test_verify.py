@@ -9,6 +9,9 @@ from helpers import copy_tree, line_of
 from hermetic.runtime import recorder as runtime
 from hermetic.runtime import verify
 from hermetic.api import run_check
+# loaded now, not first inside a pytester test: pytester drops the modules a test imported, and
+# the analysis' classes imported again would not be the ones its caches pickle
+import hermetic.pipeline  # noqa: F401,E402
 from hermetic.cli import cli
 from hermetic.report.text import to_json
 
@@ -87,6 +90,24 @@ def test_a_saved_static_report_gives_the_same_join(recorded, tmp_path):
     assert json.loads(from_file.output) == json.loads(from_run.output)
 
 
+def test_a_saved_static_report_read_from_another_folder_exits_2_saying_so(tmp_path, monkeypatch):
+    proj, elsewhere = tmp_path / "proj", tmp_path / "elsewhere"
+    (proj / "src").mkdir(parents=True)
+    (proj / "src" / "m.py").write_text("import time\n", encoding="utf-8")
+    elsewhere.mkdir()
+    record = tmp_path / "rec.json"
+    record.write_text(json.dumps(_record(proj, [_event("t::a", "HT104", 3)])), encoding="utf-8")
+    static = tmp_path / "static.json"
+    static.write_text(json.dumps({"findings": [_finding("HT104", 3, tests=["t::a"])]}), encoding="utf-8")
+    monkeypatch.chdir(elsewhere)
+    res = CliRunner().invoke(cli, ["verify", str(record), "--static", str(static)])
+    assert res.exit_code == 2 and "--static-root" in res.stderr and str(proj) in res.stderr, res.output
+    res = CliRunner().invoke(cli, ["verify", str(record), "--static", str(static), "--static-root", str(proj)])
+    assert res.exit_code == 1 and "confirmed" in res.stdout.lower()
+    monkeypatch.chdir(proj)   # from the record's rootdir, the default is right
+    assert CliRunner().invoke(cli, ["verify", str(record), "--static", str(static)]).exit_code == 1
+
+
 def test_annotate_adds_a_runtime_field_per_finding(recorded):
     report, _cfg = run_check([], recorded)
     data = json.loads(to_json(report))
@@ -159,6 +180,18 @@ def test_a_sink_that_ran_only_controlled_is_not_exercised_and_disputed(tmp_path)
     [row] = result["not_exercised"]
     assert (row["ran_controlled_in"], row["disputed"]) == (["t::a", "t::b"], ["t::a"])
     assert result["summary"]["disputed"] == 1 and verify.exit_status(result) == 0
+
+
+def test_a_parametrized_test_matches_the_static_node_id_without_its_parameters(tmp_path):
+    # the static report names test_x; the run names each instance, test_x[1] and test_x[two]
+    report = {"findings": [_finding("HT103", 7, tests=["t::test_x"]), _finding("HT104", 9, tests=["t::test_x"])]}
+    result = verify.join(report, _record(tmp_path, [
+        _event("t::test_x[1]", "HT103", 7, verdict="controlled"), _event("t::test_x[two]", "HT103", 7, verdict="controlled"),
+        _event("t::test_xy[1]", "HT103", 7, verdict="controlled"), _event("t::test_x[1]", "HT104", 9)]))
+    [row] = result["not_exercised"]
+    assert row["disputed"] == ["t::test_x[1]", "t::test_x[two]"] and result["summary"]["disputed"] == 1
+    [confirmed] = result["confirmed"]
+    assert confirmed["tests"] == ["t::test_x[1]"] and confirmed["tests_not_listed"] == []
 
 
 def test_tests_the_static_finding_does_not_list_are_named(tmp_path):

@@ -116,12 +116,12 @@ def test_cache_dir_option_environment_and_clean(tmp_path, monkeypatch):
     elsewhere = tmp_path / "shared-cache"
     monkeypatch.chdir(project)
     runner = CliRunner()
-    r = runner.invoke(cli, ["check", "--exit-zero", "--statistics", "--cache-dir", str(elsewhere)])
+    r = runner.invoke(cli, ["check", "--exit-zero", "--timings", "--cache-dir", str(elsewhere)])
     assert r.exit_code == 0, r.output
     assert "parse" in r.stderr and "cache hits 0" in r.stderr
     assert elsewhere.is_dir() and not (project / ".hermetic_cache").exists()
     monkeypatch.setenv("HERMETIC_CACHE_DIR", str(elsewhere))
-    r = runner.invoke(cli, ["check", "--exit-zero", "--statistics"])
+    r = runner.invoke(cli, ["check", "--exit-zero", "--timings"])
     assert "parsed 0" in r.stderr and "whole-run result hit" in r.stderr
     r = runner.invoke(cli, ["clean"])
     assert r.exit_code == 0 and not elsewhere.exists()

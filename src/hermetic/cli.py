@@ -15,7 +15,8 @@ from typing import List, NamedTuple, Optional, Tuple
 import click
 
 from . import __version__
-from .cli_io import FORMATS, check_outputs, color, print_statistics, read_json, render, save, write_report
+from .cli_io import (FORMATS, check_outputs, color, main_format, print_rule_statistics, print_timings, read_json,
+                     render, save, write_report)
 
 
 class _Group(click.Group):
@@ -33,9 +34,9 @@ class CheckOptions(NamedTuple):
     """``hermetic check``'s command line as click parsed it: one field per option (the
     comment names the option where its name differs), built once by ``check``."""
     targets: Tuple[str, ...]   # paths or node ids; none: the current folder
-    fmt: str   # --format
+    fmt: str   # --output-format / --format
     output: Optional[str]
-    select: Optional[str]   # comma-separated codes or prefixes, as given
+    select: Optional[str]   # comma-separated codes or prefixes, every --select joined
     ignore: Optional[str]
     fail_on: Optional[str]
     exit_zero: bool
@@ -45,26 +46,30 @@ class CheckOptions(NamedTuple):
     config_file: Optional[str]   # --config
     baseline: Optional[str]
     write_baseline: Optional[str]
-    extra_outputs: Tuple[str, ...] = ()   # --output-format FMT=FILE
+    extra_outputs: Tuple[str, ...] = ()   # --output-file FMT=FILE
     diff_rev: Optional[str] = None   # --diff
     touching: bool = False
     no_cache: bool = False
     cache_dir: Optional[str] = None
     jobs: Optional[int] = None
     statistics: bool = False
+    timings: bool = False
     runtime_records: Tuple[str, ...] = ()   # --runtime
 
 
 @cli.command()
 @click.argument("targets", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
-@click.option("--output-format", "extra_outputs", multiple=True, metavar="FMT=FILE",
-              help="Also write the report in FMT to FILE (repeatable), e.g. sarif=hermetic.sarif.")
+@click.option("--output-format", "--format", "fmt", multiple=True, metavar="FMT",
+              help=f"Format of the report: {', '.join(FORMATS)} (default: text).")
+@click.option("--output-file", "extra_outputs", multiple=True, metavar="FMT=FILE",
+              help="Also write the report in FMT to FILE (repeatable), e.g. sarif=hermetic.sarif; "
+                   "a plain FILE is --output FILE, as in ruff.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the report to FILE instead of standard output.")
-@click.option("--select", default=None, help="Comma-separated rule codes or prefixes to report (default: HT).")
-@click.option("--ignore", default=None, help="Comma-separated rule codes or prefixes to leave out.")
+@click.option("--select", multiple=True, metavar="CODES", help="Comma-separated rule codes or prefixes to report (default: HT); "
+                                               "repeated options add up.")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Comma-separated rule codes or prefixes to leave out; "
+                                               "repeated options add up.")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default=None,
               help="Lowest severity that makes the exit status 1 (default: error).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
@@ -85,6 +90,8 @@ class CheckOptions(NamedTuple):
               help="Processes that parse files and analyse tests (default: one per CPU); "
                    "the report is the same for every count.")
 @click.option("--statistics", is_flag=True,
+              help="Print the number of findings per rule instead of the findings (as ruff does).")
+@click.option("--timings", is_flag=True,
               help="Print the time per phase, files parsed and cache hits to standard error.")
 @click.option("--runtime", "runtime_records", multiple=True, type=click.Path(dir_okay=False),
               help="Runtime record(s) from pytest --hermetic=record: mark each HT1xx finding confirmed or "
@@ -95,7 +102,11 @@ class CheckOptions(NamedTuple):
               help="Write the findings' fingerprints to this baseline file.")
 def check(**options) -> None:
     """Audit the tests under TARGETS (paths or pytest node ids; default: the current folder)."""
-    _check(CheckOptions(**options))
+    fmt, legacy = main_format(options.pop("fmt"))
+    for flag in ("select", "ignore"):   # every --select counts, as in ruff
+        options[flag] = ",".join(options[flag]) if options[flag] else None
+    options["extra_outputs"] = tuple(legacy) + tuple(options["extra_outputs"])
+    _check(CheckOptions(fmt=fmt, **options))
 
 
 def _check(opts: CheckOptions) -> None:
@@ -109,7 +120,8 @@ def _check(opts: CheckOptions) -> None:
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
-    extra = check_outputs(opts.output, opts.extra_outputs, opts.write_baseline)   # before any work, as the codes
+    extra, output = check_outputs(opts.output, opts.extra_outputs, opts.write_baseline)   # before any work
+    opts = opts._replace(output=output)
     if opts.cache_dir and not opts.no_cache:
         from .engine.cache import cache_folder_problem
 
@@ -136,12 +148,13 @@ def _check(opts: CheckOptions) -> None:
     if report.tests == 0:
         click.echo("hermetic: no tests found", err=True)
     _emit(opts, report, cwd, extra)
-    if opts.statistics:
+    if opts.timings:
         report.statistics.setdefault("phases", {})["report"] = time.perf_counter() - t_report
-        print_statistics(report.statistics)
+        print_timings(report.statistics)
     levels = ("error",) if config.fail_on == "error" else ("error", "warning")
     failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
-    _exit(1 if failing and not opts.exit_zero else 0)
+    # a run that wrote the baseline did what it was asked: its findings are now the accepted ones
+    _exit(1 if failing and not opts.exit_zero and not opts.write_baseline else 0)
 
 
 def _run(opts: CheckOptions, cwd: Path):
@@ -230,8 +243,10 @@ def _emit(opts: CheckOptions, report, cwd: Path, extra: List[Tuple[str, str]]) -
 
     for kind, dest in extra:
         write_report(kind, report, cwd, dest, opts.show_unresolved, opts.show_unknown)
-    if opts.fmt != "text":
-        text = render(opts.fmt, report, cwd)
+    if opts.statistics:
+        print_rule_statistics(report, opts.fmt, opts.output)
+    elif opts.fmt != "text":
+        text = render(opts.fmt, report, cwd, opts.show_unresolved, opts.show_unknown)
         if opts.output:
             save(opts.output, lambda fh: fh.write(text), "--output")
         else:
@@ -452,7 +467,8 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
     from .config import ConfigError
     from .discover.targets import UsageError
     from .runtime.recorder import RecordError
-    from .runtime.verify import exit_status, join, load_records, render_text, static_report, to_json
+    from .runtime.verify import (exit_status, join, load_records, render_text, static_report, static_root_problem,
+                                 to_json)
 
     folders = [i for i in inputs if Path(i).is_dir()]
     files = [i for i in inputs if not Path(i).is_dir()]
@@ -474,6 +490,10 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
                 click.echo(f"hermetic: {static_file}: not a hermetic JSON report", err=True)
                 sys.exit(2)
             root = str(Path(static_root or ".").resolve())
+            problem = None if static_root else static_root_problem(report, record.get("rootdir"), root)
+            if problem:
+                click.echo(f"hermetic: verify --static {static_file}: {problem}", err=True)
+                sys.exit(2)
         else:
             rootdir = record.get("rootdir")
             project = folders[0] if folders else (rootdir if rootdir and Path(rootdir).is_dir() else ".")

@@ -1,6 +1,7 @@
-"""What the command line writes and reads: a report in each format (``--format``,
-``--output``, ``--output-format FMT=FILE``) to a file or standard output, the statistics
-(``--statistics``), JSON files given as options. A file that cannot be read or written is a
+"""What the command line writes and reads: a report in each format (``--output-format`` /
+``--format``, ``--output``, ``--output-file FMT=FILE``) to a file or standard output, the
+per-rule counts (``--statistics``) and the phase timings (``--timings``), JSON files given as
+options. A file that cannot be read or written is a
 usage error: one line on standard error, exit 2."""
 from __future__ import annotations
 
@@ -21,11 +22,58 @@ def color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def print_statistics(stats: dict) -> None:
-    """``--statistics``: seconds per phase, then the file, cache and test counts
+def main_format(values) -> Tuple[str, List[str]]:
+    """``--output-format`` / ``--format`` values as ``(format, legacy FMT=FILE outputs)``: the
+    format of the main output (``text`` when none is given; two different ones are a usage
+    error, exit 2). ``FMT=FILE`` is what ``--output-file`` takes now, still accepted here with a
+    note on standard error."""
+    formats, legacy = [], []
+    for value in values:
+        if "=" in value and value.partition("=")[0] in FORMATS:
+            legacy.append(value)
+            continue
+        if value not in FORMATS:
+            click.echo(f"hermetic: --output-format: {value!r} is not one of {', '.join(FORMATS)}", err=True)
+            sys.exit(2)
+        formats.append(value)
+    if legacy:
+        click.echo("hermetic: --output-format FMT=FILE is now --output-file FMT=FILE", err=True)
+    if len(set(formats)) > 1:
+        click.echo(f"hermetic: --output-format given twice ({', '.join(formats)}); the report has one format "
+                   f"(--output-file FMT=FILE writes others)", err=True)
+        sys.exit(2)
+    return (formats[0] if formats else "text"), legacy
+
+
+def print_rule_statistics(report, fmt: str, output: Optional[str]) -> None:
+    """``--statistics``, as ruff prints it: one line per rule code, ``count<TAB>code<TAB>name``,
+    most findings first (a JSON list of ``{code, name, count}`` for ``json``), to ``output``
+    or standard output, in place of the findings."""
+    import json
+
+    from .rules.registry import RULES
+
+    counts: Dict[str, int] = {}
+    for f in report.findings:
+        counts[f.code] = counts.get(f.code, 0) + 1
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt == "json":
+        text = json.dumps([{"code": c, "name": RULES[c].name if c in RULES else "", "count": n} for c, n in rows],
+                          indent=2) + "\n"
+    else:
+        width = max((len(str(n)) for _c, n in rows), default=1)
+        text = "".join(f"{n:>{width}}\t{c}\t{RULES[c].name if c in RULES else ''}\n" for c, n in rows)
+    if output:
+        save(output, lambda fh: fh.write(text), "--output")
+    else:
+        click.echo(text, nl=False)
+
+
+def print_timings(stats: dict) -> None:
+    """``--timings``: seconds per phase, then the file, cache and test counts
     (``report.statistics``), to standard error."""
     phases = stats.get("phases", {})
-    lines = ["hermetic: statistics"]
+    lines = ["hermetic: timings"]
     for name in ("discover", "parse", "link", "analyse", "report"):
         if name in phases:
             lines.append(f"  {name:<9} {phases[name]:8.3f} s")
@@ -51,12 +99,13 @@ def read_json(path: str, what: str):
         sys.exit(2)
 
 
-def render(fmt: str, report, cwd: Path) -> str:
+def render(fmt: str, report, cwd: Path, show_unresolved: bool = False, show_unknown: bool = False) -> str:
+    """The report in ``fmt`` (not ``text``); JSON holds the ``--show-*`` lists asked for."""
     from .report import formats
     from .report.text import to_json
 
     if fmt == "json":
-        return to_json(report)
+        return to_json(report, show_unresolved, show_unknown)
     if fmt == "sarif":
         return formats.to_sarif(report, str(cwd))
     if fmt == "github":
@@ -71,24 +120,37 @@ def write_report(fmt: str, report, cwd: Path, dest: str, show_unresolved: bool, 
 
     if fmt == "text":
         save(dest, lambda fh: render_terminal(report, fh, color=False, show_unresolved=show_unresolved,
-                                                show_unknown=show_unknown), "--output-format")
+                                                show_unknown=show_unknown), "--output-file")
         return
-    text = render(fmt, report, cwd)
-    save(dest, lambda fh: fh.write(text), "--output-format")
+    text = render(fmt, report, cwd, show_unresolved, show_unknown)
+    save(dest, lambda fh: fh.write(text), "--output-file")
 
 
-def check_outputs(output: Optional[str], extra_outputs, write_baseline: Optional[str]) -> List[Tuple[str, str]]:
-    """The ``--output-format FMT=FILE`` pairs, checked; exit 2 on a malformed one, or on one
+def check_outputs(output: Optional[str], extra_outputs,
+                  write_baseline: Optional[str]) -> Tuple[List[Tuple[str, str]], Optional[str]]:
+    """The ``--output-file FMT=FILE`` pairs, checked, and the main output file: ``(pairs,
+    output)``. A value that names no format (``--output-file FILE``) is the main output file,
+    as ruff's ``--output-file`` is. Exit 2 on a malformed pair, two main output files, or one
     file named by two outputs (the second would overwrite the first without a word)."""
     extra = []
     for spec in extra_outputs:
         kind, sep, dest = spec.partition("=")
-        if not sep or kind not in FORMATS or not dest:
-            click.echo(f"hermetic: --output-format expects FMT=FILE with FMT one of {', '.join(FORMATS)}", err=True)
+        if sep and kind.isalpha() and kind.islower() and kind not in FORMATS:
+            click.echo(f"hermetic: --output-file {spec}: {kind!r} is not one of {', '.join(FORMATS)}", err=True)
+            sys.exit(2)
+        if not sep or kind not in FORMATS:
+            if output and output != spec:
+                click.echo(f"hermetic: --output {output} and --output-file {spec}: the report goes to one file "
+                           f"(--output-file FMT=FILE for more)", err=True)
+                sys.exit(2)
+            output = spec
+            continue
+        if not dest:
+            click.echo(f"hermetic: --output-file expects FMT=FILE with FMT one of {', '.join(FORMATS)}", err=True)
             sys.exit(2)
         extra.append((kind, dest))
     seen: Dict[Path, str] = {}
-    named = [("--output", output), ("--write-baseline", write_baseline)] + [("--output-format", d) for _k, d in extra]
+    named = [("--output", output), ("--write-baseline", write_baseline)] + [("--output-file", d) for _k, d in extra]
     for option, dest in named:
         if not dest or dest == "-":
             continue
@@ -98,7 +160,7 @@ def check_outputs(output: Optional[str], extra_outputs, write_baseline: Optional
                        err=True)
             sys.exit(2)
         seen[where] = option
-    return extra
+    return extra, output
 
 
 def save(dest: str, write, option: str) -> None:

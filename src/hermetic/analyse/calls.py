@@ -5,6 +5,8 @@ the project (value flow, sinks, substitutes). ``call_function`` itself, with the
 """
 from __future__ import annotations
 
+import builtins
+import collections
 from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
@@ -15,6 +17,12 @@ from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _H
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
+
+
+_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
+# one set for every container kind: ``set()`` and ``deque()`` are modelled as lists
+_CONTAINER_METHODS = frozenset(n for t in (list, tuple, set, dict, collections.deque) for n in dir(t)
+                               if not n.startswith("_"))
 
 
 class Calls:
@@ -105,10 +113,27 @@ class Calls:
             else:
                 resolved = False
         if not resolved:
-            if not self.sweep:
+            if not self.sweep and not self.builtin_call(fexpr, frame):
                 self.note_unresolved((frame.path, pos[0], pos[1]), _expr_text(fexpr))
             return UNKNOWN_V
         return out if out.atoms else EMPTY
+
+    def builtin_call(self, fexpr, frame: Frame) -> bool:
+        """Whether the call the analysis did not follow is of a builtin (``TypeError(...)``, a
+        name no module or function binds) or a builtin container's method (``rv.append`` on a
+        list): no I/O hides there, so it is not an unresolved call (contract section 8)."""
+        if not fexpr:
+            return False
+        if fexpr[0] == "name":
+            name = fexpr[1]
+            return (name in _BUILTIN_NAMES and name not in frame.locals
+                    and name not in self.globals.get(frame.module, {})
+                    and name not in self.closures.get(frame.name, {}))
+        if fexpr[0] == "attr" and fexpr[1][0] == "name":   # a name's lookup has no effect to repeat
+            base = self.lookup(fexpr[1][1], frame)
+            return bool(base.atoms) and fexpr[2] in _CONTAINER_METHODS and all(
+                isinstance(a, tuple) and a[0] in ("seq", "dict") for a in base.atoms)
+        return False
 
     def call_lambda(self, lid: int, args: List[V], frame: Frame) -> V:
         entry = self.lambdas.get(lid)

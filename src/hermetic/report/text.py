@@ -8,8 +8,9 @@ from .. import __version__
 from .model import Finding, Report
 
 
-def to_json(report: Report) -> str:
-    """The JSON report of contract section 8; the same input gives the same bytes."""
+def to_json(report: Report, show_unresolved: bool = False, show_unknown: bool = False) -> str:
+    """The JSON report of contract section 8; the same input gives the same bytes. The
+    ``show_*`` flags add the ``unresolved`` / ``unknown`` lists (``report.notfollowed``)."""
     data = {
         "version": 1,
         "tool": {"name": "hermetic", "version": __version__},
@@ -27,6 +28,13 @@ def to_json(report: Report) -> str:
     }
     if report.baseline_fixed is not None:
         data["summary"]["baseline_fixed"] = report.baseline_fixed
+    if show_unresolved or show_unknown:
+        from .notfollowed import unknown_rows, unresolved_rows
+
+        if show_unresolved:
+            data["unresolved"] = unresolved_rows(report.unresolved_calls)
+        if show_unknown:
+            data["unknown"] = unknown_rows(report.unknown_origins)
     return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 

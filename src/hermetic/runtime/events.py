@@ -27,23 +27,27 @@ class Judged(NamedTuple):
     reason: str
 
 
-# the static check's pattern (hermetic.summarise.suppressions), repeated: the runtime imports
+# the static check's patterns (hermetic.summarise.suppressions), repeated: the runtime imports
 # nothing of the static side
-_SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?", re.I)
+_SUPPRESS = re.compile(r"#\s*hermetic:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?"
+                       r"|#\s*noqa\s*:\s*([A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*)", re.I)
 
 
 def suppressed_at(filename: str, line: int, code: str) -> bool:
-    """Whether the source line carries an inline ``# hermetic: ignore[CODE]`` (the static
-    check's syntax) that covers ``code``: the runtime honours what the static check does."""
+    """Whether the source line carries an inline ``# hermetic: ignore[CODE]`` or ``# noqa: CODE``
+    (the static check's syntax) that covers ``code``: the runtime honours what the static check does."""
     import linecache
 
-    m = _SUPPRESS.search(linecache.getline(filename, line))
-    if m is None:
-        return False
-    if not m.group(1):
-        return True
-    codes = [c.strip().upper() for c in m.group(1).split(",") if c.strip()]
-    return any(code.startswith(c) for c in codes)
+    for m in _SUPPRESS.finditer(linecache.getline(filename, line)):
+        if m.group(2) is not None:
+            codes = [c for c in re.split(r"[\s,]+", m.group(2).upper()) if c.startswith("HT")]
+        elif not m.group(1):
+            return True
+        else:
+            codes = [c.strip().upper() for c in m.group(1).split(",") if c.strip()]
+        if any(code.startswith(c) for c in codes):
+            return True
+    return False
 
 
 def event_order(ev: Dict[str, Any]):

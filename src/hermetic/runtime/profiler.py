@@ -4,7 +4,9 @@
 ``sys.setprofile``: ``_make_profiler`` builds the profile function, which hands ``c_call``
 events of the real clock functions to ``clock_read``, ``call`` events of
 ``os._Environ.__getitem__`` to ``env_read``, of ``MonkeyPatch`` setitem, delitem and undo to
-``monkeypatched``, and of ``socket.close`` to ``socket_closed``. It works on the state
+``monkeypatched``, of ``socket.close`` to ``socket_closed``, and existence checks and stats
+(``os.path.exists``, ``Path.is_file``, ``os.stat``, ``os.access``: no audit event) to
+``stat_read``. It works on the state
 ``Recorder.__init__`` sets (``current``, ``counts``, ``env_snapshot``, the MonkeyPatch sets)
 and the recorder's ``_add`` and ``_file_info``; the environment read's verdict is here
 (``_env_verdict``), every other verdict is the audit hook's (``hermetic.runtime.audit``).
@@ -72,6 +74,34 @@ def clock_functions(remove: Iterable[str] = ()) -> Dict[Any, str]:
     return {fn: name for name, fn in table.items() if fn is not None and name not in removed}
 
 
+def stat_functions() -> Tuple[Dict[Any, str], Dict[Any, str]]:
+    """The existence checks and stats the profiler watches, which raise no audit event:
+    ``(code object of a Python function -> its name, C function -> its name)``. The Python
+    ones (``os.path.exists``, ``Path.exists``, ...) give their path argument to the profiler;
+    the C ones (``os.stat``, ``os.lstat``, ``os.access``) are recorded only when project code
+    calls them itself (their argument is then read off the call's source line)."""
+    import genericpath
+    import pathlib
+    import posixpath
+
+    codes: Dict[Any, str] = {}
+    for mod, name, names in ((genericpath, "os.path", ("exists", "isfile", "isdir", "getsize", "getmtime",
+                                                       "getatime", "getctime")),
+                             (posixpath, "os.path", ("lexists", "islink")),
+                             (pathlib.Path, "pathlib.Path", ("exists", "is_file", "is_dir", "is_symlink", "stat",
+                                                             "lstat"))):
+        for fn in names:
+            code = getattr(getattr(mod, fn, None), "__code__", None)
+            if code is not None:
+                codes.setdefault(code, f"{name}.{fn}")
+    cfuncs = {getattr(os, fn): f"os.{fn}" for fn in ("stat", "lstat", "access") if hasattr(os, fn)}
+    return codes, cfuncs
+
+
+#: ``os.stat(p``, ``os.access(self.path`` ...: the argument of a C stat call read off its line
+_STAT_ARG = re.compile(r"\b(?:stat|lstat|access)\(\s*([A-Za-z_][\w.]*)\s*[,)]")
+
+
 def _clock_substituted() -> bool:
     # a freezer (freezegun, time-machine) replaced the module attributes
     return time.time is not _REAL_CLOCKS.get("time") or datetime.datetime is not _REAL_CLOCKS.get("datetime")
@@ -89,19 +119,26 @@ class ProfileReads:
         env_read = self.env_read
         monkeypatched = self.monkeypatched
         socket_closed = self.socket_closed
+        stat_codes, stat_cfuncs = self._stat_codes, self._stat_cfuncs
+        stat_read = self.stat_read
 
         def prof(frame, event, arg):
             if event == "c_call":
                 try:
                     name = clocks.get(arg)
+                    sname = stat_cfuncs.get(arg) if name is None else None
                 except TypeError:
-                    name = None
+                    name = sname = None
                 if name is not None:
                     clock_read(frame, name)
+                elif sname is not None:
+                    stat_read(frame, sname, None)
             elif event == "call":
                 code = frame.f_code
                 if code is getitem:
                     env_read(frame)
+                elif code in stat_codes:
+                    stat_read(frame.f_back, stat_codes[code], frame)
                 elif code in mp_codes:
                     monkeypatched(frame, mp_codes[code])
                 elif code is sock_close:
@@ -130,6 +167,62 @@ class ProfileReads:
             self.counts["internal_errors"] += 1
         finally:
             self._busy.discard(tid)
+
+    def stat_read(self, site, name: str, callee) -> None:
+        """An existence check or stat called by project code at ``site``: ``callee`` is the
+        frame of the Python function called (its first argument is the path), None for a C
+        function (the argument is read off the source line: a name or attribute chain, never
+        evaluated beyond lookups; anything else is counted ``indirect``)."""
+        tid = threading.get_ident()
+        if site is None or tid in self._busy or self.current is None:
+            return
+        self._busy.add(tid)
+        try:
+            info = self._file_info(site.f_code.co_filename)
+            if info is None:
+                return      # a library's own check (importlib, linecache, shutil ...): not a project sink
+            if callee is not None:
+                varnames = callee.f_code.co_varnames
+                raw = callee.f_locals.get(varnames[0]) if varnames else None
+            else:
+                raw = self._stat_argument(site)
+            try:
+                raw = os.fspath(raw) if raw is not None else None
+            except TypeError:
+                raw = None
+            resolved = self._resolve(raw, (), None) if raw is not None else None
+            if resolved is None:
+                self.counts["indirect"] += 1
+                return
+            judged = self._judge_paths([(resolved[0], False, raw if resolved[1] else False)], info[1], site)
+            if judged is None:
+                return
+            target, _write, verdict, reason = judged
+            if verdict == UNCONTROLLED and "file" in self.current.allow:
+                verdict, reason = CONTROLLED, "an integration test allowed to reach real services ([tool.hermetic.integration])"
+            self._add("file", Judged(name, target, False, verdict, reason), site, callee)
+        except Exception:
+            self.counts["internal_errors"] += 1
+        finally:
+            self._busy.discard(tid)
+
+    def _stat_argument(self, site):
+        """The path a C stat call on ``site``'s line names: ``os.stat(p)``, ``os.access(self.path,
+        ...)``, looked up in the frame; None when the line says something else."""
+        import builtins
+        import linecache
+
+        m = _STAT_ARG.search(linecache.getline(site.f_code.co_filename, site.f_lineno))
+        if m is None:
+            return None
+        head, *rest = m.group(1).split(".")
+        scopes = (site.f_locals, site.f_globals, vars(builtins))
+        value = next((sc[head] for sc in scopes if head in sc), None)
+        for attr in rest:
+            if value is None:
+                break
+            value = getattr(value, attr, None)   # attribute lookups only: no call is made
+        return value if isinstance(value, (str, bytes, os.PathLike)) else None
 
     def _clock_binding(self, frame, name: str) -> str:
         """``"name"`` when the site's line calls the clock by its own name (``time.time()``,
@@ -168,6 +261,11 @@ class ProfileReads:
             info = self._file_info(f.f_code.co_filename)
             if info is None:
                 self.counts["indirect"] += 1
+                return
+            if op == "os.environ.pop" and self.phase == "teardown":
+                # os.environ.pop(K, None) after the test: putting the environment back (a write,
+                # a restore), whatever value it hands back
+                self.counts["env_restores"] = self.counts.get("env_restores", 0) + 1
                 return
             if isinstance(key, bytes):
                 key = key.decode("utf-8", "replace")

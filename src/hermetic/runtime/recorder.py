@@ -33,8 +33,10 @@ and assembles the pieces beside it, whose names it re-exports:
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import sys
 import threading
 from dataclasses import dataclass
@@ -44,7 +46,7 @@ from .. import __version__
 from .audit import AUDIT_EVENTS, AuditJudge, fs_path
 from .events import PHASES, Judged, describe_event, event_order, format_violations, is_violation, qualname, summarize, \
     suppressed_at
-from .profiler import ProfileReads, clock_functions
+from .profiler import ProfileReads, clock_functions, stat_functions
 from .records import RECORD_VERSION, RecordError, load_record, merge, worker_record_path
 from ..rules.registry import CATEGORY_CODE
 from .verdicts import (CONTROLLED, DEVICES, SYSTEM_READS, UNCONTROLLED, Roots, address_verdict,
@@ -58,13 +60,19 @@ __all__ = [
     "path_verdict", "sqlite_target", "summarize", "suppressed_at", "test_code_matcher", "worker_record_path",
 ]
 
-#: standard-library tools (debuggers, doctest, introspection, the unittest runner) whose own
-#: I/O (rc and history files, source lookups) is machinery whoever calls them; I/O APIs
+#: standard-library tools (debuggers, doctest, introspection, the unittest runner, the search
+#: for installed distributions and entry points) whose own I/O (rc and history files, source
+#: lookups, sys.path listings) is machinery whoever calls them; I/O APIs
 #: (open, pathlib, shutil, zipfile, sqlite3, socket, subprocess, ...) are not listed
 TOOL_MODULES = ("pdb.py", "bdb.py", "doctest.py", "cmd.py", "code.py", "codeop.py", "rlcompleter.py",
                 "pydoc.py", "linecache.py", "traceback.py", "inspect.py", "tokenize.py", "warnings.py",
                 "site.py", "sysconfig.py", "trace.py", "profile.py", "cProfile.py", "pstats.py",
-                "unittest/loader.py", "unittest/main.py", "unittest/runner.py")
+                "unittest/loader.py", "unittest/main.py", "unittest/runner.py",
+                "importlib/metadata/__init__.py", "importlib/metadata/_adapters.py")
+
+#: import machinery outside the standard library's folder: the importlib.metadata backport and
+#: pkg_resources, which list every sys.path folder to find distributions and entry points
+_MACHINERY = re.compile(r"[\\/](?:importlib_metadata[\\/]|pkg_resources[\\/]__init__\.py$)")
 
 MAX_EVENTS_PER_TEST = 500
 MAX_STACK = 12
@@ -219,6 +227,7 @@ class Recorder(ProfileReads, AuditJudge):
         self.project_writes: set = set()
         self._literals: Dict[str, Any] = {}
         self.clocks = clock_functions(options.clock_remove)
+        self._stat_codes, self._stat_cfuncs = stat_functions()
         self._encodekey = getattr(os.environ, "encodekey", None)
         self._env_data = getattr(os.environ, "_data", None)
         # set by the plugin
@@ -373,8 +382,10 @@ class Recorder(ProfileReads, AuditJudge):
                 return None, None, True     # shutil reports its own event for the whole operation
             if fn == self._tempfile_file:
                 return None, None, True     # tempfile's unique names (its own events make them scratch)
-            if fn in self._tool_files:
-                return None, None, True     # a debugger's or test runner's own files (pdb's ~/.pdbrc)
+            if fn in self._tool_files or _MACHINERY.search(fn):
+                # a debugger's or test runner's own files (pdb's ~/.pdbrc); the import system
+                # scanning sys.path for distributions and entry points
+                return None, None, True
             via = f
             f = f.f_back
         return None, None, False
@@ -385,7 +396,9 @@ class Recorder(ProfileReads, AuditJudge):
             info = None
             if filename and not filename.startswith("<"):
                 absf = norm_path(filename)
-                if absf not in _OWN_FILES:
+                # code compiled in memory under a made-up name (a Mako template's "memory:0x7f..",
+                # exec'd strings) is no file of the project, whatever the name resolves to
+                if absf not in _OWN_FILES and os.path.isfile(absf):
                     kind, _ = self.roots.where(absf)
                     if kind == "project":
                         rel = os.path.relpath(absf, self.rootdir).replace(os.sep, "/")
@@ -480,12 +493,35 @@ class Recorder(ProfileReads, AuditJudge):
         }
 
     def write(self, path: str) -> None:
-        data = self.to_record()
+        """The record, as UTF-8 JSON, to ``path`` (through ``path.tmp``, removed if the write
+        fails). A string no UTF-8 can hold (a file name with a lone surrogate, ``"\\udcff"``,
+        as undecodable bytes in a name become) is written with that character escaped:
+        ``\\udcff``, six characters."""
+        text = json.dumps(self.to_record(), indent=1, ensure_ascii=False) + "\n"
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            data = json.dumps(_escaped(self.to_record()), indent=1, ensure_ascii=False).encode("utf-8") + b"\n"
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
         tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1, ensure_ascii=False)
-            fh.write("\n")
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with every string UTF-8 cannot encode written with backslash escapes."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_escaped(v) for v in value]
+    return value

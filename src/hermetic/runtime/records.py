@@ -67,7 +67,7 @@ def merge(records: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
             tests.setdefault(t["nodeid"], t)
         events.extend(r.get("events", []))
         for k, v in (r.get("summary") or {}).items():
-            if k in ("ignored", "indirect", "internal_errors", "profiler_conflicts", "env_snapshots") and isinstance(v, int):
+            if k in ("ignored", "indirect", "internal_errors", "profiler_conflicts", "env_snapshots", "env_restores") and isinstance(v, int):
                 counts[k] = counts.get(k, 0) + v
     events.sort(key=lambda e: (e.get("test", ""),) + event_order(e))
     modes = sorted({str(r.get("mode")) for r in records})

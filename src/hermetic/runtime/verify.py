@@ -88,6 +88,29 @@ def _test_name(ev: Dict[str, Any]) -> str:
     return ev.get("test") or "<collection>"
 
 
+def _listed(nodeid: str, static_tests: Sequence[str]) -> bool:
+    """Whether the run's test ``nodeid`` is one the static report lists: the same id, or a
+    parametrized instance (``test_x[a-1]``) of a test the static report names without its
+    parameters (``test_x``)."""
+    if nodeid in static_tests:
+        return True
+    bare = nodeid.split("[", 1)[0] if nodeid.endswith("]") else nodeid
+    return bare != nodeid and bare in static_tests
+
+
+def static_root_problem(report: Dict[str, Any], rootdir: Optional[str], cwd: str) -> Optional[str]:
+    """Why a static report's paths, taken relative to ``cwd`` (``--static-root``'s default),
+    cannot be the files the record ran, or None: run from another folder than the record's
+    ``rootdir``, not one of the report's files is there, so every event would be "missed"."""
+    paths = [f.get("path") for f in report.get("findings", []) if isinstance(f.get("path"), str)]
+    if not rootdir or not paths or os.path.normcase(os.path.abspath(rootdir)) == os.path.normcase(cwd):
+        return None
+    if any(os.path.exists(os.path.join(cwd, p)) for p in paths):
+        return None
+    return (f"its paths are relative to the folder the check ran in, and none of its files is in {cwd}; "
+            f"run verify from {rootdir} (the record's rootdir) or give --static-root FOLDER")
+
+
 def join(report: Dict[str, Any], records: Union[Dict[str, Any], Sequence[Dict[str, Any]]],
          static_root: Optional[str] = None) -> Dict[str, Any]:
     """The verify result: confirmed / not exercised / missed rows and a summary.
@@ -122,7 +145,7 @@ def join(report: Dict[str, Any], records: Union[Dict[str, Any], Sequence[Dict[st
             tests = sorted({_test_name(e) for e in bad})
             row["runtime"] = CONFIRMED
             row["tests"] = tests
-            row["tests_not_listed"] = [t for t in tests if t not in row["static_tests"] and t != "<collection>"]
+            row["tests_not_listed"] = [t for t in tests if not _listed(t, row["static_tests"]) and t != "<collection>"]
             row["events"] = [_brief(e) for e in bad]
             confirmed.append(row)
         else:
@@ -130,7 +153,7 @@ def join(report: Dict[str, Any], records: Union[Dict[str, Any], Sequence[Dict[st
             row["runtime"] = NOT_EXERCISED
             row["ran_controlled_in"] = ran
             # a test the static finding lists ran the sink, and it was controlled at runtime
-            row["disputed"] = sorted(set(ran) & set(row["static_tests"]))
+            row["disputed"] = [t for t in ran if _listed(t, row["static_tests"])]
             not_exercised.append(row)
     by_file: Dict[str, List[Dict[str, Any]]] = {}
     for e in events:
@@ -158,7 +181,7 @@ def join(report: Dict[str, Any], records: Union[Dict[str, Any], Sequence[Dict[st
             "code": code, "path": f["path"], "line": f["line"], "end_line": f.get("end_line", f["line"]),
             "message": f.get("message", ""), "fingerprint": f.get("fingerprint", ""), "static_tests": static_tests,
             "runtime": CONFIRMED, "tests": tests,
-            "tests_not_listed": [t for t in tests if t not in static_tests and t != "<collection>"],
+            "tests_not_listed": [t for t in tests if not _listed(t, static_tests) and t != "<collection>"],
             "events": [_brief(e) for e in bad]})
     missed_rows: Dict[tuple, Dict[str, Any]] = {}
     suppressed = 0
