@@ -22,6 +22,7 @@ S = "src/decided/strings.py"
 U = "src/decided/urls.py"
 E = "src/decided/envfile.py"
 T = "src/decided/tools.py"
+C = "src/decided/commands.py"
 R = "tests/test_reached.py::"
 
 REACHED = [
@@ -46,6 +47,9 @@ REACHED = [
     ("identity", "HT103", T, 'return os.environ.get("DECIDED_CONFIG")', "test_default_config_file"),
     ("regex-and-return-value", "HT106", T, 'subprocess.check_output(["git", "clone", url])', "test_remote_template"),
     ("library-instance", "HT103", T, 'return os.environ.get("DECIDED_COOKIE_MAX_AGE")', "test_morsel_cookie"),
+    ("cwd-relative-cache", "HT102", C, 'shutil.rmtree(".decided_cache"', "test_cache_cleared_here"),
+    ("program-from-the-code", "HT106", "tests/test_reached.py", 'subprocess.run(commands.client_args("joe")',
+     "test_real_client"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
@@ -66,6 +70,8 @@ SILENT = [
     Silent("fstring-replace", S, 'f"{folder}/sub".replace', "an f-string is a string"),
     Silent("file-url-into-tmp", U, 'with open(path, "w")', "'file://' + tmp_path points into tmp_path"),
     Silent("save-of-a-restore", T, "old = os.environ.get(name)", "the value read is put back in the finally"),
+    Silent("program-replaced-by-slice", "tests/test_ruled_out.py", "subprocess.run(args, check=False)",
+           "args[0:1] = [sys.executable, script]: the test's own program"),
     Silent("file-descriptor", S, 'open(1, "w", closefd=False)', "1 is a file descriptor, not a path"),
 ]
 

@@ -9,6 +9,7 @@ from typing import Optional
 from .decide import compare, identical, regex_flag, values
 from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _with_text
+from ..summarise.ir import SLICE_LOWER, SLICE_UPPER
 from .state import DELETED, Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
 
@@ -35,6 +36,20 @@ def _arithmetic(op: str, left: V, right: V):
     if type(x) is not int or type(y) is not int or (op == "FloorDivide" and y == 0) or abs(x) > 2 ** 64 or abs(y) > 2 ** 64:
         return None
     return fn(x, y)
+
+
+def _sliced(base: V, lower, upper) -> V:
+    """``base[lower:upper]`` (integer bounds or None): the items of a known list or tuple, the
+    text of a known string; another value keeps its origins (a part of it)."""
+    out = []
+    for a in base.ordered():
+        if isinstance(a, tuple) and a[0] == "seq":
+            out.append(("seq", a[1], tuple(a[2][lower:upper])))
+        elif isinstance(a, Origin) and a.kind == "literal" and not a.partial and a.expr[:1] in ("'", '"'):
+            out.extend(_with_text(of(a), (a.value or "")[lower:upper]).atoms)
+        else:
+            out.append(a)
+    return V(frozenset(out), base.is_path)
 
 
 def _whole_text(parts, vals) -> Optional[str]:
@@ -343,6 +358,8 @@ class Expressions:
 
     def eval_sub(self, e, frame: Frame) -> V:
         base = self.eval(e[1], frame)
+        if e[2][0] == "slice":
+            return _sliced(base, e[2][SLICE_LOWER], e[2][SLICE_UPPER])
         key = self.eval(e[2], frame)
         out = EMPTY
         for a in base.ordered():

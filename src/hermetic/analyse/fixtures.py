@@ -202,6 +202,10 @@ class FixtureScope:
             return of(Origin("test-value", expr=name))
         if name in ("tmp_path", "tmpdir"):
             return of(Origin("test-value", expr=name), is_path=True)
+        if name in ("pytester", "testdir"):
+            # it changes into its own temporary folder for the test (monkeypatch.chdir)
+            ip.ctx.cwd = of(Origin("test-value", expr=f"{name}.path"), is_path=True)
+            return of(Origin("test-value", expr=name))
         if name in ("tmp_path_factory", "tmpdir_factory"):
             return of(("fixture", name))
         if name == "monkeypatch":

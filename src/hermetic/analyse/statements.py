@@ -7,6 +7,7 @@ from typing import Dict, Sequence
 
 from .literals import env_name, _canonical
 from .origins import wrap_constant
+from ..summarise.ir import SLICE_LOWER, SLICE_UPPER
 from .state import ANY_VARIABLE, Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
 
@@ -252,6 +253,8 @@ class Statements:
         elif k == "sub":
             base = self.eval(t[1], frame)
             key = self.eval(t[2], frame)
+            if t[1][0] == "name" and t[2][0] == "slice" and self._replace_slice(t[1][1], t[2], val, frame):
+                return   # args[0:1] = [sys.executable, script]: the list with those items
             if t[1][0] == "name":
                 self._forget_members(t[1][1], frame)
             for a in base.refs():
@@ -273,6 +276,22 @@ class Statements:
                     self.assign(sub, union(items[i] for items in seqs), frame)
                 else:
                     self.assign(sub, self._element(val), frame)
+
+    def _replace_slice(self, name: str, sl, val: V, frame: Frame) -> bool:
+        """``name[lower:upper] = [items]`` on a local list whose items are known: True when done."""
+        cur = frame.locals.get(name) if not frame.is_module else None
+        new = [a for a in val.atoms if isinstance(a, tuple) and a[0] == "seq"]
+        if cur is None or len(new) != 1 or len(val.atoms) != 1:
+            return False
+        atoms = []
+        for a in cur.ordered():
+            if not (isinstance(a, tuple) and a[0] == "seq"):
+                return False
+            items = list(a[2])
+            items[sl[SLICE_LOWER]:sl[SLICE_UPPER]] = list(new[0][2])
+            atoms.append(("seq", a[1], tuple(items)))
+        frame.locals[name] = V(frozenset(atoms), cur.is_path)
+        return True
 
     def _forget_members(self, name: str, frame: Frame) -> None:
         """A local list, set or dict changed in place: its members are no longer all known

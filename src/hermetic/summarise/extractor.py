@@ -294,6 +294,11 @@ class Extractor:
         c = self.cst
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, c.Index):
             return self.expr(node.slice[0].slice.value)
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, c.Slice) and node.slice[0].slice.step is None:
+            sl = node.slice[0].slice
+            bounds = [_slice_bound(c, b) for b in (sl.lower, sl.upper)]
+            if all(b is not _NOT_A_BOUND for b in bounds):
+                return ("slice", bounds[0], bounds[1])   # args[0:1], url[7:]
         return ("unk",)
 
     def expr(self, e) -> Any:
@@ -519,3 +524,21 @@ def _dotted(node) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"
     return ""
+
+
+_NOT_A_BOUND = object()
+
+
+def _slice_bound(c, node):
+    """A slice bound the analysis can use: None (omitted) or an integer literal, maybe negative."""
+    if node is None:
+        return None
+    sign = 1
+    if isinstance(node, c.UnaryOperation) and isinstance(node.operator, c.Minus):
+        sign, node = -1, node.expression
+    if isinstance(node, c.Integer):
+        try:
+            return sign * int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return _NOT_A_BOUND
+    return _NOT_A_BOUND

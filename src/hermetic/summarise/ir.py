@@ -64,7 +64,8 @@ EXPRESSIONS: Dict[str, Fields] = {
     "bin": (("op", "str"), ("left", "expr"), ("right", "expr"), ("pos", "pos")),      # op: libcst's class name
     "bool": (("op", "str"), ("operands", "[expr]")),      # op: "and" or "or"
     "ifx": (("test", "expr"), ("body", "expr"), ("orelse", "expr")),
-    "sub": (("value", "expr"), ("index", "expr"), ("pos", "pos")),    # index unk for slices and tuples
+    "sub": (("value", "expr"), ("index", "expr"), ("pos", "pos")),    # index: slice, or unk for other slices and tuples
+    "slice": (("lower", "value"), ("upper", "value")),    # x[lower:upper], bounds integer literals or None
     "seq": (("kind", "str"), ("items", "[expr]")),        # kind: "list", "tuple" or "set"
     "star": (("value", "expr"),),
     "dict": (("items", "[dict_item]"),),
@@ -150,6 +151,7 @@ BIN_OP, BIN_LEFT, BIN_RIGHT, BIN_POS = 1, 2, 3, 4
 BOOL_OP, BOOL_OPERANDS = 1, 2
 IFX_TEST, IFX_BODY, IFX_ORELSE = 1, 2, 3
 SUB_VALUE, SUB_INDEX, SUB_POS = 1, 2, 3
+SLICE_LOWER, SLICE_UPPER = 1, 2
 SEQ_KIND, SEQ_ITEMS = 1, 2
 STAR_VALUE = 1
 DICT_ITEMS = 1

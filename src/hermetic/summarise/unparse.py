@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from .ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, BIN_LEFT, BIN_OP, BIN_RIGHT, BOOL_OP,
+from .ir import (SLICE_LOWER, SLICE_UPPER, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, BIN_LEFT, BIN_OP, BIN_RIGHT, BOOL_OP,
                  BOOL_OPERANDS, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS, FSTR_PARTS, IFX_BODY, IFX_ORELSE,
                  IFX_TEST, LIT_VALUE, NAME_ID, SEQ_ITEMS, SEQ_KIND, STAR_VALUE, SUB_INDEX, SUB_VALUE, TAG,
                  dotted_name)
@@ -61,6 +61,9 @@ def unparse(e, subst: Optional[Dict[Any, str]] = None) -> str:
                 "set": f"{{{inner}}}"}.get(e[SEQ_KIND], inner)
     if k == "star":
         return unparse(e[STAR_VALUE], subst)
+    if k == "slice":
+        lower, upper = e[SLICE_LOWER], e[SLICE_UPPER]
+        return f"{'' if lower is None else lower}:{'' if upper is None else upper}"
     return "..."
 
 
