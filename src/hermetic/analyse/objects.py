@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from .limits import TEST_HEAP_BASE
+from ..catalogue.loader import mode_writes
 from ..summarise.ir import dotted_name
 from .literals import _literal_str, _pick
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head
@@ -203,7 +204,7 @@ class Objects:
             if spec.mode:
                 m = _pick(spec.mode, args, kwargs)
                 ms = _literal_str(m, prefix=True) if m is not None else None
-                write = bool(ms and any(c in ms for c in "wax+"))
+                write = mode_writes(m is not None, ms)   # an unknown mode may write
             return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True)
         if name in _PATH_VALUE_METHODS:
             return _head(base).with_path(True)

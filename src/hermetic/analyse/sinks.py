@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Optional
 
-from ..catalogue.loader import SinkSpec
+from ..catalogue.loader import SinkSpec, mode_writes
 from .literals import _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import DELETED, Frame, SinkEvent
@@ -52,7 +52,7 @@ class Sinks:
         if spec.mode:
             m = _pick(spec.mode, args, kwargs)
             ms = _literal_str(m, prefix=True) if m is not None else None
-            write = bool(ms and any(c in ms for c in "wax+"))
+            write = mode_writes(m is not None, ms)   # an unknown mode may write
         if spec.methods and target is None:
             return of(("client", d, spec))
         self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib)
@@ -193,6 +193,7 @@ class Sinks:
         ev = SinkEvent(cat, frame.path, tuple(pos), call, verdict, origin, (), self.import_time,
                        self._import_module_name(), ttext, write)
         ev.reason = reason
+        ev.several = target is not None and len(target.atoms) > 1   # the target is one of alternatives
         if cat in ("file", "connection") and target is not None:
             ev.targets = tuple(target.origins())
         if cat == "connection" and verdict == UNCONTROLLED:
@@ -335,6 +336,7 @@ class Sinks:
     def _record(self, ev: SinkEvent) -> None:
         if self.missed_depth:
             ev.missed = True
+        ev.undecided = self.undecided > 0
         trace = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if trace:
             last = trace[-1]

@@ -49,6 +49,8 @@ class SinkEvent:
     missed: bool = False       # reached through a binding a patch misses: reported as HT205
     reason: str = ""           # what controls it (for the inventory)
     via_fixture: bool = False  # reached in a fixture: the trace's first step is the requesting test
+    undecided: bool = False    # reached through a branch the values do not decide (confidence medium)
+    several: bool = False      # the target is one of several alternatives (confidence medium)
 
 
 @dataclass
