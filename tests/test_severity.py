@@ -39,6 +39,7 @@ def at(findings, path, snippet, code=None):
     (J, "# a mode the analysis cannot read", "error"),                # unknown mode = change
     (J, '# only ever "r"', "warning"),
     (J, '"r" from one test, "w" from another', "error"),             # one writing test makes it an error
+    (J, "# the default, or", "warning"),                              # every alternative a read mode
     (C, "start = time.monotonic()", "note"),                          # a duration's start
     (C, "return time.monotonic() - start", "note"),                   # ... and its end
     (C, "self.began = time.perf_counter()", "note"),                  # across the methods of a class
@@ -209,8 +210,16 @@ def test_catalogue_effects_default_from_the_category():
     assert cat.calls["os.chmod"].effect == "change" and cat.calls["shutil.rmtree"].effect == "change"
     assert cat.calls["os.path.exists"].effect == "read" and cat.path_methods["exists"].effect == "read"
     assert cat.path_methods["write_text"].effect == "change"
-    assert mode_writes(False, None) is False and mode_writes(True, None) is True
-    assert mode_writes(True, "rb") is False and mode_writes(True, "r+") is True and mode_writes(True, "ab") is True
+    from hermetic.analyse.values import UNKNOWN_V, Origin, V
+
+    def modes(*texts):
+        return V(frozenset(Origin("literal", expr=repr(t), value=t) for t in texts))
+
+    assert mode_writes(None) is False and mode_writes(UNKNOWN_V) is True
+    assert mode_writes(modes("rb")) is False and mode_writes(modes("r", "rb", "rt")) is False
+    assert mode_writes(modes("r+")) is True and mode_writes(modes("r", "ab")) is True
+    default = V(frozenset({Origin("default-argument", expr="mode", inner=(Origin("literal", expr="'rb'", value="rb"),))}))
+    assert mode_writes(default) is False
 
 
 # ---------------------------------------------------------------- baselines and --diff see new tests

@@ -203,8 +203,7 @@ class Objects:
             write = spec.write
             if spec.mode:
                 m = _pick(spec.mode, args, kwargs)
-                ms = _literal_str(m, prefix=True) if m is not None else None
-                write = mode_writes(m is not None, ms)   # an unknown mode may write
+                write = mode_writes(m)   # a mode the analysis cannot read may write
             return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True)
         if name in _PATH_VALUE_METHODS:
             return _head(base).with_path(True)

@@ -51,8 +51,7 @@ class Sinks:
         write = spec.write
         if spec.mode:
             m = _pick(spec.mode, args, kwargs)
-            ms = _literal_str(m, prefix=True) if m is not None else None
-            write = mode_writes(m is not None, ms)   # an unknown mode may write
+            write = mode_writes(m)   # a mode the analysis cannot read may write
         if spec.methods and target is None:
             return of(("client", d, spec))
         self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib)

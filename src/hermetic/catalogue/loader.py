@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..config import Config
 from .benign import Benign, packaged_benign
@@ -68,13 +68,30 @@ def effect_of(category: str, raw: Dict[str, Any]) -> str:
     return effect
 
 
-def mode_writes(given: bool, mode: Optional[str]) -> bool:
-    """Whether an ``open``-like call writes: its mode argument ``given`` with the literal text
-    ``mode`` (None when the analysis cannot read it). No mode is the read default; a mode it
+def mode_writes(mode: Any) -> bool:
+    """Whether an ``open``-like call writes, from its mode argument's value (an analysed value,
+    None when the call gives no mode: the read default). A mode whose every alternative is a
+    string literal writes when one holds ``w``, ``a``, ``x`` or ``+``; a mode the analysis
     cannot read may write, and counts as a change."""
-    if not given:
+    if mode is None:
         return False
-    return mode is None or any(c in mode for c in "wax+")
+    texts = mode_texts(mode)
+    return texts is None or any(c in t for t in texts for c in "wax+")
+
+
+def mode_texts(value: Any) -> Optional[List[str]]:
+    """Every string an analysed value can be, when each alternative is a string literal, or a
+    constant or default argument bound to one; else None. (Read through the value's ``atoms``:
+    the catalogue does not import the analysis.)"""
+    out = []
+    for a in getattr(value, "atoms", ()):
+        seen = 0
+        while getattr(a, "kind", None) in ("module-constant", "default-argument") and len(a.inner) == 1 and seen < 100:
+            a, seen = a.inner[0], seen + 1
+        if getattr(a, "kind", None) != "literal" or a.expr[:1] not in ("'", '"') or not isinstance(a.value, str):
+            return None
+        out.append(a.value)
+    return out or None
 
 
 def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
