@@ -51,6 +51,14 @@ def test_severity_boundaries(findings, path, snippet, severity):
     assert {f.severity for f in at(findings, path, snippet)} == {severity}
 
 
+def test_an_unknown_mode_is_ranked_a_change_but_judged_as_the_read_it_was(findings):
+    [f] = at(findings, J, "# a mode the analysis cannot read")
+    assert f.severity == "error" and "may write (open)" in f.message
+    # a file shipped with the tests, opened with a mode the analysis cannot read: still the
+    # controlled read of shipped data (no finding), as before modes were ranked
+    assert not [g for g in findings if g.path == "tests/test_ranked.py"]
+
+
 def test_benign_variables_are_notes_and_the_rest_warnings(findings):
     line = line_of(FIX, E, 'os.environ.get("NO_COLOR")')
     assert sorted((f.message.split("variable ")[1].split(",")[0], f.severity) for f in findings
@@ -215,7 +223,7 @@ def test_catalogue_effects_default_from_the_category():
     def modes(*texts):
         return V(frozenset(Origin("literal", expr=repr(t), value=t) for t in texts))
 
-    assert mode_writes(None) is False and mode_writes(UNKNOWN_V) is True
+    assert mode_writes(None) is False and mode_writes(UNKNOWN_V) is True and mode_writes(UNKNOWN_V, unknown=False) is False
     assert mode_writes(modes("rb")) is False and mode_writes(modes("r", "rb", "rt")) is False
     assert mode_writes(modes("r+")) is True and mode_writes(modes("r", "ab")) is True
     default = V(frozenset({Origin("default-argument", expr="mode", inner=(Origin("literal", expr="'rb'", value="rb"),))}))

@@ -200,11 +200,12 @@ class Objects:
                 key = (("ext", owner), name)
                 if key in self.ctx.patches:
                     return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
-            write = spec.write
-            if spec.mode:
+            write = may_write = spec.write
+            if spec.mode:   # a mode the analysis cannot read: judged as a read, ranked as a change
                 m = _pick(spec.mode, args, kwargs)
-                write = mode_writes(m)   # a mode the analysis cannot read may write
-            return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True)
+                write, may_write = mode_writes(m, unknown=False), mode_writes(m)
+            return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
+                                    may_write=may_write)
         if name in _PATH_VALUE_METHODS:
             return _head(base).with_path(True)
         if name == "expanduser":

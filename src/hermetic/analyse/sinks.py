@@ -48,13 +48,13 @@ class Sinks:
             if spec.methods:
                 return of(("client", d, spec))
             return EMPTY
-        write = spec.write
-        if spec.mode:
+        write = may_write = spec.write
+        if spec.mode:   # a mode the analysis cannot read: judged as a read, ranked as a change
             m = _pick(spec.mode, args, kwargs)
-            write = mode_writes(m)   # a mode the analysis cannot read may write
+            write, may_write = mode_writes(m, unknown=False), mode_writes(m)
         if spec.methods and target is None:
             return of(("client", d, spec))
-        self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib)
+        self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib, may_write=may_write)
         if spec.methods:
             return of(("client", d, spec, "targeted"))
         if cat == "file":
@@ -176,7 +176,7 @@ class Sinks:
                            cwd_origins=cwd_origins)
 
     def record_sink(self, spec: SinkSpec, call: str, target: Optional[V], frame: Frame, pos, write=False,
-                    lib: str = "", path_method=False) -> V:
+                    lib: str = "", path_method=False, may_write=False) -> V:
         cat = spec.category
         verdict, origin, ttext = self.judge(spec, target, cat, write, frame)
         if target is not None and not self.import_time:
@@ -193,6 +193,7 @@ class Sinks:
                        self._import_module_name(), ttext, write)
         ev.reason = reason
         ev.several = target is not None and len(target.atoms) > 1   # the target is one of alternatives
+        ev.may_write = write or may_write
         if cat in ("file", "connection") and target is not None:
             ev.targets = tuple(target.origins())
         if cat == "connection" and verdict == UNCONTROLLED:

@@ -51,6 +51,7 @@ class SinkEvent:
     via_fixture: bool = False  # reached in a fixture: the trace's first step is the requesting test
     undecided: bool = False    # reached through a branch the values do not decide (confidence medium)
     several: bool = False      # the target is one of several alternatives (confidence medium)
+    may_write: bool = False    # writes, or an open whose mode the analysis cannot read (severity: a change)
 
 
 @dataclass

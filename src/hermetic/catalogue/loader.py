@@ -68,15 +68,16 @@ def effect_of(category: str, raw: Dict[str, Any]) -> str:
     return effect
 
 
-def mode_writes(mode: Any) -> bool:
+def mode_writes(mode: Any, unknown: bool = True) -> bool:
     """Whether an ``open``-like call writes, from its mode argument's value (an analysed value,
     None when the call gives no mode: the read default). A mode whose every alternative is a
     string literal writes when one holds ``w``, ``a``, ``x`` or ``+``; a mode the analysis
-    cannot read may write, and counts as a change."""
+    cannot read gives ``unknown``: it may write, and severity counts it as a change, while the
+    verdict (a read of shipped data is controlled) keeps judging it as the read it was."""
     if mode is None:
         return False
     texts = mode_texts(mode)
-    return texts is None or any(c in t for t in texts for c in "wax+")
+    return unknown if texts is None else any(c in t for t in texts for c in "wax+")
 
 
 def mode_texts(value: Any) -> Optional[List[str]]:

@@ -38,7 +38,7 @@ def inventory_of(runs) -> List[dict]:
                 status, why = "unknown", "an origin the analysis cannot follow"
             else:
                 status, why = "controlled", e.reason or "a controlled value"
-            sev = severity_of(CATEGORY_CODE[e.category], e.write) if status == "uncontrolled" else None
+            sev = severity_of(CATEGORY_CODE[e.category], e.may_write) if status == "uncontrolled" else None
             ops[key] = {"category": e.category, "path": e.path, "line": e.pos[0], "operation": e.call,
                         "status": status, "severity": sev, "by": _ROW.sub("", why)}
         items = [ops[k] for k in sorted(ops)]

@@ -48,7 +48,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": test}
         # high when one test reaches it through decided branches with one target (section 4)
         entry["high"] = entry.get("high", False) or not (ev.undecided or ev.several)
-        entry["changes"] = entry.get("changes", False) or ev.write   # one test writing makes it an error
+        entry["changes"] = entry.get("changes", False) or ev.may_write   # one test writing: an error
         if test is not None:
             entry["tests"].add(test)
             if ev.category != "clock":   # the clock has no target to differ in
@@ -127,8 +127,8 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     durations = _Durations(ip, files_by_module)
     for (code, path, pos), entry in agg.items():
         ev: I.SinkEvent = entry["ev"]
-        if entry.get("changes") and not ev.write:   # the shown test reads, another writes: say it writes
-            ev = dataclasses.replace(ev, write=True)
+        if entry.get("changes") and not ev.may_write:   # the shown test reads, another writes: say so
+            ev = dataclasses.replace(ev, may_write=True)
         f = _make_finding(code, ev, sorted(entry["tests"]), runner, entry.get("what"))
         f.confidence = "high" if entry.get("high", True) else "medium"
         if code == "HT104" and durations.is_duration(ev):
@@ -150,7 +150,7 @@ def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) 
     elif entry["first"] is None and _event_order(ev) < _event_order(entry["ev"]):
         entry["ev"] = ev
     entry["high"] = entry.get("high", False) or not (ev.undecided or ev.several)
-    entry["changes"] = entry.get("changes", False) or ev.write
+    entry["changes"] = entry.get("changes", False) or ev.may_write
 
 
 class _Durations:
@@ -220,7 +220,7 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
             fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"
         origin = origin_json(o) if code == "HT203" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"}
-        return Finding(code, severity_of(code, ev.write), ev.path, line, col, end_line, end_col, msg, tests, trace, origin,
+        return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests, trace, origin,
                        fix=fix, function=func, anchor=f"{ev.call}({ev.target})",
                        benign=f"env:{ev.target}" if code == "HT203" else "")
     who = func.rsplit(".", 1)[-1] if func != "<module>" else "module import"
@@ -237,20 +237,25 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
         msg = f"{subject} reads the environment variable {ev.target}, which the test does not set: " \
               f"{consequence(cat, ev.write, o)}"
     else:
-        verb = {"connection": f"opens a {ev.call} connection to", "file": f"{'writes' if ev.write else 'reads'} "
+        verb = {"connection": f"opens a {ev.call} connection to", "file": f"{_file_verb(ev)} "
                 f"({ev.call})", "network": f"sends a request ({ev.call}) to", "subprocess": f"runs ({ev.call})"}[cat]
         msg = f"{subject} {verb} {describe_origin(o)}"
         if where:
             msg += f" {where}"
-        msg += f": {consequence(cat, ev.write, o)}"
+        msg += f": {consequence(cat, ev.may_write, o)}"
     if tests:
         msg += f"; not controlled by {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
     msg += _others(ev, what)
-    return Finding(code, severity_of(code, ev.write), ev.path, line, col, end_line, end_col, msg, tests, trace,
+    return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests, trace,
                    origin_json(o) if cat != "clock" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"},
                    fix=_fix_hint(cat, o, ev), function=func, anchor=f"{ev.call}({ev.target})",
                    benign=f"env:{ev.target}" if cat == "env" else "")
+
+
+def _file_verb(ev: I.SinkEvent) -> str:
+    """``writes`` / ``may write`` (an open whose mode the analysis cannot read) / ``reads``."""
+    return "writes" if ev.write else "may write" if ev.may_write else "reads"
 
 
 def _what_reached(ev: I.SinkEvent) -> str:
