@@ -575,7 +575,7 @@ def test_a_long_chain_of_module_constants_is_analysed(tmp_path, monkeypatch):
     write(tmp_path, "tests/test_x.py", "from app.core import load\n\n\ndef test_load():\n    load()\n")
     (tmp_path / ".git").mkdir()   # the repository root: discovery stops here
     monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json"])
+    res = CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json", "--fail-on", "warning"])
     assert res.exit_code == 1, res.output
     assert [f["code"] for f in json.loads(res.output)["findings"]] == ["HT102"]
 

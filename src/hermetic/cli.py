@@ -55,6 +55,7 @@ class CheckOptions(NamedTuple):
     statistics: bool = False
     timings: bool = False
     runtime_records: Tuple[str, ...] = ()   # --runtime
+    min_confidence: Optional[str] = None
 
 
 @cli.command()
@@ -72,6 +73,9 @@ class CheckOptions(NamedTuple):
                                                "repeated options add up.")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default=None,
               help="Lowest severity that makes the exit status 1 (default: error).")
+@click.option("--min-confidence", type=click.Choice(["high", "medium"]), default=None,
+              help="Report only findings of this confidence or above (high: every branch on the way decided, "
+                   "one target).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--show-unresolved", is_flag=True, help="List the calls that could not be resolved.")
 @click.option("--show-unknown", is_flag=True, help="List the operations whose target has an unknown origin.")
@@ -142,6 +146,10 @@ def _check(opts: CheckOptions) -> None:
         from .report.filters import is_selected
 
         report.findings = [f for f in report.findings if is_selected(f.code, config.select, config.ignore)]
+    if opts.min_confidence:
+        from .report.filters import at_confidence
+
+        report.findings = at_confidence(report.findings, opts.min_confidence)
     if opts.fail_on:
         config.fail_on = opts.fail_on
     _baselines(opts, report)
@@ -193,12 +201,12 @@ def _run(opts: CheckOptions, cwd: Path):
             report.findings = touching_files(report.findings, changed, cwd)
         if opts.diff_rev:
             from .api import release_state
-            from .report.baseline import findings_at_revision
+            from .report.baseline import findings_at_revision, is_new
 
             release_state()   # the run above is done with: not held through the second one
             before = findings_at_revision(opts.diff_rev, cwd, lambda base: run_check(
                 check_targets, base, config=explicit, report_unused_suppressions=opts.report_unused_suppressions)[0])
-            report.findings = [f for f in report.findings if f.fingerprint not in before]
+            report.findings = [f for f in report.findings if is_new(f, before)]
     except ConfigError as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
@@ -232,7 +240,8 @@ def _baselines(opts: CheckOptions, report) -> None:
             sys.exit(2)
         report.baseline_fixed = apply_baseline(report, data)
         if report.baseline_fixed:
-            click.echo(f"hermetic: {report.baseline_fixed} baseline entries no longer match (fixed); "
+            click.echo(f"hermetic: {report.baseline_fixed} baseline "
+                       f"{'entry no longer matches' if report.baseline_fixed == 1 else 'entries no longer match'} (fixed); "
                        f"rewrite the baseline to shrink it", err=True)
 
 
@@ -383,17 +392,28 @@ def inventory_cmd(targets: List[str], fmt: str) -> None:
     md = fmt == "markdown"
     if not inv:
         click.echo("hermetic: no tests under the targets", err=True)
+    from .report.inventory import GROUPS, group_of
+
     for t in inv:
         click.echo(f"{'### ' if md else ''}{t['test']}")
         if not t["operations"]:
             click.echo(f"{'- ' if md else '  '}no I/O operation reached")
-        for o in t["operations"]:
-            click.echo(f"{'- ' if md else '  '}{o['status']:<12} {o['category']:<10} {o['path']}:{o['line']} "
-                       f"{o['operation']}: {o['by']}")
+        for group, words in GROUPS:   # most consequential first
+            ops = [o for o in t["operations"] if group_of(o) == group]
+            if ops:
+                click.echo(f"{'- ' if md else '  '}{group}" + (f" ({words}):" if words else ":"))
+            for o in ops:
+                click.echo(f"{'  - ' if md else '    '}{o['status']:<12} {o['category']:<10} {o['path']}:{o['line']} "
+                           f"{o['operation']}: {o['by']}")
         if t["operations"] and not t["uncontrolled"]:
-            click.echo(f"{'- ' if md else '  '}no uncontrolled I/O found ({t['unknown']} operations with an unknown "
-                       f"origin; {len(report.unresolved_calls)} unresolved calls in the run)")
+            click.echo(f"{'- ' if md else '  '}no uncontrolled I/O found ({_n(t['unknown'], 'operation')} with an "
+                       f"unknown origin; {_n(len(report.unresolved_calls), 'unresolved call')} in the run)")
         click.echo("")
+
+
+def _n(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @cli.command("clean")

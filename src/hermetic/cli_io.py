@@ -79,13 +79,17 @@ def print_timings(stats: dict) -> None:
             lines.append(f"  {name:<9} {phases[name]:8.3f} s")
     lines.append(f"  {'total':<9} {sum(phases.values()):8.3f} s")
     lines.append(f"  files {stats.get('files', 0)}, parsed {stats.get('parsed', 0)} "
-                 f"in {stats.get('jobs', 0)} processes, cache hits {stats.get('cache_hits', 0)}, "
+                 f"in {_processes(stats.get('jobs', 0))}, cache hits {stats.get('cache_hits', 0)}, "
                  f"whole-run result {stats.get('result_cache', 'n/a')}"
-                 + (f", tests analysed {stats.get('tests_analysed', 0)} in {stats['analysis_processes']} "
-                    f"processes, reused {stats.get('tests_reused', 0)}"
+                 + (f", tests analysed {stats.get('tests_analysed', 0)} in {_processes(stats['analysis_processes'])}"
+                    f", reused {stats.get('tests_reused', 0)}"
                     + (", collection reused" if stats.get("collection") == "reused" else "")
                     if stats.get("analysis_processes") else ""))
     click.echo("\n".join(lines), err=True)
+
+
+def _processes(n: int) -> str:
+    return "1 process" if n == 1 else f"{n} processes"
 
 
 def read_json(path: str, what: str):

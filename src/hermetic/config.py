@@ -58,6 +58,8 @@ class Config:
     integration_paths: List[str] = field(default_factory=list)
     integration_allow: List[str] = field(default_factory=list)
     guard: Optional[GuardConfig] = None
+    benign_env: List[str] = field(default_factory=list)      # [tool.hermetic.benign] env: more notes
+    benign_remove: List[str] = field(default_factory=list)   # [tool.hermetic.benign] remove: warnings again
     file_timeout: float = 60.0   # seconds to parse one file before it is reported and skipped
     platform: Optional[str] = None   # sys.platform that branches are decided for (None: the running one)
     explicit: List[str] = field(default_factory=list)   # keys set in the file (the rest are defaults)
@@ -145,7 +147,7 @@ def _check_patterns(patterns: List[str], where: str) -> None:
 
 
 _TOP_KEYS = {"select", "ignore", "fail-on", "exclude", "per-file-ignores", "sinks", "controls",
-             "integration", "guard", "file-timeout", "platform"}
+             "integration", "guard", "file-timeout", "platform", "benign"}
 
 
 def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
@@ -232,6 +234,8 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
                         raise ConfigError(f"{key('integration.allow')}: unknown category {cat!r}")
             else:
                 raise ConfigError(f"{key('integration.' + k)}: unknown key{_did_you_mean(k, ('markers', 'paths', 'allow'))}")
+    if "benign" in table:
+        _parse_benign(table["benign"], cfg, key)
     if "guard" in table:
         g = table["guard"]
         if not isinstance(g, dict):
@@ -260,6 +264,20 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
             raise ConfigError(f"{key('guard.function')}: required when [tool.hermetic.guard] is present")
         cfg.guard = guard
     return cfg
+
+
+def _parse_benign(table: Any, cfg: Config, key) -> None:
+    """``[tool.hermetic.benign]``: ``env`` (variables whose reads are notes) and ``remove``
+    (names taken out of the packaged list); ``key(k)`` names a key for the error message."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{key('benign')}: expected a table")
+    for k, v in table.items():
+        if k == "env":
+            cfg.benign_env = _str_list(v, key("benign.env"))
+        elif k == "remove":
+            cfg.benign_remove = _str_list(v, key("benign.remove"))
+        else:
+            raise ConfigError(f"{key('benign.' + k)}: unknown key{_did_you_mean(k, ('env', 'remove'))}")
 
 
 def load_config_file(path: Path) -> Config:
@@ -317,6 +335,8 @@ def describe(cfg: Config) -> List[Tuple[str, Any, str]]:
         ("integration.allow", cfg.integration_allow, origin("integration")),
         ("file-timeout", cfg.file_timeout, origin("file-timeout")),
         ("platform", cfg.platform or f"{sys.platform} (the running Python's)", origin("platform")),
+        ("benign.env", cfg.benign_env, origin("benign")),
+        ("benign.remove", cfg.benign_remove, origin("benign")),
     ]
     if cfg.guard is not None:
         g = cfg.guard

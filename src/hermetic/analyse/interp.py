@@ -90,6 +90,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
         self.sweep = False
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
+        self.undecided = 0   # > 0 while running one of alternatives the values do not decide (confidence)
         self.cm_ctx: List[Optional[Ctx]] = []
         self.direct_env: List[str] = []   # variables test code sets itself (os.environ[K] = v), S2
         self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses
@@ -197,7 +198,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         closure = self.closures.get(qn)
         shape, ids = self._canon_inputs(loc, closure)
         key = (qn, shape, self.ctx.key(), self.import_time, self.import_version if self.import_time else 0,
-               self.missed_depth > 0, self.sweep)
+               self.missed_depth > 0, self.sweep, self.undecided > 0)
         found = self._lookup(key, depth, ids) if self.use_memo else None
         if found is not None:
             return self._reuse(found[0], found[1], here)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from .limits import TEST_HEAP_BASE
+from ..catalogue.loader import mode_writes
 from ..summarise.ir import dotted_name
 from .literals import _literal_str, _pick, _str_affix
 from .decide import values
@@ -223,12 +224,12 @@ class Objects:
                 key = (("ext", owner), name)
                 if key in self.ctx.patches:
                     return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
-            write = spec.write
-            if spec.mode:
+            write = may_write = spec.write
+            if spec.mode:   # a mode the analysis cannot read: judged as a read, ranked as a change
                 m = _pick(spec.mode, args, kwargs)
-                ms = _literal_str(m, prefix=True) if m is not None else None
-                write = bool(ms and any(c in ms for c in "wax+"))
-            return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True)
+                write, may_write = mode_writes(m, unknown=False), mode_writes(m)
+            return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
+                                    may_write=may_write)
         if name in _PATH_VALUE_METHODS:
             return _head(base).with_path(True)
         if name == "expanduser":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Optional
 
-from ..catalogue.loader import SinkSpec
+from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
@@ -51,14 +51,13 @@ class Sinks:
             return EMPTY
         if cat == "file" and target is not None and _is_descriptor(target):
             return of(("handle", d))   # open(1, "w", closefd=False): a file descriptor, not a path
-        write = spec.write
-        if spec.mode:
+        write = may_write = spec.write
+        if spec.mode:   # a mode the analysis cannot read: judged as a read, ranked as a change
             m = _pick(spec.mode, args, kwargs)
-            ms = _literal_str(m, prefix=True) if m is not None else None
-            write = bool(ms and any(c in ms for c in "wax+"))
+            write, may_write = mode_writes(m, unknown=False), mode_writes(m)
         if spec.methods and target is None:
             return of(("client", d, spec))
-        self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib)
+        self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib, may_write=may_write)
         if spec.methods:
             return of(("client", d, spec, "targeted"))
         if cat == "file":
@@ -180,7 +179,7 @@ class Sinks:
                            cwd_origins=cwd_origins)
 
     def record_sink(self, spec: SinkSpec, call: str, target: Optional[V], frame: Frame, pos, write=False,
-                    lib: str = "", path_method=False) -> V:
+                    lib: str = "", path_method=False, may_write=False) -> V:
         cat = spec.category
         verdict, origin, ttext = self.judge(spec, target, cat, write, frame)
         if target is not None and not self.import_time:
@@ -196,6 +195,8 @@ class Sinks:
         ev = SinkEvent(cat, frame.path, tuple(pos), call, verdict, origin, (), self.import_time,
                        self._import_module_name(), ttext, write)
         ev.reason = reason
+        ev.several = target is not None and len(target.atoms) > 1   # the target is one of alternatives
+        ev.may_write = write or may_write
         if cat in ("file", "connection") and target is not None:
             ev.targets = tuple(target.origins())
         if cat == "connection" and verdict == UNCONTROLLED:
@@ -342,6 +343,7 @@ class Sinks:
     def _record(self, ev: SinkEvent) -> None:
         if self.missed_depth:
             ev.missed = True
+        ev.undecided = self.undecided > 0
         trace = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
         if trace:
             last = trace[-1]

@@ -49,6 +49,9 @@ class SinkEvent:
     missed: bool = False       # reached through a binding a patch misses: reported as HT205
     reason: str = ""           # what controls it (for the inventory)
     via_fixture: bool = False  # reached in a fixture: the trace's first step is the requesting test
+    undecided: bool = False    # reached through a branch the values do not decide (confidence medium)
+    several: bool = False      # the target is one of several alternatives (confidence medium)
+    may_write: bool = False    # writes, or an open whose mode the analysis cannot read (severity: a change)
 
 
 # the ``Ctx.env`` key meaning "variables the analysis cannot name were set" (a write with a

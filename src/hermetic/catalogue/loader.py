@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..config import Config
+from .benign import Benign, packaged_benign
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -16,7 +17,11 @@ else:  # pragma: no cover
 @dataclass(frozen=True)
 class SinkSpec:
     """One catalogue entry: ``name`` is the fully qualified call, ``category`` one of the
-    six sink categories; ``target`` the argument positions/keywords holding the target."""
+    six sink categories; ``target`` the argument positions/keywords holding the target;
+    ``write``: the entry says the operation writes (``write = true`` or ``effect = "change"``),
+    which V2 reads for paths inside the project; ``effect``: ``"read"`` or ``"change"``, where an
+    entry that says nothing takes its category's ``DEFAULT_EFFECT``;
+    ``mode``: where an ``open``-like call's mode is, which decides per call (``mode_writes``)."""
 
     name: str
     category: str
@@ -33,6 +38,7 @@ class SinkSpec:
     extra_methods: Tuple[Tuple[str, Tuple[Any, ...]], ...] = ()
     distinctive: bool = False
     variable: str = ""   # env sinks that read one fixed variable (shutil.which reads PATH)
+    effect: str = "read"   # "read" or "change" (``effect_of``): what the severity follows
 
 
 @dataclass
@@ -44,6 +50,51 @@ class Catalogue:
         return self.calls.get(dotted)
 
 
+#: what an operation of a category does when its entry does not say (``effect``): a connection,
+#: a request and a subprocess can change state outside the test; files are read unless the entry
+#: (or the call's mode) says it writes; environment and clock sinks only read
+DEFAULT_EFFECT: Dict[str, str] = {"connection": "change", "network": "change", "subprocess": "change",
+                                  "file": "read", "env": "read", "clock": "read"}
+
+
+def effect_of(category: str, raw: Dict[str, Any]) -> str:
+    """``"change"`` or ``"read"``: the entry's ``effect`` (or ``write = true``), else the
+    category's default. Raises ValueError for another ``effect``."""
+    effect = raw.get("effect")
+    if effect is None:
+        return "change" if raw.get("write") else DEFAULT_EFFECT.get(category, "change")
+    if effect not in ("read", "change"):
+        raise ValueError(f"sink effect {effect!r}: expected \"read\" or \"change\"")
+    return effect
+
+
+def mode_writes(mode: Any, unknown: bool = True) -> bool:
+    """Whether an ``open``-like call writes, from its mode argument's value (an analysed value,
+    None when the call gives no mode: the read default). A mode whose every alternative is a
+    string literal writes when one holds ``w``, ``a``, ``x`` or ``+``; a mode the analysis
+    cannot read gives ``unknown``: it may write, and severity counts it as a change, while the
+    verdict (a read of shipped data is controlled) keeps judging it as the read it was."""
+    if mode is None:
+        return False
+    texts = mode_texts(mode)
+    return unknown if texts is None else any(c in t for t in texts for c in "wax+")
+
+
+def mode_texts(value: Any) -> Optional[List[str]]:
+    """Every string an analysed value can be, when each alternative is a string literal, or a
+    constant or default argument bound to one; else None. (Read through the value's ``atoms``:
+    the catalogue does not import the analysis.)"""
+    out = []
+    for a in getattr(value, "atoms", ()):
+        seen = 0
+        while getattr(a, "kind", None) in ("module-constant", "default-argument") and len(a.inner) == 1 and seen < 100:
+            a, seen = a.inner[0], seen + 1
+        if getattr(a, "kind", None) != "literal" or a.expr[:1] not in ("'", '"') or not isinstance(a.value, str):
+            return None
+        out.append(a.value)
+    return out or None
+
+
 def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
     return SinkSpec(
         name=name,
@@ -51,7 +102,8 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         target=tuple(raw.get("target", ())),
         default=raw.get("default", ""),
         lib=raw.get("lib", ""),
-        write=bool(raw.get("write", False)),
+        write=bool(raw.get("write")) or raw.get("effect") == "change",
+        effect=effect_of(category, raw),
         mode=tuple(raw.get("mode", ())),
         only_with_target=bool(raw.get("only_with_target", False)),
         only_without_args=bool(raw.get("only_without_args", False)),
@@ -82,7 +134,18 @@ def load(config: Optional[Config] = None) -> Catalogue:
     if config is not None:
         for category, names in config.sinks_add.items():
             for name in names:
-                cat.calls[name] = SinkSpec(name=name, category=category, target=(0,) if category != "clock" else ())
+                cat.calls[name] = SinkSpec(name=name, category=category, target=(0,) if category != "clock" else (),
+                                           effect=DEFAULT_EFFECT[category])
         for name in config.sinks_remove:
             cat.calls.pop(name, None)
     return cat
+
+
+def load_benign(config: Optional[Config] = None) -> Benign:
+    """The packaged benign list (``catalogue.benign``) plus ``[tool.hermetic.benign] env``,
+    minus its ``remove``."""
+    packaged = packaged_benign()
+    if config is None:
+        return packaged
+    names = (set(packaged.env) | set(config.benign_env)) - set(config.benign_remove)
+    return Benign(frozenset(names), packaged.durations)

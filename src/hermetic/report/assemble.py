@@ -33,7 +33,7 @@ def report_to_cache(report: Report) -> dict:
     fs = []
     for f in report.findings:
         d = f.to_json()
-        d.update({"fix": f.fix, "function": f.function, "anchor": f.anchor})
+        d.update({"fix": f.fix, "function": f.function, "anchor": f.anchor, "benign": f.benign})
         fs.append(d)
     return {"findings": fs, "files": report.files, "tests": report.tests, "unresolved": report.unresolved_calls,
             "unknown": report.unknown_origins, "calls": report.calls_seen, "sinks": report.sinks_seen,
@@ -49,7 +49,8 @@ def report_from_cache(d: dict, errors) -> Report:
         findings.append(Finding(x["code"], x["severity"], x["path"], x["line"], x["column"], x["end_line"],
                                 x["end_column"], x["message"], list(x["tests"]),
                                 [TraceStep(t["path"], t["line"], t["function"]) for t in x["trace"]], x["origin"],
-                                x["fingerprint"], x.get("fix", ""), x.get("function", "<module>"), x.get("anchor", "")))
+                                x["fingerprint"], x.get("fix", ""), x.get("function", "<module>"), x.get("anchor", ""),
+                                confidence=x.get("confidence", "high"), benign=x.get("benign", "")))
     return Report(findings=findings, errors=list(errors), files=d["files"], tests=d["tests"],
                   unresolved_calls=d["unresolved"], unknown_origins=d["unknown"], calls_seen=d["calls"],
                   sinks_seen=d["sinks"], inventory=d["inventory"],

@@ -28,26 +28,53 @@ def baseline_problem(data) -> Optional[str]:
 
 
 def apply_baseline(report: Report, baseline: dict) -> int:
-    """Keep the findings whose fingerprint the baseline does not hold; return how many
+    """Keep the new findings (``is_new``) against the baseline's entries; return how many
     baseline entries matched nothing (fixed since the baseline was written)."""
-    known: Dict[str, int] = {}
+    known: Dict[str, Optional[Set[str]]] = {}
     for e in baseline.get("findings", []):
         fp = e.get("fingerprint") if isinstance(e, dict) else e
         if isinstance(fp, str):
-            known[fp] = known.get(fp, 0) + 1
+            tests = e.get("tests") if isinstance(e, dict) else None
+            _know(known, fp, tests if isinstance(tests, list) else None)
     matched = set()
     kept = []
     for f in report.findings:
         if f.fingerprint in known:
             matched.add(f.fingerprint)
-        else:
+        if is_new(f, known):
             kept.append(f)
     report.findings = kept
     return sum(1 for fp in known if fp not in matched)
 
 
+def _know(known: Dict[str, Optional[Set[str]]], fp: str, tests: Optional[List[str]]) -> None:
+    """Add an entry: ``tests`` None (an entry that does not say) covers every test."""
+    if fp in known and known[fp] is None:
+        return
+    known[fp] = None if tests is None else (known.get(fp) or set()) | set(tests)
+
+
+def is_new(f: Finding, known: Dict[str, Optional[Set[str]]]) -> bool:
+    """Contract section 8: a finding is new when its fingerprint is not ``known``, or when it
+    lists a test the known finding did not (a deleted ``monkeypatch.setenv`` exposes a sink
+    another test already reached). ``known``: fingerprint -> its tests (None: any)."""
+    if f.fingerprint not in known:
+        return True
+    tests = known[f.fingerprint]
+    return tests is not None and any(t not in tests for t in f.tests)
+
+
+def known_findings(findings: List[Finding]) -> Dict[str, Optional[Set[str]]]:
+    """``is_new``'s ``known`` for the findings of a run (``--diff``'s revision)."""
+    known: Dict[str, Optional[Set[str]]] = {}
+    for f in findings:
+        _know(known, f.fingerprint, list(f.tests))
+    return known
+
+
 def baseline_json(report: Report) -> str:
-    entries = [{"fingerprint": f.fingerprint, "code": f.code, "path": f.path} for f in report.findings]
+    entries = [{"fingerprint": f.fingerprint, "code": f.code, "path": f.path, "tests": list(f.tests)}
+               for f in report.findings]
     return json.dumps({"version": 1, "tool": "hermetic", "findings": entries}, indent=2) + "\n"
 
 
@@ -75,8 +102,8 @@ def touching_files(findings: List[Finding], changed: List[str], cwd: Path) -> Li
     return [f for f in findings if touches(f)]
 
 
-def findings_at_revision(rev: str, cwd: Path, check: Callable[[Path], Report]) -> Set[str]:
-    """Fingerprints of the same check on git revision ``rev`` (exported with ``git archive``
+def findings_at_revision(rev: str, cwd: Path, check: Callable[[Path], Report]) -> Dict[str, Optional[Set[str]]]:
+    """The findings (``known_findings``: fingerprint -> tests) of the same check on git revision ``rev`` (exported with ``git archive``
     into a temporary folder, so the repository itself is not touched): ``check(folder)`` runs
     it in the export's counterpart of ``cwd`` (the caller's ``run_check``, passed in so this
     module does not import the pipeline that imports it). Raises UsageError outside a git
@@ -110,9 +137,9 @@ def findings_at_revision(rev: str, cwd: Path, check: Callable[[Path], Report]) -
                 tar.extractall(tree)
         base_cwd = tree / sub
         if not base_cwd.is_dir():
-            return set()
+            return {}
         try:
             report = check(base_cwd)
         except UsageError:
-            return set()
-        return {f.fingerprint for f in report.findings}
+            return {}
+        return known_findings(report.findings)

@@ -32,6 +32,7 @@ def filter_findings(findings: List[Finding], config: Config, ip: I.Interp, root:
     """Apply select/ignore, per-file-ignores and inline suppressions; add HT900 for inline
     suppressions of HT4xx (always) and, with ``report_unused``, for suppressions that
     suppress nothing."""
+    rank(findings, config)
     out = []
     supp_by_path: Dict[str, Dict[str, List[str]]] = {}
     for s in ip.p.summaries.values():
@@ -87,6 +88,26 @@ def filter_findings(findings: List[Finding], config: Config, ip: I.Interp, root:
                                    f"inline suppression of {', '.join(codes)} suppresses nothing",
                                    fix="remove the comment", anchor=f"ignore[{','.join(codes)}]"))
     return [f for f in out if f.code != "HT900" or is_selected("HT900", config.select, config.ignore)]
+
+
+def rank(findings: List[Finding], config: Config) -> None:
+    """Make the benign reads notes (contract section 4): a finding whose ``benign`` names a
+    variable of the benign list (``catalogue/benign.toml`` with ``[tool.hermetic.benign]``),
+    or a duration while the catalogue counts durations benign. In place."""
+    from ..catalogue.loader import load_benign
+
+    benign = load_benign(config)
+    for f in findings:
+        if f.benign == "duration" and benign.durations:
+            f.severity = "note"
+        elif f.benign.startswith("env:") and f.benign[4:] in benign.env:
+            f.severity = "note"
+
+
+def at_confidence(findings: List[Finding], minimum: str) -> List[Finding]:
+    """The findings at ``minimum`` confidence or above (``--min-confidence``): ``"high"``
+    keeps the high ones, ``"medium"`` all."""
+    return [f for f in findings if minimum != "high" or f.confidence == "high"]
 
 
 def _rel_to(root: Path, cwd: Path, path: str) -> str:

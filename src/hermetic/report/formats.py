@@ -58,7 +58,12 @@ def to_sarif(report: Report, srcroot: str) -> str:
 
 
 def _level(severity: str) -> str:
-    return "error" if severity == "error" else "warning"
+    return severity if severity in ("error", "warning", "note") else "warning"
+
+
+#: SARIF ``rank`` (0-100, higher first) by severity and confidence: what a viewer sorts by
+_RANK = {("error", "high"): 90.0, ("error", "medium"): 70.0, ("warning", "high"): 50.0,
+         ("warning", "medium"): 35.0, ("note", "high"): 10.0, ("note", "medium"): 5.0}
 
 
 def _dir_uri(path: str) -> str:
@@ -88,7 +93,8 @@ def _sarif_result(f: Finding, index: Dict[str, int], tests_at: Dict[str, Tuple[s
         "message": {"text": f.message + (f"\nFix: {f.fix}" if f.fix else "")},
         "locations": [_loc(f.path, f.line, f.column, f.end_line, f.end_column)],
         "partialFingerprints": {"hermetic/v1": f.fingerprint},
-        "properties": {"tests": list(f.tests)},
+        "rank": _RANK.get((f.severity, f.confidence), 50.0),
+        "properties": {"tests": list(f.tests), "confidence": f.confidence},
     }
     related = []
     for i, t in enumerate(f.tests):
@@ -127,14 +133,22 @@ def to_github(report: Report) -> str:
     """Workflow-command annotations, one line per finding."""
     out = []
     for f in report.findings:
-        kind = "error" if f.severity == "error" else "warning"
+        kind = {"error": "error", "note": "notice"}.get(f.severity, "warning")
         props = (f"file={_gh_prop(f.path)},line={f.line},endLine={f.end_line},col={f.column},"
                  f"title={_gh_prop(f.code)}")
         msg = f.message + (f"\nfix: {f.fix}" if f.fix else "")
         out.append(f"::{kind} {props}::{_gh_data(msg)}")
     for e in report.errors:
-        out.append(f"::error file={_gh_prop(e.path)},title=hermetic::{_gh_data(e.message)}")
+        # GitHub shows an annotation without a line on the run only, not on the file
+        out.append(f"::error file={_gh_prop(e.path)},line={_error_line(e.message)},title=hermetic::"
+                   f"{_gh_data(e.message)}")
     return "\n".join(out) + ("\n" if out else "")
+
+
+def _error_line(message: str) -> int:
+    """The line a file error's message names (``syntax error at line 3``), else 1."""
+    m = re.search(r"\bline (\d+)", message)
+    return max(1, int(m.group(1))) if m else 1
 
 
 # ---------------------------------------------------------------------- Markdown
@@ -143,51 +157,77 @@ def _count(n: int, noun: str) -> str:
 
 
 def to_markdown(report: Report, limit: int = MARKDOWN_LIMIT) -> str:
-    """A review comment: a verdict line, counts per rule, then each finding (long parts folded)."""
+    """A review comment: a verdict line, counts per rule and severity, then the errors with
+    their fixes, the warnings folded under one summary, and the notes counted."""
     n = len(report.findings)
-    errors = sum(1 for f in report.findings if f.severity == "error")
+    by_sev = {s: [f for f in report.findings if f.severity == s] for s in ("error", "warning", "note")}
+    errors, warnings, notes = len(by_sev["error"]), len(by_sev["warning"]), len(by_sev["note"])
     verdict = ("**hermetic: no uncontrolled I/O found** in the analysed tests" if n == 0 else
-               f"**hermetic: {n} finding{'s' if n != 1 else ''}** ({errors} error{'s' if errors != 1 else ''})")
+               f"**hermetic: {_count(n, 'finding')}** ({_count(errors, 'error')}, {_count(warnings, 'warning')}, "
+               f"{_count(notes, 'note')})")
     head = [verdict, "", f"{_count(report.files, 'file')}, {_count(report.tests, 'test')}; "
             f"{_count(len(report.unresolved_calls), 'unresolved call')} and "
             f"{_count(len(report.unknown_origins), 'unknown origin')} were not followed.", ""]
     if n:
-        counts: Dict[str, int] = {}
+        counts: Dict[Tuple[str, str], int] = {}
         for f in report.findings:
-            counts[f.code] = counts.get(f.code, 0) + 1
-        head += ["| rule | findings |", "|---|---|"]
-        head += [f"| {c} {RULES[c].name if c in RULES else ''} | {counts[c]} |" for c in sorted(counts)]
+            counts[(f.code, f.severity)] = counts.get((f.code, f.severity), 0) + 1
+        head += ["| rule | severity | findings |", "|---|---|---|"]
+        head += [f"| {c} {RULES[c].name if c in RULES else ''} | {sev} | {counts[(c, sev)]} |"
+                 for c, sev in sorted(counts, key=lambda k: (_SEV_ORDER[k[1]], k[0]))]
         head.append("")
-    blocks: List[str] = []
-    for f in report.findings:
-        lines = [f"### {_code(f'{f.path}:{f.line}')} {f.code}", "", _md_text(f.message), ""]
-        if f.trace:
-            lines.append("<details><summary>trace</summary>\n")
-            lines += [f"{i}. {_code(f'{s.path}:{s.line}')} {_md_text(s.function)}" for i, s in enumerate(f.trace, 1)]
-            lines.append("\n</details>\n")
-        if f.origin and f.origin.get("kind"):
-            o = f.origin
-            at = f"{o.get('path')}:{o.get('line')}"
-            where = f" ({_code(at)})" if o.get("path") and o.get("line") else ""
-            lines.append(f"**origin:** {o['kind']} {_code(str(o.get('expression', '')))}{where}\n")
-        if f.tests:
-            shown = ", ".join(_code(t) for t in f.tests[:5])
-            more = f" and {len(f.tests) - 5} more" if len(f.tests) > 5 else ""
-            lines.append(f"**tests:** {shown}{more}\n")
-        if f.fix:
-            lines.append(f"**fix:** {_md(f.fix)}\n")
-        blocks.append("\n".join(lines))
     text = "\n".join(head)
+    blocks = [_md_finding(f) for f in by_sev["error"]]
+    if errors:
+        text += "\n### Errors: the tests can change something outside their sandbox or reach a real service\n"
     shown = 0
     for b in blocks:
         if len(text) + len(b) + 200 > limit:
             break
         text += "\n" + b
         shown += 1
-    if shown < len(blocks):
-        text += f"\n\n_{len(blocks) - shown} more findings are not shown (comment size limit); run " \
+    left = len(blocks) - shown
+    if warnings and not left:
+        wblocks = [_md_finding(f) for f in by_sev["warning"]]
+        text += (f"\n<details><summary>{_count(warnings, 'warning')}: the results depend on the machine the "
+                 f"tests run on</summary>\n")
+        wshown = 0
+        for b in wblocks:
+            if len(text) + len(b) + 250 > limit:
+                break
+            text += "\n" + b
+            wshown += 1
+        text += "\n</details>\n"
+        left += len(wblocks) - wshown
+    elif warnings:
+        left += warnings
+    if notes:
+        text += f"\n_{_count(notes, 'note')} (benign reads: presentation-only environment variables, durations) " \
+                f"not shown._\n"
+    if left:
+        text += f"\n\n_{left} more findings are not shown (comment size limit); run " \
                 f"`hermetic check` for the full list._\n"
     return text
+
+
+_SEV_ORDER = {"error": 0, "warning": 1, "note": 2}
+
+
+def _md_finding(f: Finding) -> str:
+    """One finding's section of the review comment."""
+    medium = " (medium confidence)" if f.confidence == "medium" else ""
+    lines = [f"#### {_code(f'{f.path}:{f.line}')} {f.code}{medium}", "", _md_text(f.message), ""]
+    if f.fix:
+        lines.append(f"**fix:** {_md(f.fix)}\n")
+    if f.trace:
+        lines.append("<details><summary>trace</summary>\n")
+        lines += [f"{i}. {_code(f'{s.path}:{s.line}')} {_md_text(s.function)}" for i, s in enumerate(f.trace, 1)]
+        lines.append("\n</details>\n")
+    if f.tests:
+        shown = ", ".join(_code(t) for t in f.tests[:5])
+        more = f" and {len(f.tests) - 5} more" if len(f.tests) > 5 else ""
+        lines.append(f"**tests:** {shown}{more}\n")
+    return "\n".join(lines)
 
 
 def _md(text: str) -> str:
@@ -222,30 +262,34 @@ def _code(text: str) -> str:
 
 # ---------------------------------------------------------------------- JUnit
 def to_junit(report: Report) -> str:
-    """One testcase per test with its findings as failures; findings that belong to no test
-    in one testcase per file."""
+    """One testcase per analysed test (the passing ones too); a test fails when an error
+    finding lists it, and its warnings are its output. Findings that belong to no test
+    (import-time and module-level ones) are no test case: they are the suite's output."""
     by_test: Dict[str, List[Finding]] = {}
-    orphans: Dict[str, List[Finding]] = {}
+    orphans: List[Finding] = []
     for f in report.findings:
         if f.tests:
             for t in f.tests:
                 by_test.setdefault(t, []).append(f)
-        else:
-            orphans.setdefault(f.path, []).append(f)
-    cases = []
-    for name in sorted(by_test):
-        cases.append(_case(name.split("::", 1)[0], name, by_test[name]))
-    for path in sorted(orphans):
-        cases.append(_case(path, f"{path}::<module>", orphans[path]))
+        elif f.severity != "note":
+            orphans.append(f)
+    names = sorted({t["test"] for t in report.inventory if isinstance(t, dict) and "test" in t} | set(by_test))
+    cases = [_case(name.split("::", 1)[0], name, by_test.get(name, [])) for name in names]
     failures = sum(1 for c in cases if "<failure" in c)
     body = "\n".join(cases)
+    out = "".join(f"{f.path}:{f.line} {f.code} [{f.severity}] {f.message}\n" for f in orphans)
+    system_out = f"\n<system-out>{xml_escape(out)}</system-out>" if out else ""
     return (f'<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="hermetic">\n'
-            f'<testsuite name="hermetic" tests="{len(cases)}" failures="{failures}" errors="0">\n{body}\n'
-            f'</testsuite>\n</testsuites>\n')
+            f'<testsuite name="hermetic" tests="{len(cases)}" failures="{failures}" errors="0">\n{body}'
+            f'{system_out}\n</testsuite>\n</testsuites>\n')
 
 
 def _case(classname: str, name: str, findings: List[Finding]) -> str:
+    q = {chr(34): "&quot;"}
     fails = "".join(
-        f'<failure type="{f.code}" message="{xml_escape(f.message, {chr(34): "&quot;"})}">'
-        f'{xml_escape(f.path)}:{f.line} {xml_escape(f.fix)}</failure>' for f in findings)
-    return f'<testcase classname="{xml_escape(classname)}" name="{xml_escape(name, {chr(34): "&quot;"})}">{fails}</testcase>'
+        f'<failure type="{f.code}" message="{xml_escape(f.message, q)}">'
+        f'{xml_escape(f.path)}:{f.line} {xml_escape(f.fix)}</failure>' for f in findings if f.severity == "error")
+    warned = "".join(f"{f.path}:{f.line} {f.code} [{f.severity}] {f.message}\n"
+                     for f in findings if f.severity != "error")
+    out = f"<system-out>{xml_escape(warned)}</system-out>" if warned else ""
+    return f'<testcase classname="{xml_escape(classname)}" name="{xml_escape(name, q)}">{fails}{out}</testcase>'

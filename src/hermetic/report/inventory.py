@@ -2,10 +2,22 @@
 is controlled (``hermetic inventory``, the report's ``inventory``)."""
 from __future__ import annotations
 
+import re
 from typing import Dict, List
 
 from ..analyse.values import UNCONTROLLED, UNKNOWN
+from ..rules.registry import CATEGORY_CODE, severity_of
 from .origin import describe_origin
+
+# the decision table's row names (``(S3)``, ``(V2)``) the analysis' reasons carry: the
+# inventory says them in words (docs/semantics.md has the table)
+_ROW = re.compile(r" \((?:S|T|V|X|U)\d*\)")
+
+#: the inventory's groups, most consequential first (``hermetic inventory``)
+GROUPS = (("error", "can change something outside its sandbox or reach a real service"),
+          ("warning", "depends on the machine it runs on"),
+          ("unknown", "an origin the analysis cannot follow"),
+          ("controlled", ""))
 
 
 def inventory_of(runs) -> List[dict]:
@@ -26,10 +38,19 @@ def inventory_of(runs) -> List[dict]:
                 status, why = "unknown", "an origin the analysis cannot follow"
             else:
                 status, why = "controlled", e.reason or "a controlled value"
+            sev = severity_of(CATEGORY_CODE[e.category], e.may_write) if status == "uncontrolled" else None
             ops[key] = {"category": e.category, "path": e.path, "line": e.pos[0], "operation": e.call,
-                        "status": status, "by": why}
+                        "status": status, "severity": sev, "by": _ROW.sub("", why)}
         items = [ops[k] for k in sorted(ops)]
         out.append({"test": run.item.node_id, "operations": items,
                     "uncontrolled": sum(1 for o in items if o["status"] == "uncontrolled"),
+                    "errors": sum(1 for o in items if o["severity"] == "error"),
                     "unknown": sum(1 for o in items if o["status"] == "unknown")})
     return out
+
+
+def group_of(op: dict) -> str:
+    """The inventory group (``GROUPS``) an operation of ``inventory_of`` is shown in."""
+    if op["status"] == "uncontrolled":
+        return op.get("severity") or "error"
+    return "unknown" if op["status"] == "unknown" else "controlled"

@@ -37,6 +37,9 @@ class Finding:
     anchor: str = ""          # normalised anchored expression (fingerprint input)
     runtime: Optional[str] = None   # with --runtime: confirmed / not-exercised / n/a
     runtime_tests: List[str] = field(default_factory=list)
+    confidence: str = "high"   # "high" or "medium" (contract section 4)
+    # what may make it a note: "env:NAME" (a variable the benign list may hold), "duration"
+    benign: str = ""
 
     def sort_key(self):
         return (self.path, self.line, self.column, self.code, self.message)
@@ -45,6 +48,7 @@ class Finding:
         out: Dict[str, Any] = {
             "code": self.code,
             "severity": self.severity,
+            "confidence": self.confidence,
             "path": self.path,
             "line": self.line,
             "column": self.column,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, Dict, List
 
 from .. import __version__
@@ -47,38 +48,61 @@ def _trace_line(f: Finding) -> str:
     return " → ".join(names)
 
 
+#: the order the text report shows severities in, and what each heading says
+SEVERITY_HEADINGS = (("error", "can change something outside the test's sandbox or reach a real service"),
+                     ("warning", "the result depends on the machine the tests run on"))
+WIDTH = 100   # columns of a line the text report wraps to where the terminal's width is not known
+
+
 def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: bool = False,
-                    show_unknown: bool = False, max_tests: int = 3) -> None:
+                    show_unknown: bool = False, max_tests: int = 3, width: int = 0) -> None:
+    """The text report: errors first, then warnings, each grouped by file; the notes as one
+    count line; then the files that could not be analysed and the summary. Lines wrap at
+    ``width`` columns (``WIDTH`` when 0); a finding's origin is said once, in its message."""
     from rich.console import Console
     from rich.markup import escape
 
+    width = width or WIDTH
     console = Console(file=out, no_color=not color, highlight=False, soft_wrap=True,
                       force_terminal=color, color_system="auto" if color else None, width=10_000)
-    by_path: Dict[str, List[Finding]] = {}
-    for f in report.findings:
-        by_path.setdefault(f.path, []).append(f)
-    for path, fs in by_path.items():
-        console.print(f"[bold]{escape(path)}[/bold]")
-        for f in fs:
-            sev = "red" if f.severity == "error" else "yellow"
-            console.print(f"  {f.line}:{f.column} [{sev}]{f.code}[/{sev}] {escape(f.message)}")
-            tr = _trace_line(f)
-            if tr:
-                console.print(f"      [dim]trace:[/dim]  {escape(tr)}")
-            if f.origin and f.origin.get("kind") not in (None, "clock"):
-                o = f.origin
-                where = f" {o['path']}:{o['line']}" if o.get("path") and o.get("line") else ""
-                extra = f", from {o['derived_from']}" if o.get("derived_from") else ""
-                console.print(f"      [dim]origin:[/dim] {escape(str(o.get('expression')))} "
-                              f"({o['kind']}{escape(where)}{extra})")
-            if f.tests:
-                shown = ", ".join(f.tests[:max_tests])
-                more = f" and {len(f.tests) - max_tests} more" if len(f.tests) > max_tests else ""
-                console.print(f"      [dim]tests:[/dim]  {escape(shown)}{more}")
-            if f.fix:
-                fix = f.fix.replace("\n", "\n              ")
-                console.print(f"      [dim]fix:[/dim]    {escape(fix)}")
+
+    def say(head: str, text: str, indent: int, style: str = "") -> None:
+        """``head`` (markup) then ``text`` (plain), wrapped, continuation lines at ``indent``."""
+        import textwrap
+
+        plain_head = re.sub(r"\[/?[a-z ]+\]", "", head)
+        lines = textwrap.wrap(text, width=max(40, width - len(plain_head)), break_on_hyphens=False,
+                              break_long_words=False) or [""]
+        console.print(head + escape(lines[0]))
+        for ln in lines[1:]:
+            console.print(" " * indent + escape(ln))
+
+    for sev, heading in SEVERITY_HEADINGS:
+        fs = [f for f in report.findings if f.severity == sev]
+        if not fs:
+            continue
+        colour = "red" if sev == "error" else "yellow"
+        console.print(f"[bold {colour}]{_count(len(fs), sev).upper()}[/bold {colour}]: {heading}")
         console.print("")
+        by_path: Dict[str, List[Finding]] = {}
+        for f in fs:
+            by_path.setdefault(f.path, []).append(f)
+        for path, group in by_path.items():
+            console.print(f"[bold]{escape(path)}[/bold]")
+            for f in group:
+                medium = " (medium confidence)" if f.confidence == "medium" else ""
+                say(f"  {f.line}:{f.column} [{colour}]{f.code}[/{colour}]{medium} ", f.message, 6)
+                tr = _trace_line(f)
+                if tr:
+                    say("      [dim]trace:[/dim]  ", tr, 14)
+                if f.tests:
+                    shown = ", ".join(f.tests[:max_tests])
+                    more = f" and {len(f.tests) - max_tests} more" if len(f.tests) > max_tests else ""
+                    say("      [dim]tests:[/dim]  ", shown + more, 14)
+                if f.fix:
+                    for i, part in enumerate(f.fix.split("\n")):
+                        say("      [dim]fix:[/dim]    " if i == 0 else " " * 14, part, 14)
+            console.print("")
     for e in report.errors:
         console.print(f"[red]error[/red] {escape(e.path)}: {escape(e.message)}")
     if show_unresolved and report.unresolved_calls:
@@ -86,16 +110,21 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
         for u in report.unresolved_calls:
             console.print(f"  {escape(u['path'])}:{u['line']}:{u['column']} {escape(u['call'])}")
     if show_unknown and report.unknown_origins:
-        console.print("[bold]Operations with an unknown origin[/bold] (not reported, contract row U):")
+        console.print("[bold]Operations with an unknown origin[/bold] (not reported: the analysis does not guess "
+                      "an origin it cannot see; docs/semantics.md):")
         for u in report.unknown_origins:
             console.print(f"  {escape(u['path'])}:{u['line']}:{u['column']} {escape(u['operation'])} "
                           f"({u['category']})")
+    notes = sum(1 for f in report.findings if f.severity == "note")
+    if notes:
+        console.print(f"{_count(notes, 'note')} not shown (benign reads; --format json lists them)")
+    if report.unresolved_calls or report.unknown_origins:
+        console.print(f"not followed: {_count(len(report.unresolved_calls), 'unresolved call')}, "
+                      f"{_count(len(report.unknown_origins), 'unknown origin')} (--show-unresolved, --show-unknown)")
     n = len(report.findings)
     errs = sum(1 for f in report.findings if f.severity == "error")
-    console.print(f"{_count(n, 'finding')} ({_count(errs, 'error')}, {_count(n - errs, 'warning')}) in "
-                  f"{_count(report.files, 'file')}, {_count(report.tests, 'test')}; "
-                  f"{_count(len(report.unresolved_calls), 'unresolved call')}, "
-                  f"{_count(len(report.unknown_origins), 'unknown origin')}"
+    console.print(f"{_count(n, 'finding')} ({_count(errs, 'error')}, {_count(n - errs - notes, 'warning')}, "
+                  f"{_count(notes, 'note')}) in {_count(report.files, 'file')}, {_count(report.tests, 'test')}"
                   + (f"; {_count(len(report.errors), 'file')} not analysed" if report.errors else ""))
 
 

@@ -64,7 +64,7 @@ def export_default(rows):
        "Take the directory as a parameter and pass tmp_path in the test, or monkeypatch the constant (and every "
        "path derived from it) to tmp_path.",
        fixture="ht102-file"),
-    _r("HT103", "uncontrolled-env-read", "error",
+    _r("HT103", "uncontrolled-env-read", "warning",
        "A test reaches an environment-variable read at call time of a variable it does not set.",
        "The result depends on the shell the suite runs in: green on one machine, red on another.",
        """
@@ -74,7 +74,7 @@ def api_token():
 """,
        "monkeypatch.setenv(\"NAME\", value) (or delenv) in the test or a fixture; or pass the value in.",
        fixture="ht103-env"),
-    _r("HT104", "uncontrolled-clock", "error",
+    _r("HT104", "uncontrolled-clock", "warning",
        "A test reaches a clock read at call time with no frozen clock.",
        "The result depends on when the suite runs: date boundaries, DST and slow machines make it flaky.",
        """
@@ -279,8 +279,50 @@ CATEGORY_CODE: Dict[str, str] = {
 
 
 def severity(code: str) -> str:
+    """A rule's severity (``Rule.severity``); HT102's follows the operation (``severity_of``)."""
     r = RULES.get(code)
     return r.severity if r else ("error" if code.startswith("HT1") else "warning")
+
+
+def severity_of(code: str, changes: bool) -> str:
+    """A finding's severity by consequence (contract section 4): HT102 is an error when the
+    operation writes, creates, deletes, moves or changes permissions (``changes``), a warning
+    when it reads; every other code has its rule's. A benign read becomes a note later
+    (``report.filters.rank``), where the configured benign list is known."""
+    if code == "HT102":
+        return "error" if changes else "warning"
+    return severity(code)
+
+
+#: how a rule's findings are ranked where it is not its one severity (contract section 4)
+_SEVERITY_WORDS: Dict[str, str] = {
+    "HT102": "error when the operation writes, creates, deletes, moves or changes permissions (an `open` by its "
+             "mode; a mode the analysis cannot read counts as a write); warning when it reads (also existence "
+             "checks, listings and `stat`).",
+    "HT103": "warning; a note for a variable that only changes presentation (listed here).",
+    "HT104": "warning; a note for a duration: a clock read whose value is only subtracted from another clock "
+             "read (`start = monotonic(); ...; monotonic() - start`).",
+    "HT203": "warning; a note for a variable that only changes presentation (listed here).",
+}
+
+
+def severity_words(code: str) -> str:
+    """The ``## Severity`` section of a rule's page: its severity by consequence, and for the
+    rules with notes the benign list (``catalogue/benign.toml``)."""
+    from ..catalogue.benign import packaged_benign
+
+    r = RULES[code]
+    words = _SEVERITY_WORDS.get(code)
+    if words is None:
+        what = "the test can change something outside its sandbox or reach a real service" if r.severity == "error" \
+            else "the test's result depends on the machine it runs on"
+        words = f"{r.severity}: {what}."
+    if code in ("HT103", "HT203"):
+        names = ", ".join(f"`{n}`" for n in sorted(packaged_benign().env))
+        words += (f" Benign variables: {names}. `[tool.hermetic.benign]` adds names (`env = [...]`) and takes "
+                  f"them out (`remove = [...]`). Notes are in the JSON and SARIF reports and counted in the text "
+                  f"report; `fail-on` never fails on them.")
+    return words
 
 
 def describe(code: str) -> str:
@@ -288,6 +330,7 @@ def describe(code: str) -> str:
     if r is None:
         raise KeyError(code)
     return (f"{r.code} ({r.name}) [{r.severity}]\n\n## What it does\n{r.summary}\n\n## Why is this bad?\n{r.why}\n\n"
+            f"## Severity\n{severity_words(r.code)}\n\n"
             f"## Example\n```python\n{r.example}\n```\n\n## Fix\n{r.fix}\n")
 
 

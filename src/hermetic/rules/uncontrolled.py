@@ -11,15 +11,18 @@ tells which tests an import-time sink reaches; ``api`` sets the guard's closure 
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from ..analyse import interp as I
 from ..analyse.runner import Runner, TestItem
 from ..analyse.values import UNCONTROLLED, UNKNOWN, Origin
 from ..report.model import Finding, TraceStep
+from ..report.consequence import consequence
 from ..report.origin import describe_origin, origin_json
+from .durations import duration_reads
 from .facts import Facts
-from .registry import CATEGORY_CODE, severity
+from .registry import CATEGORY_CODE, severity_of
 
 
 def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
@@ -43,6 +46,9 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         entry = agg.get(key)
         if entry is None:
             entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": test}
+        # high when one test reaches it through decided branches with one target (section 4)
+        entry["high"] = entry.get("high", False) or not (ev.undecided or ev.several)
+        entry["changes"] = entry.get("changes", False) or ev.may_write   # one test writing: an error
         if test is not None:
             entry["tests"].add(test)
             if ev.category != "clock":   # the clock has no target to differ in
@@ -118,9 +124,15 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
 
     findings: List[Finding] = []
     reported_pos = set()
+    durations = _Durations(ip, files_by_module)
     for (code, path, pos), entry in agg.items():
         ev: I.SinkEvent = entry["ev"]
+        if entry.get("changes") and not ev.may_write:   # the shown test reads, another writes: say so
+            ev = dataclasses.replace(ev, may_write=True)
         f = _make_finding(code, ev, sorted(entry["tests"]), runner, entry.get("what"))
+        f.confidence = "high" if entry.get("high", True) else "medium"
+        if code == "HT104" and durations.is_duration(ev):
+            f.benign = "duration"
         findings.append(f)
         reported_pos.add((path, pos))
     unknown_list = [{"path": p, "line": pos[0], "column": pos[1], "operation": e["ev"].call,
@@ -134,9 +146,28 @@ def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) 
     """An import-time event for ``key``: kept unless a test's event or a lesser one is there."""
     entry = agg.get(key)
     if entry is None:
-        agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
+        entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
     elif entry["first"] is None and _event_order(ev) < _event_order(entry["ev"]):
         entry["ev"] = ev
+    entry["high"] = entry.get("high", False) or not (ev.undecided or ev.several)
+    entry["changes"] = entry.get("changes", False) or ev.may_write
+
+
+class _Durations:
+    """Which clock reads are durations (``rules.durations``), the source of each file read once."""
+
+    def __init__(self, ip: I.Interp, files_by_module) -> None:
+        self.files = {s["path"]: files_by_module[m].path for m, s in ip.p.summaries.items() if m in files_by_module}
+        self.found: Dict[str, Set[Tuple[int, int]]] = {}
+
+    def is_duration(self, ev: I.SinkEvent) -> bool:
+        if ev.path not in self.found:
+            try:
+                text = self.files[ev.path].read_text(encoding="utf-8")
+            except (KeyError, OSError, UnicodeDecodeError):
+                text = ""
+            self.found[ev.path] = duration_reads(text)
+        return (ev.pos[0], ev.pos[1]) in self.found[ev.path]
 
 
 def _event_order(ev: I.SinkEvent) -> tuple:
@@ -189,8 +220,9 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
             fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"
         origin = origin_json(o) if code == "HT203" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"}
-        return Finding(code, severity(code), ev.path, line, col, end_line, end_col, msg, tests, trace, origin,
-                       fix=fix, function=func, anchor=f"{ev.call}({ev.target})")
+        return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests, trace, origin,
+                       fix=fix, function=func, anchor=f"{ev.call}({ev.target})",
+                       benign=f"env:{ev.target}" if code == "HT203" else "")
     who = func.rsplit(".", 1)[-1] if func != "<module>" else "module import"
     if ev.import_time:
         where = "at import"
@@ -199,22 +231,31 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
         where = ""
         subject = f"{who}()"
     if cat == "clock":
-        msg = f"{subject} reads the real clock ({ev.call}()) with no frozen clock"
+        msg = f"{subject} reads the real clock ({ev.call}()) with no frozen clock: its result depends on when " \
+              f"the tests run"
     elif cat == "env":
-        msg = f"{subject} reads the environment variable {ev.target}, which the test does not set"
+        msg = f"{subject} reads the environment variable {ev.target}, which the test does not set: " \
+              f"{consequence(cat, ev.write, o)}"
     else:
-        verb = {"connection": f"opens a {ev.call} connection to", "file": f"{'writes' if ev.write else 'reads'} "
+        verb = {"connection": f"opens a {ev.call} connection to", "file": f"{_file_verb(ev)} "
                 f"({ev.call})", "network": f"sends a request ({ev.call}) to", "subprocess": f"runs ({ev.call})"}[cat]
         msg = f"{subject} {verb} {describe_origin(o)}"
         if where:
             msg += f" {where}"
+        msg += f": {consequence(cat, ev.may_write, o)}"
     if tests:
         msg += f"; not controlled by {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
     msg += _others(ev, what)
-    return Finding(code, severity(code), ev.path, line, col, end_line, end_col, msg, tests, trace,
+    return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests, trace,
                    origin_json(o) if cat != "clock" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"},
-                   fix=_fix_hint(cat, o, ev), function=func, anchor=f"{ev.call}({ev.target})")
+                   fix=_fix_hint(cat, o, ev), function=func, anchor=f"{ev.call}({ev.target})",
+                   benign=f"env:{ev.target}" if cat == "env" else "")
+
+
+def _file_verb(ev: I.SinkEvent) -> str:
+    """``writes`` / ``may write`` (an open whose mode the analysis cannot read) / ``reads``."""
+    return "writes" if ev.write else "may write" if ev.may_write else "reads"
 
 
 def _what_reached(ev: I.SinkEvent) -> str:

@@ -1,0 +1,118 @@
+"""Durations: the clock reads whose value is only subtracted from another clock read
+(``start = monotonic(); ...; elapsed = monotonic() - start``). The difference measures how
+long something took, whatever the date, so such a read is benign (a note, contract section 4).
+
+The rule, read from the source of the function (or class) that holds the read:
+- a clock call that is an operand of ``-`` whose other operand is a clock read (a clock call,
+  or a name / ``self`` attribute bound to one) is a duration;
+- a clock call assigned to a name (a local, or ``self.x`` across the methods of one class) is a
+  duration when that name is used at least once and every use is such an operand of ``-``.
+Any other use (returned, passed on, compared, formatted, added to) keeps the read a warning.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+#: the last part of the calls that read a clock (the catalogue's clock section); only where a
+#: sink event already says the call reads the clock does a position here matter
+CLOCK_CALLS = frozenset({"time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns",
+                         "clock_gettime", "clock_gettime_ns", "now", "utcnow", "today"})
+
+
+def duration_reads(source: str) -> Set[Tuple[int, int]]:
+    """The ``(line, column)`` (1-based, columns in characters) of each clock call in ``source``
+    that is a duration (module docstring). A source that does not parse gives none."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    lines = source.splitlines()
+    out: Set[Tuple[int, int]] = set()
+    scopes: List[ast.AST] = [tree]
+    scopes += [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    for scope in scopes:
+        for call in _durations_in(scope):
+            out.add(_position(call, lines))
+    return out
+
+
+def _position(node: ast.AST, lines: List[str]) -> Tuple[int, int]:
+    line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+    col = len(line.encode("utf-8")[:node.col_offset].decode("utf-8", "replace"))   # ast counts bytes
+    return node.lineno, col + 1
+
+
+def _is_clock_call(node: Optional[ast.AST]) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name in CLOCK_CALLS
+
+
+def _key(node: ast.AST, self_attrs: bool) -> Optional[str]:
+    """The binding a load or store names: a plain name, or ``self.x`` where ``self_attrs``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if self_attrs and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == "self":
+        return "self." + node.attr
+    return None
+
+
+def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
+    """The nodes of ``scope`` outside nested functions and classes (a class scope: its
+    methods' bodies too, where ``self`` attributes live)."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and \
+                not (isinstance(scope, ast.ClassDef) and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+
+
+def _durations_in(scope: ast.AST) -> List[ast.Call]:
+    in_class = isinstance(scope, ast.ClassDef)
+    nodes = list(_own_nodes(scope))
+    parent: Dict[int, ast.AST] = {}
+    for n in nodes:
+        for c in ast.iter_child_nodes(n):
+            parent[id(c)] = n
+    bound: Dict[str, List[ast.Call]] = {}   # binding -> the clock calls assigned to it
+    other: Set[str] = set()                  # bindings also assigned something else
+    for n in nodes:
+        if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            for t in targets:
+                k = _key(t, in_class)
+                if k is None or (in_class and not k.startswith("self.")):
+                    continue
+                if _is_clock_call(n.value) and len(targets) == 1:
+                    bound.setdefault(k, []).append(n.value)
+                else:
+                    other.add(k)
+    clock_names = set(bound) - other
+
+    def clock_operand(node: ast.AST) -> bool:
+        return _is_clock_call(node) or (_key(node, in_class) in clock_names and isinstance(node.ctx, ast.Load))
+
+    def subtracted(node: ast.AST) -> bool:
+        """``node`` is one side of ``a - b`` whose other side is a clock read."""
+        p = parent.get(id(node))
+        if not (isinstance(p, ast.BinOp) and isinstance(p.op, ast.Sub)):
+            return False
+        other_side = p.right if p.left is node else p.left
+        return clock_operand(other_side)
+
+    out: List[ast.Call] = []
+    for n in nodes:
+        if _is_clock_call(n) and subtracted(n):
+            out.append(n)
+    for k in sorted(clock_names):
+        uses = [n for n in nodes if _key(n, in_class) == k and isinstance(getattr(n, "ctx", None), ast.Load)]
+        if uses and all(subtracted(u) for u in uses):
+            out.extend(bound[k])
+    return out
