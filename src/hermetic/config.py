@@ -58,6 +58,8 @@ class Config:
     integration_allow: List[str] = field(default_factory=list)
     guard: Optional[GuardConfig] = None
     file_timeout: float = 60.0   # seconds to parse one file before it is reported and skipped
+    # classes whose subclasses a pytest plugin collects as test classes (qualified names)
+    test_base_classes: List[str] = field(default_factory=list)
     explicit: List[str] = field(default_factory=list)   # keys set in the file (the rest are defaults)
 
 
@@ -143,7 +145,7 @@ def _check_patterns(patterns: List[str], where: str) -> None:
 
 
 _TOP_KEYS = {"select", "ignore", "fail-on", "exclude", "per-file-ignores", "sinks", "controls",
-             "integration", "guard", "file-timeout"}
+             "integration", "guard", "file-timeout", "test-base-classes"}
 
 
 def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
@@ -176,6 +178,11 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
             raise ConfigError(f"{key('file-timeout')}: expected a positive number of seconds "
                               f"(at most {MAX_FILE_TIMEOUT})")
         cfg.file_timeout = float(t)
+    if "test-base-classes" in table:
+        cfg.test_base_classes = _str_list(table["test-base-classes"], key("test-base-classes"))
+        bad = [c for c in cfg.test_base_classes if not all(p.isidentifier() for p in c.split("."))]
+        if bad:
+            raise ConfigError(f"{key('test-base-classes')}: expected dotted class names, got {bad[0]!r}")
     if "per-file-ignores" in table:
         pfi = table["per-file-ignores"]
         if not isinstance(pfi, dict):
