@@ -16,12 +16,13 @@ from typing import Dict, List, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, \
-    CALL_KWARGS, CALL_POS, DEL_LINE, DEL_TARGET, EXPR_VALUE, FOR_BODY, IF_BODY, IF_ORELSE, LAMBDA_BODY, LIT_VALUE, \
-    NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WHILE_BODY, \
+    CALL_KWARGS, CALL_POS, DEL_LINE, DEL_TARGET, EXPR_VALUE, FOR_BODY, IF_BODY, IF_ORELSE, IF_TEST, LAMBDA_BODY, \
+    LIT_VALUE, NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WHILE_BODY, \
     WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
 # the effects of project functions: computed there, looked up by the walk
 from .effects import CONTAINER_METHODS
+from .process_changes import note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, ext_names as _ext, function_frame as _function_frame, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame
@@ -30,10 +31,6 @@ _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delite
 # the container methods whose first argument names the one entry they change
 _ITEM_METHODS = {"pop", "setdefault", "__setitem__", "__delitem__", "add", "remove", "discard"}
 _SYSPATH_METHODS = {"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"}
-_PROCESS_CALLS = {"os.chdir": "cwd", "os.umask": "umask", "locale.setlocale": "locale", "time.tzset": "tz",
-                  "socket.setdefaulttimeout": "socket-timeout", "sys.setrecursionlimit": "recursionlimit",
-                  "asyncio.set_event_loop_policy": "event-loop-policy", "asyncio.set_event_loop": "event-loop",
-                  "sys.setprofile": "profile", "sys.settrace": "trace"}
 
 
 def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
@@ -67,7 +64,7 @@ def _protected_by(ip, call, frame) -> Set[tuple]:
     names = _ext(_resolve(ip, call[CALL_FUNC], frame))
     if not any(n.startswith("unittest.mock.patch.dict") or n.endswith("patch.dict") for n in names) \
             or not call[CALL_ARGS]:
-        return set()
+        return protected_by_patch(ip, call, frame, names)
     target = call[CALL_ARGS][0]
     if "os.environ" in _ext(_resolve(ip, target, frame)) or (
             target[TAG] == "lit" and target[LIT_VALUE] == "os.environ"):
@@ -128,6 +125,9 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 _assign(w, t, st[ASSIGN_VALUE], st, restoring)
             if st[ASSIGN_VALUE][TAG] == "call":
                 _call(w, st[ASSIGN_VALUE], restoring)
+                for t in st[ASSIGN_TARGETS]:
+                    if t[TAG] == "name":
+                        note_binding(w, t[NAME_ID], st[ASSIGN_VALUE])
             if _is_env_read(ip, st[ASSIGN_VALUE], frame) or \
                     st[ASSIGN_VALUE][TAG] in ("name", "attr", "call", "seq", "sub"):
                 for t in st[ASSIGN_TARGETS]:
@@ -152,7 +152,13 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 for call in calls_in(e):
                     _call(w, call, restoring)
         elif k == "if":
-            _walk(w, st[IF_BODY], in_restore)
+            guard = _set_guard(st[IF_TEST]) if restoring else ""
+            if guard and guard not in w.guarded:
+                w.guarded.add(guard)
+                _walk(w, st[IF_BODY], in_restore)
+                w.guarded.discard(guard)
+            else:
+                _walk(w, st[IF_BODY], in_restore)
             _walk(w, st[IF_ORELSE], in_restore)
         elif k in ("for", "while"):
             _walk(w, st[FOR_BODY] if k == "for" else st[WHILE_BODY], in_restore)
@@ -175,6 +181,14 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
             _call(w, st[RETURN_VALUE], restoring)
 
 
+def _set_guard(test) -> str:
+    """The variable an ``if`` requires to hold a value: ``saved`` of ``if saved is not None:`` or
+    ``if saved:`` (also ``self.saved``); "" for any other test."""
+    if test[TAG] == "cmp" and list(test[1]) == ["IsNot"] and len(test[2]) == 2 and tuple(test[2][1]) == ("lit", None):
+        test = test[2][0]
+    return dotted_name(test) if test[TAG] in ("name", "attr") else ""
+
+
 def _is_env_read(ip, e, frame) -> bool:
     return e[TAG] == "call" and bool(
         _ext(_resolve(ip, e[CALL_FUNC], frame)) & {"os.environ.get", "os.environ.copy", "os.getenv"})
@@ -187,6 +201,10 @@ def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
     pos = (line, 1, line, 1)
     value_saved = value[TAG] == "name" and value[NAME_ID] in saved or value[TAG] in ("sub", "call") and restoring or (
         restoring and value[TAG] in ("name", "attr"))
+    if w.guarded and value[TAG] in ("name", "attr") and dotted_name(value) in w.guarded:
+        value_saved = False   # written back only where it was set: not where it was unset
+    if process_assign(w, t, value_saved, pos, restoring):
+        return
     if t[TAG] == "sub":
         base = _resolve(ip, t[SUB_VALUE], frame)
         ext = _ext(base)
@@ -317,6 +335,11 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             if ext & {"sys.path.remove", "sys.path.pop"}:
                 _restored(sc, ("syspath",))
         return
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] in ("setenv", "delenv") and fn[ATTR_VALUE][TAG] == "name" \
+            and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and args and args[0][TAG] == "lit":
+        # monkeypatch saved the variable: its undo at teardown puts it back, whatever wrote it since
+        _restored(sc, ("env", args[0][LIT_VALUE]))
+        return
     if names & {"unittest.mock.patch.stopall"}:
         _restored(sc, ("patcher", "*"))
         sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
@@ -351,11 +374,8 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             key = args[0][LIT_VALUE] if meth in ("pop", "setdefault") and args and args[0][TAG] == "lit" else "*"
             _add(sc, Mutation("HT304", ("sysmod", key), pos, f"{n}(...)", True), restoring)
             return
-        if n in _PROCESS_CALLS and not as_context:
-            key = (_PROCESS_CALLS[n],)
-            is_restore = bool(args) and args[0][TAG] == "name" and args[0][NAME_ID] in saved
-            _add(sc, Mutation("HT304", key, pos, f"{n}(...)", is_restore), restoring)
-            return
+    if process_call(w, e, names, pos, restoring, as_context):
+        return
     # a project module's container or global
     if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS:
         g = _project_global(ip, fn[ATTR_VALUE], frame, container=True)
@@ -390,11 +410,21 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 if restoring:
                     _restored(sc, key)
                     continue
-                code = "HT304" if key[0] == "syspath" else "HT303"
-                what = "sys.path" if key[0] == "syspath" else f"{key[1]}.{key[2]}"
+                code, what = _effect_shown(key)
                 shown = re.sub(r"@\d+$", "", I.dotted_qualname(a[1]))
                 _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}"), restoring)
             return
+
+
+def _effect_shown(key: tuple) -> Tuple[str, str]:
+    """The rule code and the words for what a project function's effect (``effects``) changes."""
+    if key[0] == "glob":
+        return "HT303", f"{key[1]}.{key[2]}"
+    if key[0] == "env":
+        return "HT302", "os.environ" if key[1] == "*" else f"os.environ[{key[1]!r}]"
+    if key[0] == "syspath":
+        return "HT304", "sys.path"
+    return "HT304", f"process state ({key[0]})"
 
 
 def _is_patch_call(ip, e, frame) -> bool:

@@ -66,6 +66,9 @@ class Walk:
     # variables holding a saved value (a restore puts it back), "patcher:NAME" for a patcher
     saved: Set[str] = field(default_factory=set)
     after_yield: list = field(default_factory=lambda: [False])   # a cell: past the fixture's yield
+    # saved variables the enclosing ``if`` requires to be set (``if saved is not None:``): writing
+    # one back there misses the path where there was nothing to save (contract section 4)
+    guarded: Set[str] = field(default_factory=set)
 
 
 def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
@@ -142,7 +145,7 @@ def project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> 
 
 
 def add(sc: Scan, m: Mutation, restoring: bool) -> None:
-    if m.key in sc.protected or (m.key[0] == "env" and ("env", "*") in sc.protected):
+    if m.key in sc.protected or (m.key[0] in ("env", "sysmod") and (m.key[0], "*") in sc.protected):
         return
     if restoring and m.code != "HT301":   # a reload is never a restore
         if m.restore_like:

@@ -14,7 +14,9 @@ from typing import Dict, List, Set
 
 from ..analyse import interp as I
 from ..analyse import pollution as P
+from ..analyse.fixtures import BUILTIN_PREFIX
 from ..analyse.runner import Runner, TestItem
+from ..catalogue.process_state import process_state, state_key
 from ..summarise.bodies import bodies_of, transient_bodies
 from ..report.model import Finding
 from ..summarise.extract import may_name
@@ -82,6 +84,8 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
                     fins = [(s["functions"][q], mod) for q in sorted(registered.get(d.qualname, ()))]
                     for item in P.fixture_restores(ip, f, mod, fins):
                         requested.setdefault(item, set()).update(users)
+    snapshot_restored = _snapshot_restored(runner)
+    hook_restores = hook_restores | restored_per_test(runner.pytest_cfg)
     tests_by_qn: Dict[str, List[str]] = {}
     tests_by_mod: Dict[str, List[str]] = {}
     for it in items:
@@ -91,7 +95,7 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
     seen_mods = set()
     index = _TestIndex(items, ip)
     shared = _Ht3Scope(ip, runner, files_by_module, seen_mods, tests_by_mod, tests_by_qn, effects, hook_restores,
-                       covered, index, requested, registered_in)
+                       covered, index, requested, registered_in, snapshot_restored)
     for mod, s in sorted(ip.p.summaries.items()):
         # a test module's bodies are read for its turn only (what the interpreter reads meanwhile
         # for the modules it runs stays)
@@ -126,6 +130,31 @@ class _Ht3Scope:
     index: "_TestIndex"
     requested: Dict[tuple, Set[str]]
     registered_in: Dict[str, Dict[str, Set[str]]]
+    snapshot_restored: Dict[tuple, Set[str]]
+
+
+def _snapshot_restored(runner: Runner) -> Dict[tuple, Set[str]]:
+    """(state key, "*") -> the tests using a builtin fixture whose teardown puts that state back
+    from a snapshot (``pytester``: sys.path, sys.modules, the working directory)."""
+    out: Dict[tuple, Set[str]] = {}
+    for name, states in process_state().restoring_fixtures.items():
+        users = runner.fixture_users.get(BUILTIN_PREFIX + name)
+        if users:
+            for st in states:
+                out.setdefault((state_key(st), "*"), set()).update(users)
+    return out
+
+
+def restored_per_test(pytest_cfg) -> Set[tuple]:
+    """State keys pytest itself puts back after each test (``[restored-per-test]`` of the
+    process-state catalogue), less those of plugins the settings turn off (``-p no:warnings``,
+    ``-s`` / ``--capture=no`` / ``-p no:capture``)."""
+    opts = (getattr(pytest_cfg, "addopts", "") or "").split()
+    off = {opts[i + 1] for i, o in enumerate(opts[:-1]) if o == "-p"}
+    off |= {o[2:] for o in opts if o.startswith("-pno:")}
+    if "-s" in opts or "--capture=no" in opts or ("--capture" in opts and "no" in opts):
+        off.add("no:capture")
+    return {state_key(st) for st, plugin in process_state().restored_per_test.items() if f"no:{plugin}" not in off}
 
 
 def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
@@ -183,6 +212,10 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
             # what the teardown of a fixture every one of its tests requests puts back is restored
             mutations = [m for m in mutations if not all(
                 any(t in requested.get(c, ()) for c in P.covering(m)) for t in tests)]
+        if scope.snapshot_restored:
+            # a snapshot fixture's teardown runs after every fixture and test body of its tests
+            mutations = [m for m in mutations if not all(
+                any(t in scope.snapshot_restored.get(c, ()) for c in P.covering(m)) for t in tests)]
         for m in mutations:
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
@@ -334,6 +367,8 @@ def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
     if m.code == "HT301":
         msg = "importlib.reload() re-runs the module's top level and resets its state" + (
             f" ({m.what})" if m.what else "") + " for every test that runs after this one"
+    elif m.code == "HT302" and "() changes " in m.what:   # through a project function
+        msg = f"{m.what} and nothing restores it: later tests see the change"
     elif m.code == "HT302":
         msg = f"{m.what} changes the process environment and nothing restores it: later tests see the change"
     elif m.code == "HT303":
