@@ -72,6 +72,9 @@ SILENT = [
     Silent("cache-reset-by-autouse-item", TR, 'cli.CACHE["other"] = 2', "the autouse fixture clears it"),
     Silent("cache-clear-before-yield", TR, "cli.CACHE.clear()   # a reset before the test", "a reset"),
     Silent("conditional-restore-with-else", TR, 'os.environ["RELAY_OTHER"] = "x"', "the else deletes it"),
+    Silent("root-handlers-snapshot-fixture", TR, "logging.root.addHandler(logging.StreamHandler())",
+           "the fixture writes the saved handlers back after yield"),
+    Silent("root-handlers-cleared-in-fixture", TR, "logging.root.handlers = []", "put back after yield"),
     Silent("project-function-body", CLI, 'os.environ["RELAY_ENV"] = "staging"', "anchored at the test's call"),
 ]
 

@@ -108,7 +108,9 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
 def _process_effects(body) -> Set[tuple]:
     """What a function changes of the process directly (by the dotted names it writes, as
     ``import os`` / ``import logging`` spell them): catalogued process state (``calls``,
-    ``attributes``: ``(state,)``) and environment variables (``("env", NAME or "*")``), less
+    ``attributes``: ``(state,)``) and environment variables it names (``("env", NAME)``; a
+    variable whose name is computed, ``os.environ[key] = value`` over a file's entries, is not
+    known here and not reported), less
     what its own ``finally`` blocks write again (a set-and-restore)."""
     cat = process_state()
     out: Set[tuple] = set()
@@ -129,19 +131,17 @@ def _process_writes(st, cat) -> Set[tuple]:
                 out.add((cat.attributes[dotted_name(t)],))
             elif t[TAG] == "sub" and dotted_name(t[SUB_VALUE]) == "os.environ":
                 idx = t[SUB_INDEX]
-                out.add(("env", idx[LIT_VALUE] if idx[TAG] == "lit" and isinstance(idx[LIT_VALUE], str) else "*"))
+                if idx[TAG] == "lit" and isinstance(idx[LIT_VALUE], str):   # a variable the call names
+                    out.add(("env", idx[LIT_VALUE]))
     elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
         call = st[EXPR_VALUE]
         name = dotted_name(call[CALL_FUNC])
         if name in cat.calls:
             out.add((cat.calls[name],))
-        elif name.startswith("os.environ.") and name.rsplit(".", 1)[1] in ("update", "setdefault", "__setitem__"):
+        elif name.startswith("os.environ.") and name.rsplit(".", 1)[1] in ("setdefault", "__setitem__"):
             args = call[CALL_ARGS]
-            first = args[0] if args else None
-            single = name.endswith(("setdefault", "__setitem__")) and first is not None and first[TAG] == "lit"
-            out.add(("env", first[LIT_VALUE] if single else "*"))
-        elif name == "os.putenv":
-            out.add(("env", "*"))
+            if args and args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str):
+                out.add(("env", args[0][LIT_VALUE]))
     return out
 
 

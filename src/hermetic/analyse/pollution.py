@@ -17,8 +17,8 @@ from typing import Dict, List, Set, Tuple
 from . import interp as I
 from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, \
     CALL_KWARGS, CALL_POS, DEL_LINE, DEL_TARGET, EXPR_VALUE, FOR_BODY, IF_BODY, IF_ORELSE, IF_TEST, LAMBDA_BODY, \
-    LIT_VALUE, NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WHILE_BODY, \
-    WITH_BODY, WITH_ITEMS, dotted_name
+    LIT_VALUE, NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, \
+    WHILE_BODY, WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
 # the effects of project functions: computed there, looked up by the walk
 from .effects import CONTAINER_METHODS

@@ -100,6 +100,8 @@ def process_call(w: Walk, e, names: Set[str], pos, restoring: bool, as_context: 
 def _shown(e) -> str:
     if e[TAG] == "name":
         return e[NAME_ID]
+    if e[TAG] == "attr":
+        return f"{_shown(e[ATTR_VALUE])}.{e[ATTR_ATTR]}" if e[ATTR_VALUE][TAG] in ("name", "attr") else e[ATTR_ATTR]
     if e[TAG] == "call":
         return "logging.getLogger(...)"
     return "logger"
@@ -114,7 +116,19 @@ def process_assign(w: Walk, t, value_saved: bool, pos, restoring: bool) -> bool:
             if name in cat.attributes:
                 add(w.sc, Mutation("HT304", (cat.attributes[name],), pos, f"{name} = ...", value_saved), restoring)
                 return True
+        if t[ATTR_ATTR] in cat.logger_attributes and _is_logger(w, t[ATTR_VALUE]):
+            st = cat.logger_attributes[t[ATTR_ATTR]]
+            # after a yield or in a finally, setting a logger's handlers or level is a reset
+            what = f"{_shown(t[ATTR_VALUE])}.{t[ATTR_ATTR]} = ..."
+            add(w.sc, Mutation("HT304", (st,), pos, what, True), restoring)
+            return True
     elif t[TAG] == "sub":
+        inner = t[1]
+        if inner[TAG] == "attr" and inner[ATTR_ATTR] in cat.logger_attributes and _is_logger(w, inner[ATTR_VALUE]):
+            st = cat.logger_attributes[inner[ATTR_ATTR]]
+            what = f"{_shown(inner[ATTR_VALUE])}.{inner[ATTR_ATTR]}[...] = ..."
+            add(w.sc, Mutation("HT304", (st,), pos, what, True), restoring)
+            return True
         for name in ext_names(resolve(w.ip, t[1], w.frame)):
             if name in cat.container_methods:
                 add(w.sc, Mutation("HT304", (cat.attributes[name],), pos, f"{name}[...] = ...", value_saved),

@@ -21,6 +21,7 @@ class ProcessState:
 
     calls: Dict[str, str] = field(default_factory=dict)                 # function -> state
     logger_methods: Dict[str, Tuple[str, str]] = field(default_factory=dict)   # method -> (state, undo method)
+    logger_attributes: Dict[str, str] = field(default_factory=dict)     # "handlers" -> state
     attributes: Dict[str, str] = field(default_factory=dict)            # "sys.argv" -> state
     container_methods: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
     restored_per_test: Dict[str, str] = field(default_factory=dict)     # state -> pytest plugin
@@ -41,6 +42,7 @@ def process_state() -> ProcessState:
     return ProcessState(
         calls=dict(raw.get("calls", {})),
         logger_methods={k: (v[0], v[1]) for k, v in raw.get("logger-methods", {}).items()},
+        logger_attributes=dict(raw.get("logger-attributes", {})),
         attributes=dict(raw.get("attributes", {})),
         container_methods={k: tuple(v) for k, v in raw.get("container-methods", {}).items()},
         restored_per_test=dict(raw.get("restored-per-test", {})),

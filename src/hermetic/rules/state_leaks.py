@@ -334,7 +334,9 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
         if qn in seen or qn not in ip.p.functions:
             continue
         seen.add(qn)
-        keys |= effects.get(qn, set())
+        # module state a hook writes is reset per test; a hook's environment or process
+        # writes (PYTEST_CURRENT_TEST) put back nothing the test changed
+        keys |= {k for k in effects.get(qn, ()) if k[0] in ("glob", "syspath")}
         if depth >= 6:
             continue
         f, mod = ip.p.functions[qn]
