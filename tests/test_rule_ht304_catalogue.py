@@ -17,7 +17,7 @@ a test (pytest's warnings and capture plugins put them back after each test), sn
 ``monkeypatch.delenv`` of the variable a project function then sets, an autouse fixture clearing
 a cache before and after each test, a conditional restore with an ``else`` that deletes.
 """
-from helpers import Expect, Silent, fixture_suite
+from helpers import Expect, Silent, fixture_suite, listed_suite
 
 FIX = "ht304-process-catalogue"
 TC = "tests/test_changes.py"
@@ -41,6 +41,8 @@ EXPECTED = [
     Expect("snapshot-never-restored", "HT304", TC, "sys.path.insert(0, str(tmp_path))   # the snapshot"),
     Expect("chdir-without-pytester", "HT304", TC, "os.chdir(tmp_path)"),
     Expect("conditional-restore", "HT302", TC, 'os.environ["RELAY_TOKEN"] = "t0k3n"'),
+    Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
+           tests=[TC + "::test_nested_helper_changes"]),
 ]
 
 SILENT = [
@@ -79,3 +81,9 @@ SILENT = [
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+LISTED = [
+    # a helper nested in a test reaches that test, not every test that names a `go`
+    ("nested-helper", TC, "socket.setdefaulttimeout(1)", [TC + "::test_nested_helper_changes"], ""),
+]
+test_lists_the_affected_tests = listed_suite(FIX, "HT304", LISTED)

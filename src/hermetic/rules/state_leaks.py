@@ -204,7 +204,7 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
             mine = set(direct)
             mutations = [m for m in mutations if not (
                 m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
-        tests = direct or index.callers(f)
+        tests = direct or _callers(qn, f, s, runner, tests_by_qn, index)
         if not tests:
             continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
         if requested and (qn in tests_by_qn or not direct):
@@ -219,6 +219,18 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         for m in mutations:
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
+
+
+def _callers(qn: str, f: dict, s: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> List[str]:
+    """The tests that reach a helper: for a function nested in another (``go`` defined inside a
+    test), the tests of the function it is defined in, not every test naming a ``go``."""
+    if ".<locals>." in qn:
+        outer = qn.rsplit(".<locals>.", 1)[0]
+        of = s["functions"].get(outer)
+        if of is not None:
+            return _direct_tests(outer, of, runner, tests_by_qn, index) or \
+                _callers(outer, of, s, runner, tests_by_qn, index)
+    return index.callers(f)
 
 
 def _direct_tests(qn: str, f: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> List[str]:
