@@ -87,3 +87,45 @@ LISTED = [
     ("nested-helper", TC, "socket.setdefaulttimeout(1)", [TC + "::test_nested_helper_changes"], ""),
 ]
 test_lists_the_affected_tests = listed_suite(FIX, "HT304", LISTED)
+
+
+def test_project_extends_the_process_state_table(tmp_path):
+    """``process-state`` in [tool.hermetic] adds calls to the catalogue's table: a project's own
+    function that reconfigures the process, or a library's."""
+    import textwrap
+
+    from hermetic.api import run_check
+
+    def check(root, extra):
+        files = {
+            "src/app/__init__.py": "",
+            "src/app/logs.py": "def setup(level):\n    return level\n",
+            "tests/test_logs.py": """
+                import colorama
+                from app import logs
+                def test_setup():
+                    logs.setup("DEBUG")
+                def test_colors():
+                    colorama.init()
+            """,
+            "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n' + extra,
+        }
+        for rel, text in files.items():
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(textwrap.dedent(text), encoding="utf-8")
+        report, _ = run_check([], root)
+        return sorted((f.code, f.line) for f in report.findings)
+
+    assert check(tmp_path / "plain", "") == []
+    extended = '[tool.hermetic]\nprocess-state = { "app.logs.setup" = "logging-config", "colorama.init" = "streams" }\n'
+    assert check(tmp_path / "extended", extended) == [("HT304", 5), ("HT304", 7)]
+
+
+def test_process_state_key_is_validated(tmp_path):
+    import pytest
+
+    from hermetic.config import ConfigError, parse_hermetic
+
+    with pytest.raises(ConfigError, match="process-state"):
+        parse_hermetic({"process-state": ["app.logs.setup"]}, tmp_path / "pyproject.toml")

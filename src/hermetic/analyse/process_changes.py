@@ -84,8 +84,11 @@ def process_call(w: Walk, e, names: Set[str], pos, restoring: bool, as_context: 
                 return True
     if as_context:
         return False
+    extra = getattr(w.ip.p.config, "process_state", None) or {}
+    if extra:   # [tool.hermetic] process-state: the project's own calls, library or project functions
+        names = names | {a[1] for a in resolve(w.ip, fn, w.frame).refs() if a[0] == "func"}
     for n in sorted(names):
-        st = cat.calls.get(n)
+        st = cat.calls.get(n) or extra.get(n)
         if st is None:
             continue
         back = any(_is_saved(w, a) for a in args)
