@@ -27,6 +27,8 @@ CLI = "src/relay/cli.py"
 
 EXPECTED = [
     Expect("warnings-filter-at-collection", "HT304", TC, 'warnings.simplefilter("error")'),
+    # a fixture's teardown runs after the modules collected later saw the entry (section 4)
+    Expect("sys-modules-at-collection", "HT304", TC, 'sys.modules["relay_fake"] = type(sys)("relay_fake")'),
     Expect("argv-assigned", "HT304", TC, 'sys.argv = ["relay", "--verbose"]'),
     Expect("basic-config-through-project-call-in-assert", "HT304", TC, "assert cli.main(sys.argv[1:])"),
     Expect("argv-appended", "HT304", TC, 'sys.argv.append("--dry-run")'),
@@ -77,6 +79,7 @@ SILENT = [
     Silent("root-handlers-snapshot-fixture", TR, "logging.root.addHandler(logging.StreamHandler())",
            "the fixture writes the saved handlers back after yield"),
     Silent("root-handlers-cleared-in-fixture", TR, "logging.root.handlers = []", "put back after yield"),
+    Silent("fixture-teardown-pop", TC, 'sys.modules.pop("relay_fake", None)', "a restore (too late)"),
     Silent("project-function-body", CLI, 'os.environ["RELAY_ENV"] = "staging"', "anchored at the test's call"),
 ]
 
