@@ -43,6 +43,7 @@ EXPECTED = [
     Expect("snapshot-never-restored", "HT304", TC, "sys.path.insert(0, str(tmp_path))   # the snapshot"),
     Expect("chdir-without-pytester", "HT304", TC, "os.chdir(tmp_path)"),
     Expect("conditional-restore", "HT302", TC, 'os.environ["RELAY_TOKEN"] = "t0k3n"'),
+    Expect("decorator-restores-nothing", "HT303", TC, 'cli.HOOKS.append("plain")'),
     Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
            tests=[TC + "::test_nested_helper_changes"]),
 ]
@@ -80,6 +81,9 @@ SILENT = [
            "the fixture writes the saved handlers back after yield"),
     Silent("root-handlers-cleared-in-fixture", TR, "logging.root.handlers = []", "put back after yield"),
     Silent("fixture-teardown-pop", TC, 'sys.modules.pop("relay_fake", None)', "a restore (too late)"),
+    Silent("level-saved-on-self", TR, "setLevel(logging.DEBUG)   # teardown_method puts it back",
+           "teardown_method sets the level saved in self back"),
+    Silent("decorator-restores", TR, 'cli.HOOKS.append("decorated")', "the decorator's finally puts it back"),
     Silent("project-function-body", CLI, 'os.environ["RELAY_ENV"] = "staging"', "anchored at the test's call"),
 ]
 

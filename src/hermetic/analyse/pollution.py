@@ -39,11 +39,13 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
     does not change the scan)."""
     frame = _function_frame(ip, f, mod)
     sc = Scan()
+    wrapped: Set[tuple] = set()   # what the project's decorators of ``f`` put back around it
     for dexpr, _line in f["decorators"]:
         if dexpr[TAG] == "call":
             sc.protected |= _protected_by(ip, dexpr, frame)
+        wrapped |= _decorator_restores(ip, dexpr, frame)
     _walk(_Walk(ip, frame, sc, effects), f["body"], in_restore=False)
-    restores = sc.restores | teardown_restores
+    restores = sc.restores | teardown_restores | wrapped
     out = []
     seen_keys: Set[tuple] = set()
     for m in sc.mutations:
@@ -56,6 +58,22 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
         if m.key[0] == "patcher" and ("patcher", "*") in restores:
             continue
         out.append(m)
+    return out
+
+
+def _decorator_restores(ip: I.Interp, dexpr, frame) -> Set[tuple]:
+    """What a project decorator puts back in the ``finally`` around the call it wraps (its own
+    body, or a wrapper it defines): SQLAlchemy's ``@modifies_instrumentation_finders`` saves a
+    container, calls the test and restores the container."""
+    out: Set[tuple] = set()
+    for a in _resolve(ip, dexpr[CALL_FUNC] if dexpr[TAG] == "call" else dexpr, frame).refs():
+        if a[0] != "func" or a[1] not in ip.p.functions:
+            continue
+        g, gmod = ip.p.functions[a[1]]
+        out |= restores_of(ip, g, gmod)
+        for qn, inner in ip.p.summaries[gmod]["functions"].items():   # a wrapper it defines
+            if qn.startswith(a[1] + ".<locals>."):
+                out |= restores_of(ip, inner, gmod)
     return out
 
 

@@ -21,6 +21,10 @@ _NOTSET = {"logging.NOTSET"}
 
 
 def _is_saved(w: Walk, e) -> bool:
+    """A variable holding a saved value, or an attribute of ``self`` (set by the set-up that
+    saved it: ``self.existing_level`` put back in ``teardown_test``)."""
+    if e[TAG] == "attr" and e[ATTR_VALUE][TAG] == "name" and e[ATTR_VALUE][NAME_ID] == "self":
+        return True
     return e[TAG] == "name" and e[NAME_ID] in w.saved
 
 

@@ -147,7 +147,8 @@ class Runner:
                     items.extend(self._collect_class(st[CLASS_QUALNAME], mod, rootdir_rel, fixture_qns, pl))
                 elif not exclusive:
                     items.extend(self._collect_class(st[CLASS_QUALNAME], mod, rootdir_rel, fixture_qns))
-            elif st[TAG] == "assign" and not exclusive:   # `test_x = make_test(...)`: pytest collects the bound function
+            elif st[TAG] == "assign" and not exclusive:
+                # `test_x = make_test(...)`: pytest collects the bound function
                 for name in _names_bound(st[ASSIGN_TARGETS]):
                     if not self._match(name, self.pytest_cfg.python_functions):
                         continue
