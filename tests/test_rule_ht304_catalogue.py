@@ -44,6 +44,7 @@ EXPECTED = [
     Expect("chdir-without-pytester", "HT304", TC, "os.chdir(tmp_path)"),
     Expect("conditional-restore", "HT302", TC, 'os.environ["RELAY_TOKEN"] = "t0k3n"'),
     Expect("decorator-restores-nothing", "HT303", TC, 'cli.HOOKS.append("plain")'),
+    Expect("global-set-by-project-function", "HT303", TC, 'cli.set_mode("fast")'),
     Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
            tests=[TC + "::test_nested_helper_changes"]),
 ]
@@ -84,6 +85,8 @@ SILENT = [
     Silent("level-saved-on-self", TR, "setLevel(logging.DEBUG)   # teardown_method puts it back",
            "teardown_method sets the level saved in self back"),
     Silent("decorator-restores", TR, 'cli.HOOKS.append("decorated")', "the decorator's finally puts it back"),
+    Silent("lazy-init-global", TR, 'assert cli.settings()["level"] == "info"',
+           "a global built once under `if _SETTINGS is None:`"),
     Silent("project-function-body", CLI, 'os.environ["RELAY_ENV"] = "staging"', "anchored at the test's call"),
 ]
 

@@ -15,7 +15,7 @@ from . import interp as I
 from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, FOR_BODY, \
-    GLOBAL_NAMES, IF_BODY, IF_ORELSE, LIT_VALUE, NAME_ID, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, \
+    GLOBAL_NAMES, IF_BODY, IF_ORELSE, IF_TEST, LIT_VALUE, NAME_ID, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, \
     TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
 from .values import V
 
@@ -102,7 +102,37 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
     keys |= _process_effects(f["body"])
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
+    keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
     return keys
+
+
+def _lazy_inits(stmts, declared: Set[str]) -> Set[str]:
+    """Globals the function assigns only under ``if NAME is None:`` (or ``if not NAME:``): a
+    lazily built value, the same whichever call builds it first, not state a test leaves."""
+    def assigned(st) -> List[str]:
+        return [t[NAME_ID] for t in st[ASSIGN_TARGETS] if t[TAG] == "name" and t[NAME_ID] in declared] \
+            if st[TAG] == "assign" else []
+
+    counts: Dict[str, int] = {}   # assignments of each global not under its own guard
+    for st in flat(stmts):
+        for n in assigned(st):
+            counts[n] = counts.get(n, 0) + 1
+    guarded: Set[str] = set()
+    for st in flat(stmts):
+        if st[TAG] != "if":
+            continue
+        test, g = st[IF_TEST], ""
+        if test[TAG] == "cmp" and list(test[1]) == ["Is"] and len(test[2]) == 2 and \
+                tuple(test[2][1]) == ("lit", None) and test[2][0][TAG] == "name":
+            g = test[2][0][NAME_ID]
+        elif test[TAG] == "unary" and test[1] == "Not" and test[2][TAG] == "name":
+            g = test[2][NAME_ID]
+        if g in declared:
+            for inner in flat(st[IF_BODY]):
+                if g in assigned(inner):
+                    guarded.add(g)
+                    counts[g] -= 1
+    return {g for g in guarded if counts.get(g, 0) <= 0}
 
 
 def _process_effects(body) -> Set[tuple]:
