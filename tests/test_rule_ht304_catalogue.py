@@ -15,7 +15,9 @@ Silent: monkeypatch / ``patch.object(sys, "argv")`` (decorator, ``with``),
 a test (pytest's warnings and capture plugins put them back after each test), snapshots whose
 ``restore()`` runs, ``_sys_snapshot``, ``pytester`` (requested, or autouse through a fixture),
 ``monkeypatch.delenv`` of the variable a project function then sets, an autouse fixture clearing
-a cache before and after each test, a conditional restore with an ``else`` that deletes.
+a cache before and after each test, a conditional restore with an ``else`` that deletes, a
+level saved on ``self`` put back in ``teardown_method``, a project decorator restoring in a
+``finally``, a global a project function builds once under ``if NAME is None:``.
 """
 from helpers import Expect, Silent, fixture_suite, listed_suite
 
