@@ -62,6 +62,10 @@ class Config:
     benign_remove: List[str] = field(default_factory=list)   # [tool.hermetic.benign] remove: warnings again
     file_timeout: float = 60.0   # seconds to parse one file before it is reported and skipped
     platform: Optional[str] = None   # sys.platform that branches are decided for (None: the running one)
+    # classes whose subclasses a pytest plugin collects as test classes (qualified names)
+    test_base_classes: List[str] = field(default_factory=list)
+    # calls that change process-wide state (HT304), added to catalogue/process_state.toml: name -> state
+    process_state: Dict[str, str] = field(default_factory=dict)
     explicit: List[str] = field(default_factory=list)   # keys set in the file (the rest are defaults)
 
 
@@ -147,7 +151,8 @@ def _check_patterns(patterns: List[str], where: str) -> None:
 
 
 _TOP_KEYS = {"select", "ignore", "fail-on", "exclude", "per-file-ignores", "sinks", "controls",
-             "integration", "guard", "file-timeout", "platform", "benign"}
+             "integration", "guard", "file-timeout", "platform", "benign", "test-base-classes",
+             "process-state"}
 
 
 def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
@@ -185,6 +190,17 @@ def parse_hermetic(table: Dict[str, Any], source: Path) -> Config:
         if plat not in PLATFORMS:
             raise ConfigError(f"{key('platform')}: expected one of {', '.join(repr(p) for p in PLATFORMS)}")
         cfg.platform = plat
+    if "test-base-classes" in table:
+        cfg.test_base_classes = _str_list(table["test-base-classes"], key("test-base-classes"))
+        bad = [c for c in cfg.test_base_classes if not all(p.isidentifier() for p in c.split("."))]
+        if bad:
+            raise ConfigError(f"{key('test-base-classes')}: expected dotted class names, got {bad[0]!r}")
+    if "process-state" in table:
+        ps = table["process-state"]
+        if not isinstance(ps, dict) or not all(isinstance(k, str) and isinstance(v, str) and v
+                                               for k, v in ps.items()):
+            raise ConfigError(f"{key('process-state')}: expected a table of \"call\" = \"state name\"")
+        cfg.process_state = dict(ps)
     if "per-file-ignores" in table:
         pfi = table["per-file-ignores"]
         if not isinstance(pfi, dict):
@@ -337,6 +353,8 @@ def describe(cfg: Config) -> List[Tuple[str, Any, str]]:
         ("platform", cfg.platform or f"{sys.platform} (the running Python's)", origin("platform")),
         ("benign.env", cfg.benign_env, origin("benign")),
         ("benign.remove", cfg.benign_remove, origin("benign")),
+        ("test-base-classes", cfg.test_base_classes, origin("test-base-classes")),
+        ("process-state", cfg.process_state, origin("process-state")),
     ]
     if cfg.guard is not None:
         g = cfg.guard

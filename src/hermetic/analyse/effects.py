@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
+from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
-from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_FUNC, EXPR_VALUE, FOR_BODY, GLOBAL_NAMES, \
-    IF_BODY, IF_ORELSE, NAME_ID, PARAM_NAME, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, \
-    TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
+from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, FOR_BODY, \
+    GLOBAL_NAMES, IF_BODY, IF_ORELSE, IF_TEST, LIT_VALUE, NAME_ID, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, \
+    TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
 from .values import V
 
 # the container methods that change a container in place
@@ -98,9 +99,80 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
             if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS and fn[ATTR_VALUE][TAG] == "name" \
                     and fn[ATTR_VALUE][NAME_ID] in containers and fn[ATTR_VALUE][NAME_ID] not in locals_of(f):
                 keys.add(("glob", mod, fn[ATTR_VALUE][NAME_ID]))
+    keys |= _process_effects(f["body"])
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
+    keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
     return keys
+
+
+def _lazy_inits(stmts, declared: Set[str]) -> Set[str]:
+    """Globals the function assigns only under ``if NAME is None:`` (or ``if not NAME:``): a
+    lazily built value, the same whichever call builds it first, not state a test leaves."""
+    def assigned(st) -> List[str]:
+        return [t[NAME_ID] for t in st[ASSIGN_TARGETS] if t[TAG] == "name" and t[NAME_ID] in declared] \
+            if st[TAG] == "assign" else []
+
+    counts: Dict[str, int] = {}   # assignments of each global not under its own guard
+    for st in flat(stmts):
+        for n in assigned(st):
+            counts[n] = counts.get(n, 0) + 1
+    guarded: Set[str] = set()
+    for st in flat(stmts):
+        if st[TAG] != "if":
+            continue
+        test, g = st[IF_TEST], ""
+        if test[TAG] == "cmp" and list(test[1]) == ["Is"] and len(test[2]) == 2 and \
+                tuple(test[2][1]) == ("lit", None) and test[2][0][TAG] == "name":
+            g = test[2][0][NAME_ID]
+        elif test[TAG] == "unary" and test[1] == "Not" and test[2][TAG] == "name":
+            g = test[2][NAME_ID]
+        if g in declared:
+            for inner in flat(st[IF_BODY]):
+                if g in assigned(inner):
+                    guarded.add(g)
+                    counts[g] -= 1
+    return {g for g in guarded if counts.get(g, 0) <= 0}
+
+
+def _process_effects(body) -> Set[tuple]:
+    """What a function changes of the process directly (by the dotted names it writes, as
+    ``import os`` / ``import logging`` spell them): catalogued process state (``calls``,
+    ``attributes``: ``(state,)``) and environment variables it names (``("env", NAME)``; a
+    variable whose name is computed, ``os.environ[key] = value`` over a file's entries, is not
+    known here and not reported), less
+    what its own ``finally`` blocks write again (a set-and-restore)."""
+    cat = process_state()
+    out: Set[tuple] = set()
+    for st in flat(body):
+        out |= _process_writes(st, cat)
+    for st in flat(body):
+        if st[TAG] == "try":
+            for inner in flat(st[TRY_FINALLY]):
+                out -= _process_writes(inner, cat)
+    return out
+
+
+def _process_writes(st, cat) -> Set[tuple]:
+    out: Set[tuple] = set()
+    if st[TAG] == "assign":
+        for t in st[ASSIGN_TARGETS]:
+            if t[TAG] == "attr" and dotted_name(t) in cat.attributes:
+                out.add((cat.attributes[dotted_name(t)],))
+            elif t[TAG] == "sub" and dotted_name(t[SUB_VALUE]) == "os.environ":
+                idx = t[SUB_INDEX]
+                if idx[TAG] == "lit" and isinstance(idx[LIT_VALUE], str):   # a variable the call names
+                    out.add(("env", idx[LIT_VALUE]))
+    elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
+        call = st[EXPR_VALUE]
+        name = dotted_name(call[CALL_FUNC])
+        if name in cat.calls:
+            out.add((cat.calls[name],))
+        elif name.startswith("os.environ.") and name.rsplit(".", 1)[1] in ("setdefault", "__setitem__"):
+            args = call[CALL_ARGS]
+            if args and args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str):
+                out.add(("env", args[0][LIT_VALUE]))
+    return out
 
 
 def _reset_in_finally(stmts) -> Set[str]:

@@ -9,12 +9,18 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Set
 
 from . import interp as I
+from ..catalogue.process_state import process_state
 from ..summarise.ir import CALL_KWARGS, LIT_VALUE, PARAM_KIND, PARAM_NAME, TAG
 from .runs import TestItem
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of
 
 # pytest sets fixtures up by scope, higher first
 SCOPE_RANK = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
+
+
+# ``FixtureScope.used`` names a builtin fixture it set up as this prefix and its name (only
+# those whose teardown restores process state: ``catalogue/process_state.toml``)
+BUILTIN_PREFIX = "builtin:"
 
 
 @dataclass
@@ -136,6 +142,8 @@ class FixtureScope:
             return param_values[name]
         d = self.find(name, below)
         if d is None:
+            if name in process_state().restoring_fixtures:   # its teardown restores state (HT3xx)
+                self.used.add(BUILTIN_PREFIX + name)
             v = self._builtin(name)
             if below is None:
                 self.cache[name] = v

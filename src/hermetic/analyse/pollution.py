@@ -12,96 +12,25 @@ function changes).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, \
-    CALL_KWARGS, CALL_POS, DEL_LINE, DEL_TARGET, EXPR_VALUE, FOR_BODY, IF_BODY, IF_ORELSE, LAMBDA_BODY, LIT_VALUE, \
-    NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WHILE_BODY, \
-    WITH_BODY, WITH_ITEMS, dotted_name
+    CALL_KWARGS, CALL_POS, DEL_LINE, DEL_TARGET, EXPR_VALUE, FOR_BODY, IF_BODY, IF_ORELSE, IF_TEST, LAMBDA_BODY, \
+    LIT_VALUE, NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, \
+    WHILE_BODY, WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
 # the effects of project functions: computed there, looked up by the walk
-from .effects import CONTAINER_METHODS, is_container, locals_of
-from .values import V
+from .effects import CONTAINER_METHODS
+from .process_changes import note_binding, process_assign, process_call, protected_by_patch
+from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
+from .statescan import Walk as _Walk, add as _add, ext_names as _ext, function_frame as _function_frame, \
+    project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
 # the container methods whose first argument names the one entry they change
 _ITEM_METHODS = {"pop", "setdefault", "__setitem__", "__delitem__", "add", "remove", "discard"}
 _SYSPATH_METHODS = {"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"}
-_PROCESS_CALLS = {"os.chdir": "cwd", "os.umask": "umask", "locale.setlocale": "locale", "time.tzset": "tz",
-                  "socket.setdefaulttimeout": "socket-timeout", "sys.setrecursionlimit": "recursionlimit",
-                  "asyncio.set_event_loop_policy": "event-loop-policy", "asyncio.set_event_loop": "event-loop",
-                  "sys.setprofile": "profile", "sys.settrace": "trace"}
-
-
-@dataclass
-class Mutation:
-    code: str
-    key: tuple
-    pos: Tuple[int, int, int, int]
-    what: str
-    restore_like: bool = False     # the statement itself could be a restore of `key`
-    value_is_saved: bool = False   # assigns a saved variable back (a restore shape)
-    item: object = None            # the entry of a module container it touches (a literal key), if known
-
-
-@dataclass
-class Scan:
-    mutations: List[Mutation] = field(default_factory=list)
-    restores: Set[tuple] = field(default_factory=set)
-    protected: Set[tuple] = field(default_factory=set)   # keys a surrounding patch.dict restores
-    # the entries of `restores` keys a restore statement put back: "*" for the whole key; a key
-    # that is in `restores` but not here was put back whole
-    items: Dict[tuple, Set[object]] = field(default_factory=dict)
-    # the restores made at teardown (after the fixture's yield, in a finalizer it registers), as
-    # (key, entry); kept where `after` is the walk's after-yield cell
-    teardown: Set[Tuple[tuple, object]] = field(default_factory=set)
-    after: Optional[list] = None
-    finalizing: int = 0
-
-    def restored_items(self) -> Set[Tuple[tuple, object]]:
-        """``(key, entry)`` per restore, ``entry`` "*" where the whole key was put back."""
-        out = {(k, "*") for k in self.restores if k not in self.items}
-        for k, entries in self.items.items():
-            out |= {(k, e) for e in entries}
-        return out
-
-
-def _restored(sc: Scan, key: tuple, item: object = "*") -> None:
-    """Note a restore of ``key`` (of its entry ``item``, "*" for all of it)."""
-    sc.restores.add(key)
-    sc.items.setdefault(key, set()).add(item)
-    if sc.finalizing or (sc.after is not None and sc.after[0]):
-        sc.teardown.add((key, item))
-
-
-@dataclass
-class _Walk:
-    """What one walk over a function's (or a module's) statements carries to every statement
-    and call it visits: where names resolve, what it found so far, and what it has seen."""
-
-    ip: I.Interp
-    frame: I.Frame
-    sc: Scan
-    effects: Dict[str, Set[tuple]]   # project function qualname -> what it changes (``effects``)
-    # variables holding a saved value (a restore puts it back), "patcher:NAME" for a patcher
-    saved: Set[str] = field(default_factory=set)
-    after_yield: list = field(default_factory=lambda: [False])   # a cell: past the fixture's yield
-
-
-def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
-    """The restores (``Scan.restored_items``) any of which puts back what ``m`` changed: the
-    same key whole, the same entry of a module container, all of os.environ / sys.modules.
-    None for a patcher (its key is a variable of the function that started it) or a reload."""
-    if m.key[0] in ("patcher", "reload"):
-        return set()
-    out = {(m.key, "*")}
-    if m.item is not None:
-        out.add((m.key, m.item))
-    if m.key[0] in ("env", "sysmod"):
-        out.add(((m.key[0], "*"), "*"))
-    return out
 
 
 def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
@@ -110,11 +39,13 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
     does not change the scan)."""
     frame = _function_frame(ip, f, mod)
     sc = Scan()
+    wrapped: Set[tuple] = set()   # what the project's decorators of ``f`` put back around it
     for dexpr, _line in f["decorators"]:
         if dexpr[TAG] == "call":
             sc.protected |= _protected_by(ip, dexpr, frame)
+        wrapped |= _decorator_restores(ip, dexpr, frame)
     _walk(_Walk(ip, frame, sc, effects), f["body"], in_restore=False)
-    restores = sc.restores | teardown_restores
+    restores = sc.restores | teardown_restores | wrapped
     out = []
     seen_keys: Set[tuple] = set()
     for m in sc.mutations:
@@ -130,12 +61,28 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
     return out
 
 
+def _decorator_restores(ip: I.Interp, dexpr, frame) -> Set[tuple]:
+    """What a project decorator puts back in the ``finally`` around the call it wraps (its own
+    body, or a wrapper it defines): SQLAlchemy's ``@modifies_instrumentation_finders`` saves a
+    container, calls the test and restores the container."""
+    out: Set[tuple] = set()
+    for a in _resolve(ip, dexpr[CALL_FUNC] if dexpr[TAG] == "call" else dexpr, frame).refs():
+        if a[0] != "func" or a[1] not in ip.p.functions:
+            continue
+        g, gmod = ip.p.functions[a[1]]
+        out |= restores_of(ip, g, gmod)
+        for qn, inner in ip.p.summaries[gmod]["functions"].items():   # a wrapper it defines
+            if qn.startswith(a[1] + ".<locals>."):
+                out |= restores_of(ip, inner, gmod)
+    return out
+
+
 def _protected_by(ip, call, frame) -> Set[tuple]:
     """``patch.dict(os.environ, ...)`` / ``patch.dict(mod.CONTAINER)`` restore what is changed inside."""
     names = _ext(_resolve(ip, call[CALL_FUNC], frame))
     if not any(n.startswith("unittest.mock.patch.dict") or n.endswith("patch.dict") for n in names) \
             or not call[CALL_ARGS]:
-        return set()
+        return protected_by_patch(ip, call, frame, names)
     target = call[CALL_ARGS][0]
     if "os.environ" in _ext(_resolve(ip, target, frame)) or (
             target[TAG] == "lit" and target[LIT_VALUE] == "os.environ"):
@@ -184,65 +131,6 @@ def fixture_restores(ip: I.Interp, f: dict, mod: str, finalizers: List[Tuple[dic
     return out
 
 
-def _function_frame(ip: I.Interp, f: dict, mod: str) -> I.Frame:
-    """A scan frame where the function's own variables shadow module names (``consumer =
-    Consumer()`` in a test is not the imported ``consumer`` module)."""
-    fr = _frame(ip, mod)
-    fr.locals = {name: I.EMPTY for name in locals_of(f)}
-    return fr
-
-
-def _frame(ip: I.Interp, mod: str) -> I.Frame:
-    s = ip.p.summaries[mod]
-    fr = I.Frame(module=mod, path=s["path"], name="<pollution>", in_test=True)
-    fr.locals = {}   # _resolve falls through to the module globals
-    return fr
-
-
-def _resolve(ip: I.Interp, e, frame: I.Frame) -> V:
-    """Static value of a name/attribute chain (modules, library names) without running calls."""
-    if e[TAG] == "name":
-        if e[NAME_ID] in frame.locals:
-            return frame.locals[e[NAME_ID]]
-        g = ip.globals.get(frame.module, {})
-        if e[NAME_ID] in g:
-            return g[e[NAME_ID]]
-        return I.of(("ext", f"builtins.{e[NAME_ID]}")) if e[NAME_ID] in I._BUILTINS else I.EMPTY
-    if e[TAG] == "attr":
-        base = _resolve(ip, e[ATTR_VALUE], frame)
-        out = I.EMPTY
-        for a in base.refs():
-            if a[0] == "mod":
-                g = ip.globals.get(a[1], {})
-                if e[ATTR_ATTR] in g:
-                    out = out | g[e[ATTR_ATTR]]
-                elif f"{a[1]}.{e[ATTR_ATTR]}" in ip.p.summaries:
-                    out = out | I.of(("mod", ip.p.canonical[f"{a[1]}.{e[ATTR_ATTR]}"]))
-            elif a[0] == "ext":
-                out = out | I.of(("ext", f"{a[1]}.{e[ATTR_ATTR]}"))
-        return out
-    return I.EMPTY
-
-
-def _ext(v: V) -> Set[str]:
-    return {I._canonical(a[1]) for a in v.refs() if a[0] == "ext"}
-
-
-def _project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> Optional[Tuple[str, str]]:
-    """``mod.NAME`` of a project module -> (module, NAME), also for a NAME the module does not
-    bind (a test adding an attribute changes the module too); with ``container``, only when the
-    global holds a list, dict or set."""
-    if e[TAG] == "attr":
-        base = _resolve(ip, e[ATTR_VALUE], frame)
-        for a in base.refs():
-            if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
-                g = ip.globals.get(a[1], {})
-                if container and not (e[ATTR_ATTR] in g and is_container(g[e[ATTR_ATTR]])):
-                    return None
-                return a[1], e[ATTR_ATTR]
-    return None
-
-
 def _walk(w: _Walk, stmts, in_restore: bool) -> None:
     """Note the mutations and restores of ``stmts`` in ``w.sc``; ``in_restore``: inside a
     ``finally`` block or a teardown method, where a change counts as a restore."""
@@ -255,6 +143,9 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 _assign(w, t, st[ASSIGN_VALUE], st, restoring)
             if st[ASSIGN_VALUE][TAG] == "call":
                 _call(w, st[ASSIGN_VALUE], restoring)
+                for t in st[ASSIGN_TARGETS]:
+                    if t[TAG] == "name":
+                        note_binding(w, t[NAME_ID], st[ASSIGN_VALUE])
             if _is_env_read(ip, st[ASSIGN_VALUE], frame) or \
                     st[ASSIGN_VALUE][TAG] in ("name", "attr", "call", "seq", "sub"):
                 for t in st[ASSIGN_TARGETS]:
@@ -279,7 +170,13 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 for call in calls_in(e):
                     _call(w, call, restoring)
         elif k == "if":
-            _walk(w, st[IF_BODY], in_restore)
+            guard = _set_guard(st[IF_TEST]) if restoring else ""
+            if guard and guard not in w.guarded:
+                w.guarded.add(guard)
+                _walk(w, st[IF_BODY], in_restore)
+                w.guarded.discard(guard)
+            else:
+                _walk(w, st[IF_BODY], in_restore)
             _walk(w, st[IF_ORELSE], in_restore)
         elif k in ("for", "while"):
             _walk(w, st[FOR_BODY] if k == "for" else st[WHILE_BODY], in_restore)
@@ -302,19 +199,17 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
             _call(w, st[RETURN_VALUE], restoring)
 
 
+def _set_guard(test) -> str:
+    """The variable an ``if`` requires to hold a value: ``saved`` of ``if saved is not None:`` or
+    ``if saved:`` (also ``self.saved``); "" for any other test."""
+    if test[TAG] == "cmp" and list(test[1]) == ["IsNot"] and len(test[2]) == 2 and tuple(test[2][1]) == ("lit", None):
+        test = test[2][0]
+    return dotted_name(test) if test[TAG] in ("name", "attr") else ""
+
+
 def _is_env_read(ip, e, frame) -> bool:
     return e[TAG] == "call" and bool(
         _ext(_resolve(ip, e[CALL_FUNC], frame)) & {"os.environ.get", "os.environ.copy", "os.getenv"})
-
-
-def _add(sc: Scan, m: Mutation, restoring: bool) -> None:
-    if m.key in sc.protected or (m.key[0] == "env" and ("env", "*") in sc.protected):
-        return
-    if restoring and m.code != "HT301":   # a reload is never a restore
-        if m.restore_like:
-            _restored(sc, m.key, "*" if m.item is None else m.item)
-        return
-    sc.mutations.append(m)
 
 
 def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
@@ -324,6 +219,10 @@ def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
     pos = (line, 1, line, 1)
     value_saved = value[TAG] == "name" and value[NAME_ID] in saved or value[TAG] in ("sub", "call") and restoring or (
         restoring and value[TAG] in ("name", "attr"))
+    if w.guarded and value[TAG] in ("name", "attr") and dotted_name(value) in w.guarded:
+        value_saved = False   # written back only where it was set: not where it was unset
+    if process_assign(w, t, value_saved, pos, restoring):
+        return
     if t[TAG] == "sub":
         base = _resolve(ip, t[SUB_VALUE], frame)
         ext = _ext(base)
@@ -454,6 +353,11 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             if ext & {"sys.path.remove", "sys.path.pop"}:
                 _restored(sc, ("syspath",))
         return
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] in ("setenv", "delenv") and fn[ATTR_VALUE][TAG] == "name" \
+            and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and args and args[0][TAG] == "lit":
+        # monkeypatch saved the variable: its undo at teardown puts it back, whatever wrote it since
+        _restored(sc, ("env", args[0][LIT_VALUE]))
+        return
     if names & {"unittest.mock.patch.stopall"}:
         _restored(sc, ("patcher", "*"))
         sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
@@ -488,11 +392,8 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             key = args[0][LIT_VALUE] if meth in ("pop", "setdefault") and args and args[0][TAG] == "lit" else "*"
             _add(sc, Mutation("HT304", ("sysmod", key), pos, f"{n}(...)", True), restoring)
             return
-        if n in _PROCESS_CALLS and not as_context:
-            key = (_PROCESS_CALLS[n],)
-            is_restore = bool(args) and args[0][TAG] == "name" and args[0][NAME_ID] in saved
-            _add(sc, Mutation("HT304", key, pos, f"{n}(...)", is_restore), restoring)
-            return
+    if process_call(w, e, names, pos, restoring, as_context):
+        return
     # a project module's container or global
     if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS:
         g = _project_global(ip, fn[ATTR_VALUE], frame, container=True)
@@ -527,11 +428,21 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 if restoring:
                     _restored(sc, key)
                     continue
-                code = "HT304" if key[0] == "syspath" else "HT303"
-                what = "sys.path" if key[0] == "syspath" else f"{key[1]}.{key[2]}"
+                code, what = _effect_shown(key)
                 shown = re.sub(r"@\d+$", "", I.dotted_qualname(a[1]))
                 _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}"), restoring)
             return
+
+
+def _effect_shown(key: tuple) -> Tuple[str, str]:
+    """The rule code and the words for what a project function's effect (``effects``) changes."""
+    if key[0] == "glob":
+        return "HT303", f"{key[1]}.{key[2]}"
+    if key[0] == "env":
+        return "HT302", "os.environ" if key[1] == "*" else f"os.environ[{key[1]!r}]"
+    if key[0] == "syspath":
+        return "HT304", "sys.path"
+    return "HT304", f"process state ({key[0]})"
 
 
 def _is_patch_call(ip, e, frame) -> bool:

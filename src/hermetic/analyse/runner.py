@@ -21,6 +21,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUAL
     TUPLE_ITEMS, dotted_name
 from .fixtures import SCOPE_RANK, FixtureDef, FixtureScope, fixture_decorator
 from .parametrize import SKIPPED, marks_of, parametrize_values, skipped_by
+from .plugins import BY_NAME, CollectingPlugin, configured, plugins_loaded
 from .runs import SweepRun, TestItem, TestRun, start_run
 from .sweep import sweep_each, sweep_modules, sweep_roots_in
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, V, of
@@ -45,6 +46,10 @@ class Runner:
         self.swept_modules: Set[str] = set()   # the modules whose functions the sweep last ran (sweep_roots)
         self.swept_globals: Dict[str, Set[str]] = {}   # their global names then (reuse.settled)
         self._decorators: Dict[tuple, List[tuple]] = {}   # (module, id of the expression) -> its references
+        # collecting plugins (``plugins``): test-base-classes, per conftest the known ones it loads, resolved bases
+        self._configured = configured(getattr(config, "test_base_classes", ()) or ())
+        self._loaded: Dict[str, List[CollectingPlugin]] = {}
+        self._bases: Dict[str, Set[str]] = {}
         for mod, sf in files.items():
             if sf.is_conftest:
                 self.conftests_by_dir[str(PurePosixPath(sf.rel).parent)] = sf.module
@@ -126,16 +131,24 @@ class Runner:
         items: List[TestItem] = []
         fns = s["functions"]
         fixture_qns = {d.qualname for ds in self.fixture_defs(mod).values() for d in ds}
+        plugins = self.collecting_plugins(rootdir_rel)
+        exclusive = any(pl.exclusive for pl in plugins)
         for st in s["body"]:
             if st[TAG] == "def":
                 qn = st[DEF_QUALNAME]
                 f = fns.get(qn)
-                if f and self._match(f["name"], self.pytest_cfg.python_functions) and qn not in fixture_qns:
+                if f and self._match(f["name"], self.pytest_cfg.python_functions) and qn not in fixture_qns \
+                        and not exclusive:
                     items.append(TestItem(f"{rootdir_rel}::{f['name']}", mod, s["path"], qn, f["name"], None,
                                           f["line"]))
             elif st[TAG] == "class":
-                items.extend(self._collect_class(st[CLASS_QUALNAME], mod, rootdir_rel, fixture_qns))
-            elif st[TAG] == "assign":   # `test_x = make_test(...)`: pytest collects the bound function
+                pl = self.plugin_of(st[CLASS_QUALNAME], plugins)
+                if pl is not None:
+                    items.extend(self._collect_class(st[CLASS_QUALNAME], mod, rootdir_rel, fixture_qns, pl))
+                elif not exclusive:
+                    items.extend(self._collect_class(st[CLASS_QUALNAME], mod, rootdir_rel, fixture_qns))
+            elif st[TAG] == "assign" and not exclusive:
+                # `test_x = make_test(...)`: pytest collects the bound function
                 for name in _names_bound(st[ASSIGN_TARGETS]):
                     if not self._match(name, self.pytest_cfg.python_functions):
                         continue
@@ -144,6 +157,8 @@ class Runner:
                         qn = refs[0][1]
                         items.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], qn, name, None,
                                               st[ASSIGN_LINE]))
+        if plugins:   # a plugin collects the classes the module's namespace holds, imported ones too
+            items.extend(self._collect_imported(mod, rootdir_rel, fixture_qns, plugins))
         for it in items:   # decorators are evaluated at import: here, not in each test's run
             if it.cls:
                 for cq in self.ip.mro(it.cls):
@@ -154,10 +169,14 @@ class Runner:
                 self._eval_decorator(dexpr, it.module)
         return items
 
-    def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns) -> List[TestItem]:
+    def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns,
+                       plugin: Optional[CollectingPlugin] = None) -> List[TestItem]:
         c, _ = self.p.classes[qn]
         is_unittest = self.ip.is_testcase(qn)
-        if not is_unittest:
+        if plugin is not None:
+            if c["name"].startswith("_") or self.ip.find_method(qn, "__init__") is not None:
+                return []
+        elif not is_unittest:
             if not self._match(c["name"], self.pytest_cfg.python_classes):
                 return []
             if self.ip.find_method(qn, "__init__") is not None:
@@ -170,12 +189,89 @@ class Runner:
                 if mname in seen:
                     continue
                 seen.add(mname)
-                ok = mname.startswith("test") if is_unittest else self._match(mname, self.pytest_cfg.python_functions)
+                if plugin is not None and plugin.method_prefix is not None:
+                    ok = mname.startswith(plugin.method_prefix)
+                elif is_unittest:
+                    ok = mname.startswith("test")
+                else:
+                    ok = self._match(mname, self.pytest_cfg.python_functions)
                 if ok and mqn not in fixture_qns:
                     f, _ = self.p.functions[mqn]
                     items.append(TestItem(f"{rootdir_rel}::{c['name']}::{mname}", mod, self.p.summaries[mod]["path"],
-                                          mqn, f"{c['name']}.{mname}", qn, f["line"], unittest=is_unittest))
+                                          mqn, f"{c['name']}.{mname}", qn, f["line"], unittest=is_unittest,
+                                          plugin=plugin.name if plugin is not None else None))
         items.sort(key=lambda t: (t.def_line, t.node_id))
+        return items
+
+    # ------------------------------------------------------------------ collecting plugins
+    def collecting_plugins(self, rel: str) -> List[CollectingPlugin]:
+        """The collecting plugins active for the test file ``rel``: ``test-base-classes``, then the
+        known plugins its conftest chain loads."""
+        out = [self._configured] if self._configured is not None else []
+        for c in self.conftest_chain(rel):
+            if c not in self._loaded:
+                self._loaded[c] = plugins_loaded(self.p.summaries[c]["body"]) if c in self.p.summaries else []
+            out.extend(pl for pl in self._loaded[c] if pl not in out)
+        return out
+
+    def plugin_by_name(self, name: str) -> Optional[CollectingPlugin]:
+        if self._configured is not None and name == self._configured.name:
+            return self._configured
+        return BY_NAME.get(name)
+
+    def _resolved_bases(self, pl: CollectingPlugin) -> Set[str]:
+        """A plugin's base class names, each also as the class it names through re-exports
+        (``pkg.Base`` bound by ``from .base import Base``), read statically: nothing is imported."""
+        hit = self._bases.get(pl.name)
+        if hit is not None:
+            return hit
+        out: Set[str] = set()
+        for name in pl.bases:
+            for _ in range(8):   # a chain of re-exports, bounded
+                out.add(name)
+                mod, _, attr = name.rpartition(".")
+                if name in self.p.classes or mod not in self.p.summaries:
+                    break
+                nxt = self.imports_of(mod).get(attr)
+                if not nxt or nxt == name:
+                    break
+                name = nxt
+        self._bases[pl.name] = out
+        return out
+
+    def plugin_of(self, qn: str, plugins: List[CollectingPlugin]) -> Optional[CollectingPlugin]:
+        """The first of ``plugins`` that collects class ``qn`` (a subclass of one of its bases, the
+        project's or a library's), or None."""
+        if not plugins or qn not in self.p.classes:
+            return None
+        chain = None
+        for pl in plugins:
+            bases = self._resolved_bases(pl)
+            if chain is None:
+                chain = set(self.ip.mro(qn)[1:]) | set(self.ip.external_bases(qn))
+            if chain & bases:
+                return pl
+        return None
+
+    def _collect_imported(self, mod: str, rootdir_rel: str, fixture_qns,
+                          plugins: List[CollectingPlugin]) -> List[TestItem]:
+        """Test classes a plugin collects that the module imports rather than defines
+        (``from sqlalchemy.testing.suite import *``): pytest walks the module's namespace."""
+        items: List[TestItem] = []
+        seen: Set[str] = set()
+        for name, v in self.ip.globals.get(mod, {}).items():
+            if name.startswith("_"):
+                continue
+            refs = list(v.refs())
+            if len(refs) != 1 or refs[0][0] != "cls":
+                continue
+            qn = refs[0][1]
+            if qn in seen or qn not in self.p.classes or self.p.classes[qn][1] == mod:
+                continue
+            seen.add(qn)
+            pl = self.plugin_of(qn, plugins)
+            if pl is not None:
+                items.extend(self._collect_class(qn, mod, rootdir_rel, fixture_qns, pl))
         return items
 
     def conftest_chain(self, rel: str) -> List[str]:
@@ -278,6 +374,10 @@ class Runner:
                     ip.call_function(m[1], [UNKNOWN_V] if mname == "setup_method" else [], {}, mframe,
                                      self_atom=self_atom)
 
+        plugin = self.plugin_by_name(item.plugin) if item.plugin else None
+        if plugin is not None:   # the plugin's class-scoped set-up
+            self._call_methods(item, plugin.setup_class, ("cls", item.cls), mframe)
+
         # fixtures
         fx = FixtureScope(self.ip, self.fixture_defs, self.config, item, chain)
         params = [p for p in test_fn["params"]]
@@ -327,6 +427,8 @@ class Runner:
             loc["self"] = of(self_atom)
             if params != test_fn["params"]:
                 loc[test_fn["params"][0][PARAM_NAME]] = of(self_atom)
+        if plugin is not None:   # the plugin's per-test set-up runs inside its function-scoped fixture
+            self._call_methods(item, plugin.setup, self_atom, mframe)
         frame = I.Frame(module=item.module, path=item.path, name=item.display, line=test_fn["line"], in_test=True,
                         cls=test_fn.get("class"))
         frame.locals = loc
@@ -343,6 +445,9 @@ class Runner:
                     ip.stack = [mframe]
                     ip.call_function(m[1], [UNKNOWN_V] if mname == "teardown_method" else [], {}, mframe,
                                      self_atom=self_atom)
+        if plugin is not None:
+            self._call_methods(item, plugin.teardown, self_atom, mframe)
+            self._call_methods(item, plugin.teardown_class, ("cls", item.cls), mframe)
         ip.stack = []
         # a trace starts at the test (contract section 8, `trace`): code a fixture runs is reached from
         # the test that requests it, so its trace gets the test's step in front
@@ -363,6 +468,14 @@ class Runner:
         ip.undo_test_writes()
         return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks), fx.used,
                        ip.files, dict(ip.run_unresolved), sorted(ip.touched), import_events)
+
+    def _call_methods(self, item: TestItem, names, atom, mframe) -> None:
+        """Call each of the methods ``names`` the test's class has, bound to ``atom``."""
+        for mname in names:
+            m = self.ip.find_method(item.cls, mname)
+            if m:
+                self.ip.stack = [mframe]
+                self.ip.call_function(m[1], [], {}, mframe, self_atom=atom)
 
     def record(self, run: TestRun) -> None:
         """Take in what a run found out about the suite (which fixtures each test uses)."""

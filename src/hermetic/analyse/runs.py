@@ -21,6 +21,7 @@ class TestItem:
     def_line: int
     unittest: bool = False
     markers: Set[str] = field(default_factory=set)
+    plugin: Optional[str] = None   # the collecting plugin (``plugins``) whose class this test is a method of
 
 
 @dataclass

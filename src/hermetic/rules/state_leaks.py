@@ -14,7 +14,9 @@ from typing import Dict, List, Set
 
 from ..analyse import interp as I
 from ..analyse import pollution as P
+from ..analyse.fixtures import BUILTIN_PREFIX
 from ..analyse.runner import SKIPPED, Runner, TestItem
+from ..catalogue.process_state import process_state, state_key
 from ..summarise.bodies import bodies_of, transient_bodies
 from ..report.model import Finding
 from ..summarise.extract import may_name
@@ -83,6 +85,8 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
                     fins = [(s["functions"][q], mod) for q in sorted(registered.get(d.qualname, ()))]
                     for item in P.fixture_restores(ip, f, mod, fins):
                         requested.setdefault(item, set()).update(users)
+    snapshot_restored = _snapshot_restored(runner)
+    hook_restores = hook_restores | restored_per_test(runner.pytest_cfg)
     tests_by_qn: Dict[str, List[str]] = {}
     tests_by_mod: Dict[str, List[str]] = {}
     for it in items:
@@ -92,7 +96,7 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
     seen_mods = set()
     index = _TestIndex(items, ip)
     shared = _Ht3Scope(ip, runner, files_by_module, seen_mods, tests_by_mod, tests_by_qn, effects, hook_restores,
-                       covered, index, requested, registered_in)
+                       covered, index, requested, registered_in, snapshot_restored)
     for mod, s in sorted(ip.p.summaries.items()):
         # a test module's bodies are read for its turn only (what the interpreter reads meanwhile
         # for the modules it runs stays)
@@ -127,6 +131,31 @@ class _Ht3Scope:
     index: "_TestIndex"
     requested: Dict[tuple, Set[str]]
     registered_in: Dict[str, Dict[str, Set[str]]]
+    snapshot_restored: Dict[tuple, Set[str]]
+
+
+def _snapshot_restored(runner: Runner) -> Dict[tuple, Set[str]]:
+    """(state key, "*") -> the tests using a builtin fixture whose teardown puts that state back
+    from a snapshot (``pytester``: sys.path, sys.modules, the working directory)."""
+    out: Dict[tuple, Set[str]] = {}
+    for name, states in process_state().restoring_fixtures.items():
+        users = runner.fixture_users.get(BUILTIN_PREFIX + name)
+        if users:
+            for st in states:
+                out.setdefault((state_key(st), "*"), set()).update(users)
+    return out
+
+
+def restored_per_test(pytest_cfg) -> Set[tuple]:
+    """State keys pytest itself puts back after each test (``[restored-per-test]`` of the
+    process-state catalogue), less those of plugins the settings turn off (``-p no:warnings``,
+    ``-s`` / ``--capture=no`` / ``-p no:capture``)."""
+    opts = (getattr(pytest_cfg, "addopts", "") or "").split()
+    off = {opts[i + 1] for i, o in enumerate(opts[:-1]) if o == "-p"}
+    off |= {o[2:] for o in opts if o.startswith("-pno:")}
+    if "-s" in opts or "--capture=no" in opts or ("--capture" in opts and "no" in opts):
+        off.add("no:capture")
+    return {state_key(st) for st, plugin in process_state().restored_per_test.items() if f"no:{plugin}" not in off}
 
 
 def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
@@ -176,7 +205,7 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
             mine = set(direct)
             mutations = [m for m in mutations if not (
                 m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
-        tests = direct or index.callers(f)
+        tests = direct or _callers(qn, f, s, runner, tests_by_qn, index)
         if not tests:
             continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
         if requested and (qn in tests_by_qn or not direct):
@@ -184,9 +213,25 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
             # what the teardown of a fixture every one of its tests requests puts back is restored
             mutations = [m for m in mutations if not all(
                 any(t in requested.get(c, ()) for c in P.covering(m)) for t in tests)]
+        if scope.snapshot_restored:
+            # a snapshot fixture's teardown runs after every fixture and test body of its tests
+            mutations = [m for m in mutations if not all(
+                any(t in scope.snapshot_restored.get(c, ()) for c in P.covering(m)) for t in tests)]
         for m in mutations:
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
+
+
+def _callers(qn: str, f: dict, s: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> List[str]:
+    """The tests that reach a helper: for a function nested in another (``go`` defined inside a
+    test), the tests of the function it is defined in, not every test naming a ``go``."""
+    if ".<locals>." in qn:
+        outer = qn.rsplit(".<locals>.", 1)[0]
+        of = s["functions"].get(outer)
+        if of is not None:
+            return _direct_tests(outer, of, runner, tests_by_qn, index) or \
+                _callers(outer, of, s, runner, tests_by_qn, index)
+    return index.callers(f)
 
 
 def _direct_tests(qn: str, f: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> List[str]:
@@ -302,7 +347,9 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
         if qn in seen or qn not in ip.p.functions:
             continue
         seen.add(qn)
-        keys |= effects.get(qn, set())
+        # module state a hook writes is reset per test; a hook's environment or process
+        # writes (PYTEST_CURRENT_TEST) put back nothing the test changed
+        keys |= {k for k in effects.get(qn, ()) if k[0] in ("glob", "syspath")}
         if depth >= 6:
             continue
         f, mod = ip.p.functions[qn]
@@ -335,6 +382,8 @@ def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
     if m.code == "HT301":
         msg = "importlib.reload() re-runs the module's top level and resets its state" + (
             f" ({m.what})" if m.what else "") + " for every test that runs after this one"
+    elif m.code == "HT302" and "() changes " in m.what:   # through a project function
+        msg = f"{m.what} and nothing restores it: later tests see the change"
     elif m.code == "HT302":
         msg = f"{m.what} changes the process environment and nothing restores it: later tests see the change"
     elif m.code == "HT303":

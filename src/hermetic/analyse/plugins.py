@@ -1,0 +1,101 @@
+"""Test classes a pytest plugin collects through its own hook (contract section 1, "test").
+
+A *collecting plugin* makes every subclass of its base classes a test class, whatever the class
+is called (SQLAlchemy's testing plugin, through ``pytest_pycollect_makeitem``), and runs set-up
+and tear-down methods of its own around each test. Two sources:
+
+* the plugins hermetic knows (``KNOWN``), active for the test modules under a conftest that
+  loads one (imports it, star-imports it, or names it in ``pytest_plugins``);
+* ``test-base-classes`` in the configuration: the project's own base classes, active for every
+  test module, collected as SQLAlchemy's plugin collects (pytest's own collection stays).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, FROM_MODULE, IF_BODY, IF_ORELSE, IMPORT_NAMES, \
+    LIT_VALUE, NAME_ID, SEQ_ITEMS, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WITH_BODY
+
+
+@dataclass(frozen=True)
+class CollectingPlugin:
+    """How one plugin collects and runs test classes.
+
+    ``loaded_by``: module names whose import (or ``pytest_plugins`` entry) in a conftest loads
+    the plugin; ``bases``: qualified names of the base classes (a re-exported name is resolved
+    through the module that exports it); ``method_prefix``: the methods collected as tests
+    (``None``: pytest's ``python_functions``); ``exclusive``: the plugin's hook answers for every
+    name, so only its classes are tests (SQLAlchemy's returns ``[]`` for everything else);
+    ``setup_class`` .. ``teardown_class``: the methods it calls, per class and per test, in
+    that order around the test (each where the class has it)."""
+
+    name: str
+    loaded_by: Tuple[str, ...]
+    bases: Tuple[str, ...]
+    method_prefix: Optional[str] = "test_"
+    exclusive: bool = False
+    setup_class: Tuple[str, ...] = ("setup_test_class",)
+    setup: Tuple[str, ...] = ("setup_test",)
+    teardown: Tuple[str, ...] = ("teardown_test",)
+    teardown_class: Tuple[str, ...] = ("teardown_test_class",)
+
+
+# sqlalchemy/testing/plugin/pytestplugin.py: want_class (a TestBase subclass, name not "_*"),
+# want_method ("test_*"), setup_class_methods / setup_test_methods (the set-up order). Its
+# bootstrap.py loads the plugin as ``sqla_pytestplugin``, which SQLAlchemy's and alembic's
+# conftests star-import.
+SQLALCHEMY = CollectingPlugin(
+    name="sqlalchemy",
+    loaded_by=("sqlalchemy.testing.plugin.pytestplugin", "sqla_pytestplugin"),
+    bases=("sqlalchemy.testing.fixtures.TestBase", "sqlalchemy.testing.fixtures.base.TestBase"),
+    exclusive=True,
+    setup=("setup_test", "setUp"),          # alembic's suite uses setUp / tearDown
+    teardown=("tearDown", "teardown_test"),
+)
+
+KNOWN: Tuple[CollectingPlugin, ...] = (SQLALCHEMY,)
+
+BY_NAME: Dict[str, CollectingPlugin] = {p.name: p for p in KNOWN}
+
+
+def configured(names: Iterable[str]) -> Optional[CollectingPlugin]:
+    """The pseudo-plugin of ``test-base-classes`` (None when the list is empty)."""
+    names = tuple(names)
+    if not names:
+        return None
+    return CollectingPlugin(name="test-base-classes", loaded_by=(), bases=names, method_prefix=None)
+
+
+def loaded_modules(body: list) -> List[str]:
+    """The module names a conftest's statements import or list in ``pytest_plugins``, also
+    inside ``if``/``try``/``with`` blocks (SQLAlchemy's conftest star-imports its plugin
+    inside a ``with``)."""
+    out: List[str] = []
+    for st in body:
+        t = st[TAG]
+        if t == "import":
+            out.extend(full for _local, full, _as in st[IMPORT_NAMES])
+        elif t == "from":
+            out.append(st[FROM_MODULE])
+        elif t == "assign" and any(tg[TAG] == "name" and tg[NAME_ID] == "pytest_plugins"
+                                   for tg in st[ASSIGN_TARGETS]):
+            v = st[ASSIGN_VALUE]
+            items = v[SEQ_ITEMS] if v[TAG] == "seq" else [v]
+            out.extend(x[LIT_VALUE] for x in items if x[TAG] == "lit" and isinstance(x[LIT_VALUE], str))
+        elif t == "if":
+            out.extend(loaded_modules(st[IF_BODY]) + loaded_modules(st[IF_ORELSE]))
+        elif t == "with":
+            out.extend(loaded_modules(st[WITH_BODY]))
+        elif t == "try":
+            out.extend(loaded_modules(st[TRY_BODY]) + loaded_modules(st[TRY_ORELSE])
+                       + loaded_modules(st[TRY_FINALLY]))
+            for _n, hbody in st[TRY_HANDLERS]:
+                out.extend(loaded_modules(hbody))
+    return out
+
+
+def plugins_loaded(body: list) -> List[CollectingPlugin]:
+    """The known collecting plugins a conftest (its summary's ``body``) loads."""
+    mods = loaded_modules(body)
+    return [p for p in KNOWN if any(m == lb or m.startswith(lb + ".") for m in mods for lb in p.loaded_by)]

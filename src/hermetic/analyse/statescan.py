@@ -1,0 +1,154 @@
+"""The state scan's vocabulary, shared by ``pollution`` (the statement walk) and
+``process_changes`` (the catalogue's process-wide states): a change (``Mutation``), what one
+walk found (``Scan``), what it carries (``Walk``), and static name resolution through a
+module's imports without running calls (``resolve``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+from . import interp as I
+from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, NAME_ID, TAG
+from .effects import is_container, locals_of
+from .values import V
+
+
+@dataclass
+class Mutation:
+    code: str
+    key: tuple
+    pos: Tuple[int, int, int, int]
+    what: str
+    restore_like: bool = False     # the statement itself could be a restore of `key`
+    value_is_saved: bool = False   # assigns a saved variable back (a restore shape)
+    item: object = None            # the entry of a module container it touches (a literal key), if known
+
+
+@dataclass
+class Scan:
+    mutations: List[Mutation] = field(default_factory=list)
+    restores: Set[tuple] = field(default_factory=set)
+    protected: Set[tuple] = field(default_factory=set)   # keys a surrounding patch.dict restores
+    # the entries of `restores` keys a restore statement put back: "*" for the whole key; a key
+    # that is in `restores` but not here was put back whole
+    items: Dict[tuple, Set[object]] = field(default_factory=dict)
+    # the restores made at teardown (after the fixture's yield, in a finalizer it registers), as
+    # (key, entry); kept where `after` is the walk's after-yield cell
+    teardown: Set[Tuple[tuple, object]] = field(default_factory=set)
+    after: Optional[list] = None
+    finalizing: int = 0
+
+    def restored_items(self) -> Set[Tuple[tuple, object]]:
+        """``(key, entry)`` per restore, ``entry`` "*" where the whole key was put back."""
+        out = {(k, "*") for k in self.restores if k not in self.items}
+        for k, entries in self.items.items():
+            out |= {(k, e) for e in entries}
+        return out
+
+
+def restored(sc: Scan, key: tuple, item: object = "*") -> None:
+    """Note a restore of ``key`` (of its entry ``item``, "*" for all of it)."""
+    sc.restores.add(key)
+    sc.items.setdefault(key, set()).add(item)
+    if sc.finalizing or (sc.after is not None and sc.after[0]):
+        sc.teardown.add((key, item))
+
+
+@dataclass
+class Walk:
+    """What one walk over a function's (or a module's) statements carries to every statement
+    and call it visits: where names resolve, what it found so far, and what it has seen."""
+
+    ip: I.Interp
+    frame: I.Frame
+    sc: Scan
+    effects: Dict[str, Set[tuple]]   # project function qualname -> what it changes (``effects``)
+    # variables holding a saved value (a restore puts it back), "patcher:NAME" for a patcher
+    saved: Set[str] = field(default_factory=set)
+    after_yield: list = field(default_factory=lambda: [False])   # a cell: past the fixture's yield
+    # saved variables the enclosing ``if`` requires to be set (``if saved is not None:``): writing
+    # one back there misses the path where there was nothing to save (contract section 4)
+    guarded: Set[str] = field(default_factory=set)
+
+
+def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
+    """The restores (``Scan.restored_items``) any of which puts back what ``m`` changed: the
+    same key whole, the same entry of a module container, all of os.environ / sys.modules.
+    None for a patcher (its key is a variable of the function that started it) or a reload."""
+    if m.key[0] in ("patcher", "reload"):
+        return set()
+    out = {(m.key, "*")}
+    if m.item is not None:
+        out.add((m.key, m.item))
+    if m.key[0] in ("env", "sysmod"):
+        out.add(((m.key[0], "*"), "*"))
+    return out
+
+
+def function_frame(ip: I.Interp, f: dict, mod: str) -> I.Frame:
+    """A scan frame where the function's own variables shadow module names (``consumer =
+    Consumer()`` in a test is not the imported ``consumer`` module)."""
+    fr = scan_frame(ip, mod)
+    fr.locals = {name: I.EMPTY for name in locals_of(f)}
+    return fr
+
+
+def scan_frame(ip: I.Interp, mod: str) -> I.Frame:
+    s = ip.p.summaries[mod]
+    fr = I.Frame(module=mod, path=s["path"], name="<pollution>", in_test=True)
+    fr.locals = {}   # resolve falls through to the module globals
+    return fr
+
+
+def resolve(ip: I.Interp, e, frame: I.Frame) -> V:
+    """Static value of a name/attribute chain (modules, library names) without running calls."""
+    if e[TAG] == "name":
+        if e[NAME_ID] in frame.locals:
+            return frame.locals[e[NAME_ID]]
+        g = ip.globals.get(frame.module, {})
+        if e[NAME_ID] in g:
+            return g[e[NAME_ID]]
+        return I.of(("ext", f"builtins.{e[NAME_ID]}")) if e[NAME_ID] in I._BUILTINS else I.EMPTY
+    if e[TAG] == "attr":
+        base = resolve(ip, e[ATTR_VALUE], frame)
+        out = I.EMPTY
+        for a in base.refs():
+            if a[0] == "mod":
+                g = ip.globals.get(a[1], {})
+                if e[ATTR_ATTR] in g:
+                    out = out | g[e[ATTR_ATTR]]
+                elif f"{a[1]}.{e[ATTR_ATTR]}" in ip.p.summaries:
+                    out = out | I.of(("mod", ip.p.canonical[f"{a[1]}.{e[ATTR_ATTR]}"]))
+            elif a[0] == "ext":
+                out = out | I.of(("ext", f"{a[1]}.{e[ATTR_ATTR]}"))
+        return out
+    return I.EMPTY
+
+
+def ext_names(v: V) -> Set[str]:
+    return {I._canonical(a[1]) for a in v.refs() if a[0] == "ext"}
+
+
+def project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> Optional[Tuple[str, str]]:
+    """``mod.NAME`` of a project module -> (module, NAME), also for a NAME the module does not
+    bind (a test adding an attribute changes the module too); with ``container``, only when the
+    global holds a list, dict or set."""
+    if e[TAG] == "attr":
+        base = resolve(ip, e[ATTR_VALUE], frame)
+        for a in base.refs():
+            if a[0] == "mod" and not ip.p.in_test.get(a[1], False):
+                g = ip.globals.get(a[1], {})
+                if container and not (e[ATTR_ATTR] in g and is_container(g[e[ATTR_ATTR]])):
+                    return None
+                return a[1], e[ATTR_ATTR]
+    return None
+
+
+def add(sc: Scan, m: Mutation, restoring: bool) -> None:
+    if m.key in sc.protected or (m.key[0] in ("env", "sysmod") and (m.key[0], "*") in sc.protected):
+        return
+    if restoring and m.code != "HT301":   # a reload is never a restore
+        if m.restore_like:
+            restored(sc, m.key, "*" if m.item is None else m.item)
+        return
+    sc.mutations.append(m)

@@ -1,0 +1,84 @@
+"""Tests a pytest plugin collects (contract section 1, "test"; fixture plugin-collected).
+
+``tests/sa`` loads SQLAlchemy's testing plugin from its conftest: every subclass of
+``sqlalchemy.testing.fixtures.TestBase`` is a test class whatever its name (``MappingTest``),
+also one the test module star-imports, and its ``setup_test`` / ``teardown_test`` run around
+each test; the plugin's hook answers for every name, so a plain ``test_*`` function and a
+plain ``Test*`` class there are not tests. ``tests/own`` has the project's own base class,
+named by ``test-base-classes``: its subclasses are collected whatever their names, those whose
+names start with ``_`` are not, and pytest's own collection stays.
+"""
+import textwrap
+
+from hermetic.api import run_check
+from helpers import Expect, Silent, fixture_suite, listed_suite
+
+FIX = "plugin-collected"
+ST = "src/ledger/store.py"
+
+EXPECTED = [
+    Expect("configured-base-subclass", "HT102", ST, 'open("ledger-scenario.csv", "w")',
+           tests=["tests/own/test_scenarios.py::LedgerScenarios::test_export"]),
+    Expect("configured-base-setup-test", "HT103", ST, 'os.environ.get("LEDGER_SCENARIO_TOKEN")'),
+    Expect("sqlalchemy-testbase-subclass", "HT102", ST, 'open("ledger-mapping.csv", "w")'),
+    Expect("sqlalchemy-setup-test", "HT103", ST, 'os.environ.get("LEDGER_MAPPING_TOKEN")'),
+    Expect("sqlalchemy-teardown-test", "HT102", ST, 'os.remove("ledger-mapping.lock")'),
+    Expect("sqlalchemy-star-imported-class", "HT102", ST, 'open("ledger-suite.csv", "w")',
+           tests=["tests/sa/test_mapping.py::SuiteExportTest::test_suite_export"]),
+]
+
+SILENT = [
+    Silent("underscore-class", ST, 'open("ledger-hidden.csv", "w")', "a class named _* is not collected"),
+    Silent("unrelated-class", ST, 'open("ledger-helper.csv", "w")', "neither Test* nor a base's subclass"),
+    Silent("plain-function-under-sqlalchemy", ST, 'open("ledger-plain.csv", "w")',
+           "SQLAlchemy's plugin collects only TestBase subclasses"),
+    Silent("plain-class-under-sqlalchemy", ST, 'open("ledger-plain-class.csv", "w")',
+           "SQLAlchemy's plugin collects only TestBase subclasses"),
+]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+LISTED = [
+    ("sqlalchemy-testbase-subclass", ST, 'open("ledger-mapping.csv", "w")',
+     ["tests/sa/test_mapping.py::MappingTest::test_mapping"], ""),
+]
+test_lists_the_affected_tests = listed_suite(FIX, "HT102", LISTED)
+
+
+def _check(tmp_path, files):
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text), encoding="utf-8")
+    report, _ = run_check([], tmp_path)
+    return report
+
+
+def test_without_the_key_a_base_subclass_is_not_a_test(tmp_path):
+    files = {
+        "tests/base.py": "class ScenarioTest:\n    pass\n",
+        "tests/test_s.py": """
+            import os
+            from tests.base import ScenarioTest
+            class Ledger(ScenarioTest):
+                def test_env(self):
+                    return os.environ.get("LEDGER_X")
+        """,
+        "tests/__init__.py": "",
+        "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["."]\n',
+    }
+    assert _check(tmp_path, files).tests == 0
+    files["pyproject.toml"] += '[tool.hermetic]\ntest-base-classes = ["tests.base.ScenarioTest"]\n'
+    report = _check(tmp_path / "with", files)
+    assert report.tests == 1
+    assert [f.code for f in report.findings] == ["HT103"]
+
+
+def test_base_class_names_are_validated(tmp_path):
+    import pytest
+    from hermetic.config import ConfigError, parse_hermetic
+
+    with pytest.raises(ConfigError, match="test-base-classes"):
+        parse_hermetic({"test-base-classes": ["not a name"]}, tmp_path / "pyproject.toml")
+    with pytest.raises(ConfigError, match="test-base-classes"):
+        parse_hermetic({"test-base-classes": "tests.Base"}, tmp_path / "pyproject.toml")

@@ -1,0 +1,143 @@
+"""HT304 from the process-state catalogue, restores by snapshot and whole-container patches,
+restores that do not restore, and environment writes through project code (fixture
+ht304-process-catalogue; contract section 4, HT302 / HT304 and "Restores").
+
+Fires: ``sys.argv`` assigned or appended to, a logger's ``setLevel`` / ``addHandler``,
+``logging.disable``, ``signal.signal``, ``socket.setdefaulttimeout``, a warnings filter set at a
+test module's top level (collection), ``logging.basicConfig`` / ``sys.argv = ...`` / an
+``os.environ`` write in a project function the test calls (anchored at the call), a snapshot
+taken and never restored, ``os.chdir`` in a test without ``pytester``, and a teardown that
+writes a variable back only ``if saved is not None:``.
+Silent: monkeypatch / ``patch.object(sys, "argv")`` (decorator, ``with``),
+``patch.object(sys, "path", list(sys.path))``, a fixture putting the level back or calling
+``logging.disable(logging.NOTSET)`` after ``yield``, ``caplog.set_level``, ``removeHandler`` in a
+``finally``, a saved signal handler put back, a warnings filter or a replaced ``sys.stdout`` in
+a test (pytest's warnings and capture plugins put them back after each test), snapshots whose
+``restore()`` runs, ``_sys_snapshot``, ``pytester`` (requested, or autouse through a fixture),
+``monkeypatch.delenv`` of the variable a project function then sets, an autouse fixture clearing
+a cache before and after each test, a conditional restore with an ``else`` that deletes, a
+level saved on ``self`` put back in ``teardown_method``, a project decorator restoring in a
+``finally``, a global a project function builds once under ``if NAME is None:``.
+"""
+from helpers import Expect, Silent, fixture_suite, listed_suite
+
+FIX = "ht304-process-catalogue"
+TC = "tests/test_changes.py"
+TR = "tests/test_restored.py"
+TA = "tests/pytester_autouse/test_pathlib_like.py"
+CLI = "src/relay/cli.py"
+
+EXPECTED = [
+    Expect("warnings-filter-at-collection", "HT304", TC, 'warnings.simplefilter("error")'),
+    # a fixture's teardown runs after the modules collected later saw the entry (section 4)
+    Expect("sys-modules-at-collection", "HT304", TC, 'sys.modules["relay_fake"] = type(sys)("relay_fake")'),
+    Expect("argv-assigned", "HT304", TC, 'sys.argv = ["relay", "--verbose"]'),
+    Expect("basic-config-through-project-call-in-assert", "HT304", TC, "assert cli.main(sys.argv[1:])"),
+    Expect("argv-appended", "HT304", TC, 'sys.argv.append("--dry-run")'),
+    Expect("logger-level", "HT304", TC, 'logging.getLogger("relay").setLevel(logging.DEBUG)'),
+    Expect("logger-handler", "HT304", TC, "log.addHandler(logging.StreamHandler(io.StringIO()))"),
+    Expect("logging-disable", "HT304", TC, "logging.disable(logging.CRITICAL)"),
+    Expect("signal-handler", "HT304", TC, "signal.signal(signal.SIGTERM, lambda *a: None)"),
+    Expect("socket-timeout", "HT304", TC, "socket.setdefaulttimeout(5)"),
+    Expect("basic-config-through-project-function", "HT304", TC, 'cli.main(["--debug"])'),
+    Expect("argv-through-project-function", "HT304", TC, "cli.configure_from_args()"),
+    Expect("environment-through-project-function", "HT302", TC, "cli.use_staging()"),
+    Expect("snapshot-never-restored", "HT304", TC, "sys.path.insert(0, str(tmp_path))   # the snapshot"),
+    Expect("chdir-without-pytester", "HT304", TC, "os.chdir(tmp_path)"),
+    Expect("conditional-restore", "HT302", TC, 'os.environ["RELAY_TOKEN"] = "t0k3n"'),
+    Expect("decorator-restores-nothing", "HT303", TC, 'cli.HOOKS.append("plain")'),
+    Expect("global-set-by-project-function", "HT303", TC, 'cli.set_mode("fast")'),
+    Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
+           tests=[TC + "::test_nested_helper_changes"]),
+]
+
+SILENT = [
+    Silent("argv-monkeypatched", TR, 'monkeypatch.setattr(sys, "argv"', "restored by monkeypatch"),
+    Silent("argv-patched-decorator", TR, 'sys.argv.append("--dry-run")', "inside patch.object(sys, 'argv')"),
+    Silent("argv-patched-with", TR, 'sys.argv = ["relay", "--other"]', "inside patch.object(sys, 'argv')"),
+    Silent("sys-path-patched", TR, "sys.path.insert(0, str(tmp_path))   # patched whole",
+           "inside patch.object(sys, 'path', list(sys.path))"),
+    Silent("logger-level-fixture", TR, "log.setLevel(logging.ERROR)", "put back after yield"),
+    Silent("logging-disable-fixture", TR, "logging.disable(logging.CRITICAL)", "NOTSET after yield"),
+    Silent("caplog", TR, "caplog.set_level(logging.DEBUG", "caplog restores"),
+    Silent("handler-removed", TR, "log.addHandler(handler)", "removed in finally"),
+    Silent("signal-restored", TR, "saved = signal.signal(signal.SIGUSR1", "the saved handler is put back"),
+    Silent("warnings-in-test", TR, 'warnings.simplefilter("ignore")', "pytest's warnings plugin"),
+    Silent("stdout-in-test", TR, "sys.stdout = io.StringIO()", "pytest's capture plugin"),
+    Silent("snapshot-restored-path", TR, "sys.path.insert(0, str(tmp_path))   # snap restores it",
+           "snap.restore()"),
+    Silent("snapshot-restored-modules", TR, 'sys.modules.pop("relay.cli", None)   # mods restores it',
+           "mods.restore()"),
+    Silent("sys-snapshot-fixture", TR, "sys.path.append(str(tmp_path))", "_sys_snapshot restores"),
+    Silent("pytester-chdir", TR, "os.chdir(pytester.path)", "pytester's monkeypatch.chdir"),
+    Silent("pytester-sys-path", TR, "sys.path.insert(0, str(pytester.path))", "pytester's snapshot"),
+    Silent("pytester-sys-modules", TR, 'sys.modules.pop("relay.cli", None)   # pytester restores it',
+           "pytester's snapshot"),
+    Silent("pytester-autouse-sys-path", TA, "sys.path.insert(0, str(tmp_path))", "autouse pytester"),
+    Silent("pytester-autouse-chdir", TA, "os.chdir(tmp_path)", "autouse pytester"),
+    Silent("env-restored-by-monkeypatch", TR, "cli.use_staging()", "monkeypatch.delenv saved the variable"),
+    Silent("cache-reset-by-autouse", TR, 'cli.remember("k", 1)', "the autouse fixture clears it"),
+    Silent("cache-reset-by-autouse-item", TR, 'cli.CACHE["other"] = 2', "the autouse fixture clears it"),
+    Silent("cache-clear-before-yield", TR, "cli.CACHE.clear()   # a reset before the test", "a reset"),
+    Silent("conditional-restore-with-else", TR, 'os.environ["RELAY_OTHER"] = "x"', "the else deletes it"),
+    Silent("root-handlers-snapshot-fixture", TR, "logging.root.addHandler(logging.StreamHandler())",
+           "the fixture writes the saved handlers back after yield"),
+    Silent("root-handlers-cleared-in-fixture", TR, "logging.root.handlers = []", "put back after yield"),
+    Silent("fixture-teardown-pop", TC, 'sys.modules.pop("relay_fake", None)', "a restore (too late)"),
+    Silent("level-saved-on-self", TR, "setLevel(logging.DEBUG)   # teardown_method puts it back",
+           "teardown_method sets the level saved in self back"),
+    Silent("decorator-restores", TR, 'cli.HOOKS.append("decorated")', "the decorator's finally puts it back"),
+    Silent("lazy-init-global", TR, 'assert cli.settings()["level"] == "info"',
+           "a global built once under `if _SETTINGS is None:`"),
+    Silent("project-function-body", CLI, 'os.environ["RELAY_ENV"] = "staging"', "anchored at the test's call"),
+]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+LISTED = [
+    # a helper nested in a test reaches that test, not every test that names a `go`
+    ("nested-helper", TC, "socket.setdefaulttimeout(1)", [TC + "::test_nested_helper_changes"], ""),
+]
+test_lists_the_affected_tests = listed_suite(FIX, "HT304", LISTED)
+
+
+def test_project_extends_the_process_state_table(tmp_path):
+    """``process-state`` in [tool.hermetic] adds calls to the catalogue's table: a project's own
+    function that reconfigures the process, or a library's."""
+    import textwrap
+
+    from hermetic.api import run_check
+
+    def check(root, extra):
+        files = {
+            "src/app/__init__.py": "",
+            "src/app/logs.py": "def setup(level):\n    return level\n",
+            "tests/test_logs.py": """
+                import colorama
+                from app import logs
+                def test_setup():
+                    logs.setup("DEBUG")
+                def test_colors():
+                    colorama.init()
+            """,
+            "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n' + extra,
+        }
+        for rel, text in files.items():
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(textwrap.dedent(text), encoding="utf-8")
+        report, _ = run_check([], root)
+        return sorted((f.code, f.line) for f in report.findings)
+
+    assert check(tmp_path / "plain", "") == []
+    extended = '[tool.hermetic]\nprocess-state = { "app.logs.setup" = "logging-config", "colorama.init" = "streams" }\n'
+    assert check(tmp_path / "extended", extended) == [("HT304", 5), ("HT304", 7)]
+
+
+def test_process_state_key_is_validated(tmp_path):
+    import pytest
+
+    from hermetic.config import ConfigError, parse_hermetic
+
+    with pytest.raises(ConfigError, match="process-state"):
+        parse_hermetic({"process-state": ["app.logs.setup"]}, tmp_path / "pyproject.toml")
