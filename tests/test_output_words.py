@@ -35,7 +35,7 @@ def test_unknown_origins_heading_has_no_row_name(clock_project):
 
 
 def test_plurals(clock_project, tmp_path):
-    res = CliRunner().invoke(cli, ["check", "--no-cache", "--statistics", "--jobs", "1"])
+    res = CliRunner().invoke(cli, ["check", "--no-cache", "--timings", "--jobs", "1"])
     assert "in 1 process," in res.stderr and "1 processes" not in res.stderr
     base = tmp_path / "b.json"
     CliRunner().invoke(cli, ["check", "--no-cache", "--write-baseline", str(base)])

@@ -59,7 +59,7 @@ def test_confirmed_not_exercised_and_missed_on_the_fixture(recorded):
     archive = line_of(FIX, STORE, "/srv/ledgerbox/archive.json")
     assert set(rows(result, "not_exercised")) == {("HT102", archive)}
     assert rows(result, "not_exercised")[("HT102", archive)]["static_tests"] == [T + "test_archive"]
-    # getattr(os, "".join(("get", "env"))) is beyond the static analysis: missed, with its stack
+    # getattr(os, <a rot13-decoded name>) is beyond the static analysis: missed, with its stack
     [missed] = result["missed"]
     assert (missed["code"], missed["path"], missed["line"]) == ("HT103", STORE, line_of(FIX, STORE, "return lookup(name)"))
     assert (missed["operation"], missed["targets"], missed["tests"]) == (

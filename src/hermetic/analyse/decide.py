@@ -124,14 +124,22 @@ _BINARY = {
 }
 
 
+def _literal_like(v: V) -> bool:
+    return any(isinstance(a, Origin) and (a.kind == "literal" or
+                                          (a.kind == "module-constant" and any(i.kind == "literal" for i in a.inner)))
+               for a in v.atoms)
+
+
 def identical(left: V, right: V) -> Optional[bool]:
     """``left is right`` by what the values are: the same single instance is itself; values with
-    no alternative in common are different objects, unless a literal (which Python may
-    intern) or an unknown value is among them."""
+    no alternative in common are different objects, unless both hold a literal (which Python
+    may intern) or an unknown value is among them."""
     if not left.atoms or not right.atoms:
         return None
+    if _literal_like(left) and _literal_like(right):
+        return None   # two literals (or constants bound to them) may be one interned object
     for a in left.atoms | right.atoms:
-        if isinstance(a, Origin) and a.kind in ("literal", "unknown"):
+        if isinstance(a, Origin) and a.kind == "unknown":
             return None
         if isinstance(a, tuple) and a[0] in ("double", "ext", "missed", "partial", "meth", "dmeth"):
             return None

@@ -196,6 +196,8 @@ def truthiness(v: V) -> Optional[bool]:
             states.add(True)
         elif a[0] == "seq":
             states.add(bool(a[2]))
+        elif a[0] == "dict" and a[1]:
+            states.add(True)   # a dict with entries (an empty one may be filled elsewhere)
         else:
             return None
     if len(states) == 1:
