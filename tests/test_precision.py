@@ -34,6 +34,7 @@ REACHED = [
     ("list-changed-in-place", "HT103", B, 'return os.environ.get("APP_EXTRA_DAEMON")', "test_flag_appended"),
     ("global-list-changed-elsewhere", "HT103", B, 'return os.environ.get("APP_REGISTERED")', "test_registered"),
     ("string-method-result", "HT103", B, 'return os.environ.get("LESS")', "test_pager_is_less"),
+    ("path-constant-truthy", "HT102", B, 'if path or os.path.isfile(".decided.env")', "test_env_file_looked_up"),
     ("order", "HT103", B, 'return os.environ.get("APP_RETRY_LIMIT")', "test_many_retries"),
     # test_posix_only's skipif is false here: it runs (and test_windows_only, skipped, is not listed anywhere)
     ("version-info", "HT103", P, 'return os.environ.get("MODERN_FLAG")', "test_modern test_posix_only"),

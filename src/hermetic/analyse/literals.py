@@ -170,6 +170,9 @@ def _pick(spec_target: Sequence, args: List[V], kwargs: Dict[str, V]) -> Optiona
     return None
 
 
+_TRUTHY_KINDS = ("test-value", "project-file", "home", "cwd")
+
+
 def truthiness(v: V) -> Optional[bool]:
     """True / False when every atom of ``v`` is known truthy / falsy; else None."""
     if not v.atoms:
@@ -182,11 +185,12 @@ def truthiness(v: V) -> Optional[bool]:
                 if t is None:
                     return None
                 states.add(t)
-            elif a.kind in ("test-value", "project-file", "home", "cwd"):
+            elif a.kind in _TRUTHY_KINDS:
                 states.add(True)
-            elif a.kind == "module-constant" and a.inner and all(i.kind == "literal" for i in a.inner):
-                for i in a.inner:
-                    t = _literal_truth(i, a.partial or i.partial)
+            elif a.kind == "module-constant" and a.inner and all(i.kind in _TRUTHY_KINDS or i.kind == "literal"
+                                                                 for i in a.inner):
+                for i in a.inner:   # TEST_PATH = Path(__file__).parent / "data": a path, truthy
+                    t = True if i.kind in _TRUTHY_KINDS else _literal_truth(i, a.partial or i.partial)
                     if t is None:
                         return None
                     states.add(t)
