@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Dict, List
 
 from ..catalogue.controls import _DOUBLE_CTORS
-from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str
+from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import DELETED, Frame
-from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
+from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
 
 
 class Calls:
@@ -98,6 +98,8 @@ class Calls:
                 out = out | self.call_lambda(a[1], args, frame)
             elif t == "super":
                 out = out | UNKNOWN_V
+            elif t == "inst" and self.callable_instance(a):
+                out = out | self.call_method_of(a, "__call__", args, kwargs, frame)   # Middleware()(environ)
             else:
                 resolved = False
         if not resolved:
@@ -179,6 +181,10 @@ class Calls:
         spec = self.p.catalogue.lookup(d)
         if spec is not None:
             return self.sink_call(spec, d, args, kwargs, frame, pos)
+        invoke = self.p.catalogue.invokes.get(d)
+        if invoke is not None:
+            self.invoke_argument(invoke, args, kwargs, frame, pos)
+            return UNKNOWN_V
         if d in _PATH_CTORS:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
@@ -227,7 +233,9 @@ class Calls:
         if d == "builtins.getattr" and len(args) >= 2:
             name = _literal_str(args[1])
             if name is None:
-                return UNKNOWN_V
+                # several known names (a parametrize list, a loop over names): each is followed
+                names = _literal_strs(args[1])
+                return union(self.eval_attr(args[0], n, frame) for n in names) if names else UNKNOWN_V
             return self.eval_attr(args[0], name, frame)
         if d == "builtins.super":
             if frame.cls and "self" in frame.locals:
@@ -297,6 +305,37 @@ class Calls:
         if d in ("pytest.param",):
             return args[0] if len(args) == 1 else of(("seq", "tuple", tuple(args)))
         return UNKNOWN_V
+
+    def decorated(self, qn: str, decos: List[V], frame: Frame) -> V:
+        """What a module-level ``def qn`` binds once its decorators (their values, top to bottom)
+        are applied: a project decorator is called with the function, and what it returns (a
+        wrapper, a callable instance) is bound, so the wrapper's own body runs when the name is
+        called; a library decorator, or one whose result is not a known callable, keeps the
+        function itself (as before: markers, patchers, caches)."""
+        v = of(("func", qn, None))
+        pos = (frame.line, 0, frame.line, 0)
+        for d in reversed(decos):
+            deco = V(frozenset(a for a in d.atoms if isinstance(a, tuple) and a and a[0] in ("func", "lambda")
+                               and (a[0] == "lambda" or a[1] in self.p.functions)))
+            if not deco.atoms:
+                continue
+            got = self.apply(deco, [v], {}, frame, pos)
+            known = frozenset(a for a in got.atoms if isinstance(a, tuple) and a and (
+                a[0] in ("func", "lambda", "partial") or a[0] == "inst" and self.callable_instance(a)))
+            if known:
+                v = V(known)
+        return v
+
+    def invoke_argument(self, invoke, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> None:
+        """A library call that calls one of its arguments (a WSGI/ASGI test client calls the app
+        it is handed): the argument is called, with ``invoke.nargs`` arguments of unknown value.
+        Called where the client is built: the analysis does not follow the client object."""
+        app = _pick(invoke.target, args, kwargs)
+        if app is None:
+            return
+        callee = V(frozenset(a for a in app.atoms if not isinstance(a, Origin)))
+        if callee.atoms:
+            self.apply(callee, [UNKNOWN_V] * invoke.nargs, {}, frame, pos)
 
     def _home(self, frame: Frame, d: str) -> V:
         home = self.ctx.env.get("HOME")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .literals import _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
-from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _with_text
+from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _with_text, scheme_only
 from .state import Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
 
@@ -69,6 +69,8 @@ class Expressions:
             first = parts[0]
             if first[0] == "lit" and isinstance(first[1], str) and first[1] != "":
                 text = first[1]
+                if len(parts) > 1 and scheme_only(text):
+                    return _head(vals[1])   # f"sqlite:///{DB_FILE}": located by DB_FILE
                 whole = lit(text, frame.path, frame.line, frame.in_test)
                 return whole if len(parts) == 1 else _head(whole)
             return _head(vals[0])
@@ -85,6 +87,8 @@ class Expressions:
                 whole = _literal_str(left), _literal_str(right)
                 if whole[0] is not None and whole[1] is not None:   # MODULE + ".name": a whole string
                     return _with_text(left, whole[0] + whole[1])
+            if op == "Add" and scheme_only(_literal_str(left)):
+                return _head(right)   # "sqlite:///" + DB_FILE: located by DB_FILE
             if op in ("Add", "Divide", "Modulo"):
                 res = _head(_join_head([left, right]) if op == "Divide" else left)
                 if op == "Divide":
@@ -269,7 +273,7 @@ class Expressions:
                     out = out | union(a[2])
             elif a[0] == "dict":
                 ks = _literal_str(key)
-                hit = [v for kk, v in a[1] if kk == ks] if ks is not None else []
+                hit = [v for kk, v in a[1] if kk == ks or kk is None] if ks is not None else []
                 out = out | (union(hit) if hit else union(v for _, v in a[1]) if ks is None else UNKNOWN_V)
             elif a == DOUBLE:
                 out = out | DOUBLE_V

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 from .limits import TEST_HEAP_BASE
 from ..summarise.ir import dotted_name
 from .literals import _literal_str, _pick
-from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head
+from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, scheme_only
 from .state import Ctx, Frame
 from .values import UNKNOWN_V, V, lit, of
 
@@ -177,8 +177,29 @@ class Objects:
             elif name in kwargs:
                 self.set_attr(atom[1], name, kwargs[name])
 
+    def store_item(self, name: str, table: V, key: V, val: V, frame: Frame) -> None:
+        """``name[key] = val`` on a dict bound to ``name``: a local table, or a module's table
+        filled at import (a registry: ``HANDLERS[kind] = fn``, also from a decorator), holds the
+        entry from then on, so ``name[k](...)`` reaches it. A key that is not one string literal
+        is kept as an entry any key may find. Test-time writes to module tables are left to the
+        HT303 analysis (pollution), not modelled here."""
+        if self.sweep or not table.atoms or any(not (isinstance(a, tuple) and a[0] == "dict") for a in table.atoms):
+            return
+        ks = _literal_str(key)
+        new = V(frozenset(("dict", tuple([(kk, v) for kk, v in a[1] if ks is None or kk != ks] + [(ks, val)]))
+                          for a in table.atoms))
+        if frame.is_module or name in frame.locals:
+            self._bind(frame, name, new)
+        elif self.import_time and name not in frame.globals_decl and name in self.globals.get(frame.module, {}):
+            self.write_state("gattr", frame.module, name, new)
+
     def is_testcase(self, qn: str) -> bool:
         return any(b.endswith("TestCase") for b in self.external_bases(qn))
+
+    def callable_instance(self, atom) -> bool:
+        """The instance's class (or a base in the project) defines ``__call__``."""
+        h = self.heap.get(atom[1])
+        return bool(h and h["cls"] and self.find_method(h["cls"], "__call__") is not None)
 
     def call_method_of(self, atom, name: str, args, kwargs, frame: Frame) -> Optional[V]:
         if atom[0] != "inst":
@@ -211,8 +232,8 @@ class Objects:
             return base.with_path(True)
         if name in ("format", "format_map") and _literal_str(base, prefix=True) is not None:
             tmpl = _literal_str(base, prefix=True)
-            if tmpl.startswith("{") and args:
-                return _head(args[0])
+            if (tmpl.startswith("{") or scheme_only(tmpl.split("{", 1)[0]) and "{" in tmpl) and args:
+                return _head(args[0])   # "{}/x".format(BASE), "sqlite:///{}".format(DB_FILE)
             return _head(base)
         if name in ("upper", "lower", "strip") and _literal_str(base) is not None:
             text = _literal_str(base)

@@ -100,8 +100,8 @@ class Statements:
         if kind == "def":
             qn = st[2]
             frame.line = st[3]
-            self._define_function(qn, frame)
-            self._bind(frame, st[1], of(("func", qn, None)))
+            decos = self._define_function(qn, frame)
+            self._bind(frame, st[1], self.decorated(qn, decos, frame) if decos else of(("func", qn, None)))
             return False
         if kind == "class":
             qn = st[2]
@@ -244,6 +244,8 @@ class Statements:
         elif k == "sub":
             base = self.eval(t[1], frame)
             key = self.eval(t[2], frame)
+            if t[1][0] == "name":
+                self.store_item(t[1][1], base, key, val, frame)   # a table filled by key (issue 25)
             for a in base.refs():
                 if a == ("ext", "os.environ"):
                     kname = _literal_str(key, prefix=True)
@@ -288,10 +290,10 @@ class Statements:
         atoms.append(("partial", of(("ext", name)), (), (), (frame.path, frame.line)))
         return V(frozenset(atoms), val.is_path)
 
-    def _define_function(self, qn: str, frame: Frame) -> None:
+    def _define_function(self, qn: str, frame: Frame) -> list:
         entry = self.p.functions.get(qn)
         if entry is None:
-            return
+            return []
         f, mod = entry
         defaults: Dict[str, V] = {}
         for prm in f["params"]:
@@ -311,9 +313,11 @@ class Statements:
         if not frame.is_module:
             self.closures[qn] = frame.locals
             self.wlog.append(("def", qn, defaults, frame.locals))   # a memo replay defines it again
+        decos = []   # their values, applied by ``decorated`` (issue 25: a wrapper's own body runs)
         for dexpr, _line in f["decorators"]:
             if frame.is_module and not self.p.in_test.get(mod, False):
-                self.eval(dexpr, frame)
+                decos.append(self.eval(dexpr, frame))
+        return decos
 
     def _define_class(self, qn: str, frame: Frame) -> None:
         entry = self.p.classes.get(qn)
