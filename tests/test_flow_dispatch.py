@@ -37,7 +37,23 @@ EXPECTED = [
            tests=[T + "test_engine"], origin="module-constant"),
 ]
 
+L = "src/relay/libio.py"
+EXPECTED += [   # library I/O on the caller's behalf (catalogue entries of issue 25)
+    Expect("configparser-read", "HT102", L, "    parser.read(settings.CONF)", tests=[T + "test_conf"],
+           origin="module-constant"),
+    Expect("py-compile-into-shared-tmp", "HT102", L, "py_compile.compile(source, cfile=", tests=[T + "test_precompile"],
+           origin="literal"),
+    Expect("mako-template-file", "HT102", L, 'Template(filename="/usr/share/relay/page.mako")',
+           tests=[T + "test_render_default"], origin="literal"),
+    Expect("ipython-history-db", "HT101", L, "InteractiveShellEmbed()()", tests=[T + "test_shell"],
+           origin="library-default"),
+    Expect("settings-subclass-reads-environ", "HT103", L, "return RelaySettings()", tests=[T + "test_settings"]),
+]
+
 SILENT = [
+    Silent("configparser-on-tmp", L, "    parser.read(path)", "load_conf_from(tmp_path / ...)"),
+    Silent("mako-on-tmp", L, 'Template(filename=os.path.join(folder, "page.mako"))', "render(tmp_path)"),
+    Silent("mako-from-text", L, 'Template("hello ${name}")', "a template from text reads no file"),
     Silent("instance-called-on-tmp", M, '(self.folder / "seen").write_text("1")', "Quiet(tmp_path)"),
     Silent("wrapped-body-on-tmp", D, '(folder / "out.txt").write_text(text)', "the wrapped function on tmp_path"),
     Silent("factory-wrapped-on-tmp", D, 'return (folder / "in.txt").read_text()', "the wrapped function on tmp_path"),

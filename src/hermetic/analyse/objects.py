@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .limits import TEST_HEAP_BASE
 from ..summarise.ir import dotted_name
-from .literals import _literal_str, _pick
+from .literals import _canonical, _literal_str, _pick
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, scheme_only
 from .state import Ctx, Frame
 from .values import UNKNOWN_V, V, lit, of
@@ -156,11 +156,24 @@ class Objects:
             pass
         atom = ("inst", self.new_instance(qn))
         init = self.find_method(qn, "__init__")
+        self._catalogued_bases(qn, init is None, args, kwargs, frame)
         if init is not None:
             self.call_function(init[1], args, kwargs, frame, self_atom=atom)
         else:
             self._dataclass_init(qn, args, kwargs, atom)
         return of(atom)
+
+    def _catalogued_bases(self, qn: str, own_args: bool, args: List[V], kwargs: Dict[str, V], frame: Frame) -> None:
+        """A project class deriving from a catalogued library class does that class's I/O when
+        it is made (``class Settings(BaseSettings)`` reads the environment). The call's arguments
+        are the base's only when no project ``__init__`` stands between (``own_args``); else only
+        an entry that needs no target applies."""
+        for ext in self.external_bases(qn):
+            spec = self.p.catalogue.lookup(_canonical(ext))
+            if spec is not None and (own_args or spec.variable):
+                site = self._site
+                pos = site[1] if site and site[0] == frame.path else (frame.line, 0, frame.line, 0)
+                self.sink_call(spec, _canonical(ext), args if own_args else [], kwargs if own_args else {}, frame, pos)
 
     def _dataclass_init(self, qn: str, args: List[V], kwargs: Dict[str, V], atom) -> None:
         fields: List[str] = []
