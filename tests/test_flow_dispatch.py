@@ -7,7 +7,7 @@ a parametrize list of names; handler tables (a dict literal, a list in a dict, a
 decorator fills at import); a sqlite database file next to the package (V2) reached through
 ``sqlite3.connect`` and an ``f"sqlite:///{DB_FILE}"`` URL (origin: the constant, not the prefix).
 """
-from helpers import Expect, Silent, fixture_suite, listed_at
+from helpers import Expect, Silent, at, fixture_suite, line_of, listed_at
 
 FIX = "flow-dispatch"
 T = "tests/test_relay.py::"
@@ -50,6 +50,12 @@ EXPECTED += [   # library I/O on the caller's behalf (catalogue entries of issue
     Expect("settings-subclass-reads-environ", "HT103", L, "return RelaySettings()", tests=[T + "test_settings"]),
 ]
 
+EXPECTED += [
+    Expect("last-line-of-a-long-test", "HT103", "src/relay/steps.py", 'os.environ.get("RELAY_LAST_STEP")',
+           tests=["tests/test_steps.py::test_long_test"]),
+    Expect("last-line-of-a-long-module", "HT203", "src/relay/steps.py", 'os.environ.get("RELAY_IMPORT_STEP")'),
+]
+
 SILENT = [
     Silent("configparser-on-tmp", L, "    parser.read(path)", "load_conf_from(tmp_path / ...)"),
     Silent("mako-on-tmp", L, 'Template(filename=os.path.join(folder, "page.mako"))', "render(tmp_path)"),
@@ -71,3 +77,17 @@ def test_known_key_picks_its_entry(findings):
     assert T + "test_handle_response" not in listed_at(FIX, findings, "HT102", P,
                                                        'return (settings.SPOOL / "request").read_text()')
     assert T + "test_fire_pong" not in listed_at(FIX, findings, "HT103", P, 'os.environ.get("RELAY_PING")')
+
+
+def test_each_line_of_a_test_has_its_own_budget(tmp_path, monkeypatch):
+    # with a budget of 40 steps, the eight work() calls before it used to spend the test's (the
+    # module's) only budget, and the last line's environment read was cut (issue 25 item 11)
+    import hermetic.analyse.interp as interp
+
+    from helpers import run_fixture
+
+    monkeypatch.setattr(interp, "STEP_BUDGET", 40)
+    found = run_fixture(FIX, tmp_path)
+    assert T.replace("test_relay", "test_steps") + "test_long_test" in listed_at(
+        FIX, found, "HT103", "src/relay/steps.py", 'os.environ.get("RELAY_LAST_STEP")')
+    assert at(found, "src/relay/steps.py", line_of(FIX, "src/relay/steps.py", "RELAY_IMPORT_STEP"), "HT203")
