@@ -79,7 +79,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         # A call whose own run cut below its frame depends on its callers, so it is not memoized.
         self.cut_at = NO_CUT
         self.stack_base = 0   # index of the frame that the running import (or test) started from
-        self._line_budget: Tuple[int, int] = (0, 0)   # (frame id, line) whose budget a test's body is spending
+        self._line_budget: tuple = (None, 0)   # (frame, line) whose budget a test's or module's body is spending
         self.class_attrs: Dict[str, Dict[str, V]] = {}
         self.import_events: List[SinkEvent] = []
         self._mro_cache: Dict[str, List[str]] = {}
@@ -172,9 +172,9 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             # a module's or a test's (fixture's) own body: each of its lines has a budget, so the
             # last calls of a long test or module are followed as its first are (issue 25: most
             # cuts were there)
-            mark = (id(caller), caller.line)
-            if mark != self._line_budget:
-                self._line_budget = mark
+            # the frame itself, not its id: a later frame at a freed address must start afresh
+            if self._line_budget[0] is not caller or self._line_budget[1] != caller.line:
+                self._line_budget = (caller, caller.line)
                 caller.step0 = self.steps
         if depth > (SWEEP_DEPTH if self.sweep else MAX_DEPTH):
             self.depth_cut = True   # the result depends on how deep the call is: memoized with its depth
