@@ -326,6 +326,13 @@ class Calls:
                 v = V(known)
         return v
 
+    def wrap_method(self, qn: str, decos: List[V], frame: Frame) -> None:
+        """A method's project decorators, applied when its class is defined: what they return
+        (a wrapper taking ``self`` first) is what ``obj.method`` calls (``Objects.inst_attr``)."""
+        v = self.decorated(qn, decos, frame)
+        if v != of(("func", qn, None)):
+            self.method_wrappers[qn] = v
+
     def invoke_argument(self, invoke, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> None:
         """A library call that calls one of its arguments (a WSGI/ASGI test client calls the app
         it is handed): the argument is called, with ``invoke.nargs`` arguments of unknown value.

@@ -122,6 +122,9 @@ class Objects:
                 return of(("func", m[1], None))
             if f is not None and any(dotted_name(d) in ("classmethod",) for d, _l in f["decorators"]):
                 return of(("func", m[1], ("cls", cls)))
+            wrapper = self.method_wrappers.get(m[1])
+            if wrapper is not None:   # a decorated method: its wrapper, with the instance first
+                return of(("partial", wrapper, (of(a),), (), None))
             return of(("func", m[1], a))
         v = self.class_attr(cls, name)
         if v is not None:

@@ -315,7 +315,7 @@ class Statements:
             self.wlog.append(("def", qn, defaults, frame.locals))   # a memo replay defines it again
         decos = []   # their values, applied by ``decorated`` (issue 25: a wrapper's own body runs)
         for dexpr, _line in f["decorators"]:
-            if frame.is_module and not self.p.in_test.get(mod, False):
+            if (frame.is_module or frame.cls and frame.name == frame.cls) and not self.p.in_test.get(mod, False):
                 decos.append(self.eval(dexpr, frame))
         return decos
 
@@ -332,7 +332,9 @@ class Statements:
             for st in c["body"]:
                 if st[0] in ("def", "class"):
                     if st[0] == "def":
-                        self._define_function(st[2], cframe)
+                        decos = self._define_function(st[2], cframe)
+                        if decos:
+                            self.wrap_method(st[2], decos, cframe)   # issue 25: a wrapper's body runs
                     else:
                         self._define_class(st[2], cframe)
                         cframe.locals[st[1]] = of(("cls", st[2]))
