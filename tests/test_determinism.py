@@ -92,3 +92,17 @@ def test_a_module_first_imported_by_a_test_changes_other_modules_for_its_importe
     line = next(i for i, text in enumerate(lines, 1) if 'open("/srv/app/out.txt"' in text)
     assert sorted(t for f in findings if f["code"] == "HT102" and f["line"] == line for t in f["tests"]) == [
         "tests/test_store.py::test_in_prod"]
+
+
+def test_statistics_count_the_calls_cut_at_the_budget(tmp_path, monkeypatch):
+    # --statistics says how many unresolved call sites are budget cuts (issue 25 item 11)
+    import hermetic.analyse.interp as interp
+    from hermetic.api import run_check
+
+    project = copy_fixture("determinism-budget", tmp_path)
+    report, _cfg = run_check([], project, use_cache=False, jobs=1)
+    assert report.statistics["budget_cuts"] == 0
+    monkeypatch.setattr(interp, "STEP_BUDGET", 60)
+    report, _cfg = run_check([], project, use_cache=False, jobs=1)
+    assert report.statistics["budget_cuts"] >= 1
+    assert report.statistics["unresolved"] >= report.statistics["budget_cuts"]

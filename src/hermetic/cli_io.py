@@ -85,6 +85,9 @@ def print_timings(stats: dict) -> None:
                     f", reused {stats.get('tests_reused', 0)}"
                     + (", collection reused" if stats.get("collection") == "reused" else "")
                     if stats.get("analysis_processes") else ""))
+    if "budget_cuts" in stats:
+        lines.append(f"  unresolved calls {stats.get('unresolved', 0)}, of them at the analysis budget "
+                     f"{stats['budget_cuts']}")
     click.echo("\n".join(lines), err=True)
 
 

@@ -274,6 +274,9 @@ def _report(run: Run) -> Tuple[Report, Config]:
     report, outcome, summaries, config, cache = run.report, run.outcome, run.summaries, run.config, run.cache
     report.tests = outcome.tests
     report.unresolved_calls = unresolved_list(outcome.unresolved)
+    # sites where a call was cut at the step budget (docs/limits.md; counted for --statistics)
+    run.stats["unresolved"] = len(outcome.unresolved)
+    run.stats["budget_cuts"] = sum(1 for t in outcome.unresolved.values() if t.endswith("(analysis budget reached)"))
     report.inventory = outcome.inventory
     # call sites in the modules whose code the tests ran (counted from this run's summaries)
     report.calls_seen = sum(summaries[m].get("calls", 0)

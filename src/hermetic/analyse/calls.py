@@ -12,11 +12,12 @@ from typing import Dict, List, Optional
 from ..catalogue.controls import _DOUBLE_CTORS
 from .controls import double
 from .decide import isinstance_of, library_class, regex_result, type_name
-from .literals import _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, is_none, truthiness
+from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
+                       is_none, truthiness)
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
-from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
+from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
 
 
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
@@ -110,6 +111,8 @@ class Calls:
                 out = out | self.call_lambda(a[1], args, frame)
             elif t == "super":
                 out = out | UNKNOWN_V
+            elif t == "inst" and self.callable_instance(a):
+                out = out | self.call_method_of(a, "__call__", args, kwargs, frame)   # Middleware()(environ)
             else:
                 resolved = False
         if not resolved:
@@ -210,6 +213,10 @@ class Calls:
         spec = self.p.catalogue.lookup(d)
         if spec is not None:
             return self.sink_call(spec, d, args, kwargs, frame, pos)
+        invoke = self.p.catalogue.invokes.get(d)
+        if invoke is not None:
+            self.invoke_argument(invoke, args, kwargs, frame, pos)
+            return UNKNOWN_V
         if d in _PATH_CTORS:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
@@ -258,7 +265,9 @@ class Calls:
         if d == "builtins.getattr" and len(args) >= 2:
             name = _literal_str(args[1])
             if name is None:
-                return UNKNOWN_V
+                # several known names (a parametrize list, a loop over names): each is followed
+                names = _literal_strs(args[1])
+                return union(self.eval_attr(args[0], n, frame) for n in names) if names else UNKNOWN_V
             return self.eval_attr(args[0], name, frame)
         if d == "builtins.super":
             if frame.cls and "self" in frame.locals:
@@ -389,6 +398,44 @@ class Calls:
         if name == "object":
             return True
         return False if not any(self.external_bases(c) for c in self.mro(cls)) else None
+
+    def decorated(self, qn: str, decos: List[V], frame: Frame) -> V:
+        """What a module-level ``def qn`` binds once its decorators (their values, top to bottom)
+        are applied: a project decorator is called with the function, and what it returns (a
+        wrapper, a callable instance) is bound, so the wrapper's own body runs when the name is
+        called; a library decorator, or one whose result is not a known callable, keeps the
+        function itself (as before: markers, patchers, caches)."""
+        v = of(("func", qn, None))
+        pos = (frame.line, 0, frame.line, 0)
+        for d in reversed(decos):
+            deco = V(frozenset(a for a in d.atoms if isinstance(a, tuple) and a and a[0] in ("func", "lambda")
+                               and (a[0] == "lambda" or a[1] in self.p.functions)))
+            if not deco.atoms:
+                continue
+            got = self.apply(deco, [v], {}, frame, pos)
+            known = frozenset(a for a in got.atoms if isinstance(a, tuple) and a and (
+                a[0] in ("func", "lambda", "partial") or a[0] == "inst" and self.callable_instance(a)))
+            if known:
+                v = V(known)
+        return v
+
+    def wrap_method(self, qn: str, decos: List[V], frame: Frame) -> None:
+        """A method's project decorators, applied when its class is defined: what they return
+        (a wrapper taking ``self`` first) is what ``obj.method`` calls (``Objects.inst_attr``)."""
+        v = self.decorated(qn, decos, frame)
+        if v != of(("func", qn, None)):
+            self.method_wrappers[qn] = v
+
+    def invoke_argument(self, invoke, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> None:
+        """A library call that calls one of its arguments (a WSGI/ASGI test client calls the app
+        it is handed): the argument is called, with ``invoke.nargs`` arguments of unknown value.
+        Called where the client is built: the analysis does not follow the client object."""
+        app = _pick(invoke.target, args, kwargs)
+        if app is None:
+            return
+        callee = V(frozenset(a for a in app.atoms if not isinstance(a, Origin)))
+        if callee.atoms:
+            self.apply(callee, [UNKNOWN_V] * invoke.nargs, {}, frame, pos)
 
     def _home(self, frame: Frame, d: str) -> V:
         home = self.ctx.env.get("HOME")

@@ -375,7 +375,7 @@ class Expressions:
                     out = out | union(a[2])
             elif a[0] == "dict":
                 ks = _literal_str(key)
-                hit = [v for kk, v in a[1] if kk == ks] if ks is not None else []
+                hit = [v for kk, v in a[1] if kk == ks or kk is None] if ks is not None else []
                 out = out | (union(hit) if hit else union(v for _, v in a[1]) if ks is None else UNKNOWN_V)
             elif a == DOUBLE or a[0] == "double":
                 out = out | DOUBLE_V

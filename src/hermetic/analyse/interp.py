@@ -79,6 +79,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         # A call whose own run cut below its frame depends on its callers, so it is not memoized.
         self.cut_at = NO_CUT
         self.stack_base = 0   # index of the frame that the running import (or test) started from
+        self._line_budget: tuple = (None, 0)   # (frame, line) whose budget a test's or module's body is spending
         self.class_attrs: Dict[str, Dict[str, V]] = {}
         self.import_events: List[SinkEvent] = []
         self._mro_cache: Dict[str, List[str]] = {}
@@ -123,6 +124,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.reach = 0           # the deepest stack a call was made at, within the running call
         self.calls = 0           # the functions called within the running call (``_call_bit``)
         self._ext_bases: Dict[str, List[str]] = {}
+        self.method_wrappers: Dict[str, V] = {}   # method -> the wrapper its project decorators return
         # after collection, a module imported for the first time is imported as at collection, in
         # the state collection left; what its import writes into other modules' state is logged
         # and applied to each run that imports it (touches it), and put back after that run
@@ -167,6 +169,16 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             self.reach = here
         budget, cap = (SWEEP_BUDGET, SWEEP_RUN_STEPS) if self.sweep else (STEP_BUDGET, RUN_STEPS)
         caller = self.stack[-1] if self.stack else frame
+        if not self.sweep and (caller.is_module and here == self.stack_base + 1
+                               or caller.cls is not None and caller.name == caller.cls
+                               or here == 1 and self.stack_base == 0 and caller.in_test and not self.import_time):
+            # a module's, a class body's or a test's (fixture's) own body: each of its lines has a
+            # budget, so the last calls of a long test, module or class (its decorators) are
+            # followed as its first are (issue 25: most cuts were there)
+            # the frame itself, not its id: a later frame at a freed address must start afresh
+            if self._line_budget[0] is not caller or self._line_budget[1] != caller.line:
+                self._line_budget = (caller, caller.line)
+                caller.step0 = self.steps
         if depth > (SWEEP_DEPTH if self.sweep else MAX_DEPTH):
             self.depth_cut = True   # the result depends on how deep the call is: memoized with its depth
             if not self.sweep:

@@ -8,9 +8,9 @@ from typing import Dict, List, Optional, Tuple
 from .limits import TEST_HEAP_BASE
 from ..catalogue.loader import mode_writes
 from ..summarise.ir import dotted_name
-from .literals import _literal_str, _pick, _str_affix
+from .literals import _canonical, _literal_str, _pick, _str_affix
 from .decide import values
-from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text
+from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, scheme_only
 from .state import Ctx, Frame
 from .values import EMPTY, UNKNOWN_V, Origin, V, lit, of
 
@@ -127,6 +127,9 @@ class Objects:
                 return of(("func", m[1], None))
             if f is not None and any(dotted_name(d) in ("classmethod",) for d, _l in f["decorators"]):
                 return of(("func", m[1], ("cls", cls)))
+            wrapper = self.method_wrappers.get(m[1])
+            if wrapper is not None:   # a decorated method: its wrapper, with the instance first
+                return of(("partial", wrapper, (of(a),), (), None))
             return of(("func", m[1], a))
         v = self.class_attr(cls, name)
         if v is not None:
@@ -161,11 +164,24 @@ class Objects:
             pass
         atom = ("inst", self.new_instance(qn))
         init = self.find_method(qn, "__init__")
+        self._catalogued_bases(qn, init is None, args, kwargs, frame)
         if init is not None:
             self.call_function(init[1], args, kwargs, frame, self_atom=atom)
         else:
             self._dataclass_init(qn, args, kwargs, atom)
         return of(atom)
+
+    def _catalogued_bases(self, qn: str, own_args: bool, args: List[V], kwargs: Dict[str, V], frame: Frame) -> None:
+        """A project class deriving from a catalogued library class does that class's I/O when
+        it is made (``class Settings(BaseSettings)`` reads the environment). The call's arguments
+        are the base's only when no project ``__init__`` stands between (``own_args``); else only
+        an entry that needs no target applies."""
+        for ext in self.external_bases(qn):
+            spec = self.p.catalogue.lookup(_canonical(ext))
+            if spec is not None and (own_args or spec.variable):
+                site = self._site
+                pos = site[1] if site and site[0] == frame.path else (frame.line, 0, frame.line, 0)
+                self.sink_call(spec, _canonical(ext), args if own_args else [], kwargs if own_args else {}, frame, pos)
 
     def _dataclass_init(self, qn: str, args: List[V], kwargs: Dict[str, V], atom) -> None:
         fields: List[str] = []
@@ -182,8 +198,29 @@ class Objects:
             elif name in kwargs:
                 self.set_attr(atom[1], name, kwargs[name])
 
+    def store_item(self, name: str, table: V, key: V, val: V, frame: Frame) -> None:
+        """``name[key] = val`` on a dict bound to ``name``: a local table, or a module's table
+        filled at import (a registry: ``HANDLERS[kind] = fn``, also from a decorator), holds the
+        entry from then on, so ``name[k](...)`` reaches it. A key that is not one string literal
+        is kept as an entry any key may find. Test-time writes to module tables are left to the
+        HT303 analysis (pollution), not modelled here."""
+        if self.sweep or not table.atoms or any(not (isinstance(a, tuple) and a[0] == "dict") for a in table.atoms):
+            return
+        ks = _literal_str(key)
+        new = V(frozenset(("dict", tuple([(kk, v) for kk, v in a[1] if ks is None or kk != ks] + [(ks, val)]))
+                          for a in table.atoms))
+        if frame.is_module or name in frame.locals:
+            self._bind(frame, name, new)
+        elif self.import_time and name not in frame.globals_decl and name in self.globals.get(frame.module, {}):
+            self.write_state("gattr", frame.module, name, new)
+
     def is_testcase(self, qn: str) -> bool:
         return any(b.endswith("TestCase") for b in self.external_bases(qn))
+
+    def callable_instance(self, atom) -> bool:
+        """The instance's class (or a base in the project) defines ``__call__``."""
+        h = self.heap.get(atom[1])
+        return bool(h and h["cls"] and self.find_method(h["cls"], "__call__") is not None)
 
     def call_method_of(self, atom, name: str, args, kwargs, frame: Frame) -> Optional[V]:
         if atom[0] != "inst":
@@ -236,8 +273,8 @@ class Objects:
             return base.with_path(True)
         if name in ("format", "format_map") and _literal_str(base, prefix=True) is not None:
             tmpl = _literal_str(base, prefix=True)
-            if tmpl.startswith("{") and args:
-                return _head(args[0])
+            if (tmpl.startswith("{") or scheme_only(tmpl.split("{", 1)[0]) and "{" in tmpl) and args:
+                return _head(args[0])   # "{}/x".format(BASE), "sqlite:///{}".format(DB_FILE)
             return _head(base)
         if name in ("startswith", "endswith") and len(args) == 1 and not kwargs:
             r = _str_affix(name, base, args[0])   # WINDOWS = sys.platform.startswith("win")

@@ -7,6 +7,7 @@ joins and wraps (a module constant) the origins of what it was computed from.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Dict, List, Optional
 
 from .values import DOUBLE, Origin, V, _short
@@ -211,6 +212,15 @@ def _join_head(args: List[V]) -> V:
         if _is_absolute(x):
             return x
     return args[0]
+
+
+_SCHEME_ONLY = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://?/?")
+
+
+def scheme_only(text) -> bool:
+    """``text`` is a URL scheme and nothing else (``"sqlite:///"``, ``"http://"``): a target built
+    from it and a value is located by the value, so the value is its origin (issue 25)."""
+    return isinstance(text, str) and _SCHEME_ONLY.fullmatch(text) is not None
 
 
 def _first_item(v: V) -> V:

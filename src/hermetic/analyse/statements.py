@@ -109,8 +109,8 @@ class Statements:
         if kind == "def":
             qn = st[2]
             frame.line = st[3]
-            self._define_function(qn, frame)
-            self._bind(frame, st[1], of(("func", qn, None)))
+            decos = self._define_function(qn, frame)
+            self._bind(frame, st[1], self.decorated(qn, decos, frame) if decos else of(("func", qn, None)))
             return False
         if kind == "class":
             qn = st[2]
@@ -264,7 +264,8 @@ class Statements:
             if t[1][0] == "name" and t[2][0] == "slice" and self._replace_slice(t[1][1], t[2], val, frame):
                 return   # args[0:1] = [sys.executable, script]: the list with those items
             if t[1][0] == "name":
-                self._forget_members(t[1][1], frame)
+                self.store_item(t[1][1], base, key, val, frame)   # a table filled by key (issue 25)
+                self._forget_members(t[1][1], frame, kinds=("seq",))   # a list's items change
             for a in base.refs():
                 if a == ("ext", "os.environ"):
                     kname = env_name(key)
@@ -301,19 +302,19 @@ class Statements:
         frame.locals[name] = V(frozenset(atoms), cur.is_path)
         return True
 
-    def _forget_members(self, name: str, frame: Frame) -> None:
-        """A local list, set or dict changed in place: its members are no longer all known
-        (membership tests on it are then undecided)."""
+    def _forget_members(self, name: str, frame: Frame, kinds=("seq", "dict")) -> None:
+        """A local list, set or dict (of ``kinds``) changed in place: its members are no longer
+        all known (membership tests on it are then undecided)."""
         if frame.is_module or name not in frame.locals:
             return
         v = frame.locals[name]
-        if not any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms):
+        if not any(isinstance(a, tuple) and a[0] in kinds for a in v.atoms):
             return
         atoms = []
         for a in v.ordered():
-            if isinstance(a, tuple) and a[0] == "seq":
+            if isinstance(a, tuple) and a[0] == "seq" and "seq" in kinds:
                 a = ("seq", a[1], tuple(a[2]) + (UNKNOWN_V,))
-            elif isinstance(a, tuple) and a[0] == "dict":
+            elif isinstance(a, tuple) and a[0] == "dict" and "dict" in kinds:
                 a = ("dict", tuple(a[1]) + ((None, UNKNOWN_V),))
             atoms.append(a)
         frame.locals[name] = V(frozenset(atoms), v.is_path)
@@ -345,10 +346,10 @@ class Statements:
         atoms.append(("partial", of(("ext", name)), (), (), (frame.path, frame.line)))
         return V(frozenset(atoms), val.is_path)
 
-    def _define_function(self, qn: str, frame: Frame) -> None:
+    def _define_function(self, qn: str, frame: Frame) -> list:
         entry = self.p.functions.get(qn)
         if entry is None:
-            return
+            return []
         f, mod = entry
         defaults: Dict[str, V] = {}
         for prm in f["params"]:
@@ -368,9 +369,11 @@ class Statements:
         if not frame.is_module:
             self.closures[qn] = frame.locals
             self.wlog.append(("def", qn, defaults, frame.locals))   # a memo replay defines it again
+        decos = []   # their values, applied by ``decorated`` (issue 25: a wrapper's own body runs)
         for dexpr, _line in f["decorators"]:
-            if frame.is_module and not self.p.in_test.get(mod, False):
-                self.eval(dexpr, frame)
+            if (frame.is_module or frame.cls and frame.name == frame.cls) and not self.p.in_test.get(mod, False):
+                decos.append(self.eval(dexpr, frame))
+        return decos
 
     def _define_class(self, qn: str, frame: Frame) -> None:
         entry = self.p.classes.get(qn)
@@ -385,7 +388,9 @@ class Statements:
             for st in c["body"]:
                 if st[0] in ("def", "class"):
                     if st[0] == "def":
-                        self._define_function(st[2], cframe)
+                        decos = self._define_function(st[2], cframe)
+                        if decos:
+                            self.wrap_method(st[2], decos, cframe)   # issue 25: a wrapper's body runs
                     else:
                         self._define_class(st[2], cframe)
                         cframe.locals[st[1]] = of(("cls", st[2]))

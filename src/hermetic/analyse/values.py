@@ -335,7 +335,8 @@ def classify(o: Origin, category: str, write: bool, ctl: "SinkContext") -> str:
             return CONTROLLED
         if o.room is not None and o.room < 0:
             return UNCONTROLLED   # above the project root: not shipped with the code (row X)
-        return UNCONTROLLED if write else CONTROLLED
+        # V2: a database connection to a file in the tree writes it
+        return UNCONTROLLED if write or category == "connection" else CONTROLLED
     if k in ("module-constant", "default-argument"):
         if not o.inner:
             return UNKNOWN

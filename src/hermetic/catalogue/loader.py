@@ -41,10 +41,21 @@ class SinkSpec:
     effect: str = "read"   # "read" or "change" (``effect_of``): what the severity follows
 
 
+@dataclass(frozen=True)
+class Invoke:
+    """A library call that calls one of its arguments (``[invokes]``): the argument at the
+    first present of ``target`` (positions, keywords) is called with ``nargs`` arguments."""
+
+    name: str
+    target: Tuple[Any, ...]
+    nargs: int
+
+
 @dataclass
 class Catalogue:
     calls: Dict[str, SinkSpec] = field(default_factory=dict)
     path_methods: Dict[str, SinkSpec] = field(default_factory=dict)
+    invokes: Dict[str, Invoke] = field(default_factory=dict)
 
     def lookup(self, dotted: str) -> Optional[SinkSpec]:
         return self.calls.get(dotted)
@@ -125,6 +136,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
     data = tomllib.loads(text)
     cat = Catalogue()
     for category, entries in data.items():
+        if category == "invokes":
+            cat.invokes = {n: Invoke(n, tuple(r["target"]), int(r["nargs"])) for n, r in entries.items()}
+            continue
         for name, raw in entries.items():
             if name == "path_methods":
                 for meth, mraw in raw.items():

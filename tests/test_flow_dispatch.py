@@ -1,0 +1,95 @@
+"""Dynamic dispatch the analysis follows (issue 25, contract section 1 "what a test reaches"),
+fixture flow-dispatch.
+
+An instance called (``__call__``), also by a WSGI test client it is handed (``[invokes]`` in the
+sink catalogue); a decorator whose wrapper does something of its own; ``getattr(mod, name)`` with
+a parametrize list of names; handler tables (a dict literal, a list in a dict, a registry a
+decorator fills at import); a sqlite database file next to the package (V2) reached through
+``sqlite3.connect`` and an ``f"sqlite:///{DB_FILE}"`` URL (origin: the constant, not the prefix).
+"""
+from helpers import Expect, Silent, at, fixture_suite, line_of, listed_at
+
+FIX = "flow-dispatch"
+T = "tests/test_relay.py::"
+M = "src/relay/middleware.py"
+D = "src/relay/deco.py"
+R = "src/relay/dirs.py"
+P = "src/relay/dispatch.py"
+S = "src/relay/store.py"
+
+EXPECTED = [
+    Expect("instance-called", "HT102", M, 'self.log.write_text("hit")',
+           tests=[T + "test_middleware_called", T + "test_middleware_in_test_client"], origin="module-constant"),
+    Expect("decorator-wrapper-body", "HT102", D, '(settings.SPOOL / "calls.log").write_text(fn.__name__)',
+           tests=[T + "test_send"], origin="module-constant"),
+    Expect("decorator-factory-wrapper", "HT103", D, 'os.environ.get("RELAY_RETRY_DEBUG")',
+           tests=[T + "test_fetch"]),
+    Expect("decorated-method-wrapper", "HT103", D, 'os.environ.get("RELAY_METHOD_LOG")', tests=[T + "test_sender"]),
+    Expect("getattr-parametrized-1", "HT103", R, 'os.environ.get("XDG_CONFIG_HOME")', tests=[T + "test_dirs"]),
+    Expect("getattr-parametrized-2", "HT103", R, 'os.environ.get("XDG_CACHE_HOME")', tests=[T + "test_dirs"]),
+    Expect("dict-table", "HT102", P, 'return (settings.SPOOL / "request").read_text()',
+           tests=[T + "test_handle_request"], origin="module-constant"),
+    Expect("dict-literal-called", "HT103", P, 'os.environ.get("RELAY_EVENT_LOG")', tests=[T + "test_handle_inline"]),
+    Expect("list-in-dict", "HT103", P, 'os.environ.get("RELAY_CSV_DIALECT")', tests=[T + "test_parse_csv"]),
+    Expect("registry-filled-by-decorator", "HT103", P, 'os.environ.get("RELAY_PING")', tests=[T + "test_fire_ping"]),
+    Expect("sqlite-file-in-tree", "HT101", S, "return sqlite3.connect(settings.DB_FILE)",
+           tests=[T + "test_open_db"], origin="module-constant"),
+    Expect("sqlite-url-from-constant", "HT101", S, 'return create_engine(f"sqlite:///{settings.DB_FILE}")',
+           tests=[T + "test_engine"], origin="module-constant"),
+]
+
+L = "src/relay/libio.py"
+EXPECTED += [   # library I/O on the caller's behalf (catalogue entries of issue 25)
+    Expect("configparser-read", "HT102", L, "    parser.read(settings.CONF)", tests=[T + "test_conf"],
+           origin="module-constant"),
+    Expect("py-compile-into-shared-tmp", "HT102", L, "py_compile.compile(source, cfile=", tests=[T + "test_precompile"],
+           origin="literal"),
+    Expect("mako-template-file", "HT102", L, 'Template(filename="/usr/share/relay/page.mako")',
+           tests=[T + "test_render_default"], origin="literal"),
+    Expect("ipython-history-db", "HT101", L, "InteractiveShellEmbed()()", tests=[T + "test_shell"],
+           origin="library-default"),
+    Expect("settings-subclass-reads-environ", "HT103", L, "return RelaySettings()", tests=[T + "test_settings"]),
+]
+
+EXPECTED += [
+    Expect("last-line-of-a-long-test", "HT103", "src/relay/steps.py", 'os.environ.get("RELAY_LAST_STEP")',
+           tests=["tests/test_steps.py::test_long_test"]),
+    Expect("last-line-of-a-long-module", "HT203", "src/relay/steps.py", 'os.environ.get("RELAY_IMPORT_STEP")'),
+]
+
+SILENT = [
+    Silent("configparser-on-tmp", L, "    parser.read(path)", "load_conf_from(tmp_path / ...)"),
+    Silent("mako-on-tmp", L, 'Template(filename=os.path.join(folder, "page.mako"))', "render(tmp_path)"),
+    Silent("mako-from-text", L, 'Template("hello ${name}")', "a template from text reads no file"),
+    Silent("instance-called-on-tmp", M, '(self.folder / "seen").write_text("1")', "Quiet(tmp_path)"),
+    Silent("wrapped-body-on-tmp", D, '(folder / "out.txt").write_text(text)', "the wrapped function on tmp_path"),
+    Silent("factory-wrapped-on-tmp", D, 'return (folder / "in.txt").read_text()', "the wrapped function on tmp_path"),
+    Silent("decorated-method-on-tmp", D, '(self.folder / "sent.txt").write_text(text)', "Sender(tmp_path)"),
+    Silent("identity-decorator", D, 'return (folder / "peek.txt").read_text()', "@plain returns the function"),
+    Silent("getattr-name-not-listed", R, 'os.environ.get("XDG_STATE_HOME")', "not in the parametrize list"),
+    Silent("registry-entry-not-fired", P, 'os.environ.get("RELAY_AUDIT")', "no test fires \"audit\""),
+    Silent("sqlite-on-tmp", S, "return sqlite3.connect(path)", "open_at(tmp_path / ...)"),
+]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+
+def test_known_key_picks_its_entry(findings):
+    # handle("response") and handle_inline("response") do not reach the other entries
+    assert T + "test_handle_response" not in listed_at(FIX, findings, "HT102", P,
+                                                       'return (settings.SPOOL / "request").read_text()')
+    assert T + "test_fire_pong" not in listed_at(FIX, findings, "HT103", P, 'os.environ.get("RELAY_PING")')
+
+
+def test_each_line_of_a_test_has_its_own_budget(tmp_path, monkeypatch):
+    # with a budget of 40 steps, the eight work() calls before it used to spend the test's (the
+    # module's) only budget, and the last line's environment read was cut (issue 25 item 11)
+    import hermetic.analyse.interp as interp
+
+    from helpers import run_fixture
+
+    monkeypatch.setattr(interp, "STEP_BUDGET", 40)
+    found = run_fixture(FIX, tmp_path)
+    assert T.replace("test_relay", "test_steps") + "test_long_test" in listed_at(
+        FIX, found, "HT103", "src/relay/steps.py", 'os.environ.get("RELAY_LAST_STEP")')
+    assert at(found, "src/relay/steps.py", line_of(FIX, "src/relay/steps.py", "RELAY_IMPORT_STEP"), "HT203")
