@@ -51,6 +51,7 @@ REACHED = [
     ("cwd-relative-cache", "HT102", C, 'shutil.rmtree(".decided_cache"', "test_cache_cleared_here"),
     ("program-from-the-code", "HT106", "tests/test_reached.py", 'subprocess.run(commands.client_args("joe")',
      "test_real_client"),
+    ("typing-cast", "HT103", T, 'return os.environ.get("DECIDED_TEMPROOT")', "test_base_folder_missing"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
@@ -73,6 +74,7 @@ SILENT = [
     Silent("save-of-a-restore", T, "old = os.environ.get(name)", "the value read is put back in the finally"),
     Silent("program-replaced-by-slice", "tests/test_ruled_out.py", "subprocess.run(args, check=False)",
            "args[0:1] = [sys.executable, script]: the test's own program"),
+    Silent("type-checking-only", T, 'return os.environ.get("DECIDED_FOR_TYPE_CHECKERS")', "TYPE_CHECKING is False"),
     Silent("file-descriptor", S, 'open(1, "w", closefd=False)', "1 is a file descriptor, not a path"),
 ]
 
