@@ -150,3 +150,17 @@ def test_platform_facts_follow_the_configured_platform():
     assert (linux["sys.platform"], linux["os.name"], linux["platform.system()"]) == ("linux", "posix", "Linux")
     assert platform_facts(None)["sys.platform"] == sys.platform
     assert platform_facts(None)["sys.version_info"] == tuple(sys.version_info[:3])
+
+
+def test_identity_is_decided_only_for_objects_made_apart():
+    from hermetic.analyse.decide import identical
+
+    tmp = V(frozenset([Origin("test-value", expr="tmp_path")]), True)
+    home_constant = of(Origin("module-constant", expr="USER_CONFIG", inner=(Origin("home", expr="expanduser()"),)))
+    env = of(Origin("environment", expr="APP_X"))
+    assert identical(tmp, home_constant) is False
+    assert identical(_lit("tests/x.cfg"), home_constant) is False
+    assert identical(env, _lit(None)) is None          # an environment read may be None
+    assert identical(_lit("a"), _lit("a")) is None      # two literals may be one interned object
+    assert identical(of(("inst", 7)), of(("inst", 7))) is True
+    assert identical(of(("inst", 7)), of(("inst", 8))) is False
