@@ -51,6 +51,7 @@ REACHED = [
     ("cwd-relative-cache", "HT102", C, 'shutil.rmtree(".decided_cache"', "test_cache_cleared_here"),
     ("program-from-the-code", "HT106", "tests/test_reached.py", 'subprocess.run(commands.client_args("joe")',
      "test_real_client"),
+    ("typing-cast", "HT103", T, 'return os.environ.get("DECIDED_TEMPROOT")', "test_base_folder_missing"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
@@ -73,6 +74,7 @@ SILENT = [
     Silent("save-of-a-restore", T, "old = os.environ.get(name)", "the value read is put back in the finally"),
     Silent("program-replaced-by-slice", "tests/test_ruled_out.py", "subprocess.run(args, check=False)",
            "args[0:1] = [sys.executable, script]: the test's own program"),
+    Silent("type-checking-only", T, 'return os.environ.get("DECIDED_FOR_TYPE_CHECKERS")', "TYPE_CHECKING is False"),
     Silent("file-descriptor", S, 'open(1, "w", closefd=False)', "1 is a file descriptor, not a path"),
 ]
 
@@ -148,3 +150,17 @@ def test_platform_facts_follow_the_configured_platform():
     assert (linux["sys.platform"], linux["os.name"], linux["platform.system()"]) == ("linux", "posix", "Linux")
     assert platform_facts(None)["sys.platform"] == sys.platform
     assert platform_facts(None)["sys.version_info"] == tuple(sys.version_info[:3])
+
+
+def test_identity_is_decided_only_for_objects_made_apart():
+    from hermetic.analyse.decide import identical
+
+    tmp = V(frozenset([Origin("test-value", expr="tmp_path")]), True)
+    home_constant = of(Origin("module-constant", expr="USER_CONFIG", inner=(Origin("home", expr="expanduser()"),)))
+    env = of(Origin("environment", expr="APP_X"))
+    assert identical(tmp, home_constant) is False
+    assert identical(_lit("tests/x.cfg"), home_constant) is False
+    assert identical(env, _lit(None)) is None          # an environment read may be None
+    assert identical(_lit("a"), _lit("a")) is None      # two literals may be one interned object
+    assert identical(of(("inst", 7)), of(("inst", 7))) is True
+    assert identical(of(("inst", 7)), of(("inst", 8))) is False

@@ -287,6 +287,8 @@ class Calls:
         if d == "builtins.isinstance" and len(args) == 2:
             r = self.decide_isinstance(args[0], args[1])
             return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
+        if d in ("typing.cast", "typing_extensions.cast") and len(args) == 2:
+            return args[1]   # cast(Config, FakeConfig(tmp_path)) is the FakeConfig
         if d == "re.compile" and args:
             return of(("regex", args[0], args[1] if len(args) > 1 else kwargs.get("flags", lit(0, None, None, False))))
         if d in ("re.match", "re.search", "re.fullmatch") and len(args) >= 2:

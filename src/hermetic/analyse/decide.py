@@ -130,19 +130,35 @@ def _literal_like(v: V) -> bool:
                for a in v.atoms)
 
 
+_FRESH_KINDS = ("test-value", "home", "cwd", "project-file")
+
+
+def _distinct_object(a) -> bool:
+    """An atom that is one object of its own: a path or folder made at run time, a project
+    instance, function or class, a container, a string literal. Not a value that may be None
+    or shared (an environment read, a default, a clock, a number, an unknown)."""
+    if isinstance(a, Origin):
+        if a.kind in _FRESH_KINDS:
+            return True
+        if a.kind == "literal":
+            return a.expr[:1] in ("'", '"')
+        if a.kind == "module-constant" and a.inner:
+            return all(_distinct_object(i) for i in a.inner)
+        return False
+    return a[0] in ("inst", "func", "cls", "seq", "dict")
+
+
 def identical(left: V, right: V) -> Optional[bool]:
-    """``left is right`` by what the values are: the same single instance is itself; values with
-    no alternative in common are different objects, unless both hold a literal (which Python
-    may intern) or an unknown value is among them."""
+    """``left is right`` by what the values are: the same single instance is itself; values made
+    apart (a tmp_path and a constant computed from the home folder, two instances) with no
+    alternative in common are different objects. Undecided when both hold a literal (which
+    Python may intern) or either may be None or shared (an environment read, a number)."""
     if not left.atoms or not right.atoms:
         return None
     if _literal_like(left) and _literal_like(right):
-        return None   # two literals (or constants bound to them) may be one interned object
-    for a in left.atoms | right.atoms:
-        if isinstance(a, Origin) and a.kind == "unknown":
-            return None
-        if isinstance(a, tuple) and a[0] in ("double", "ext", "missed", "partial", "meth", "dmeth"):
-            return None
+        return None
+    if not all(_distinct_object(a) for a in left.atoms | right.atoms):
+        return None
     only = next(iter(left.atoms))
     if len(left.atoms) == 1 and left.atoms == right.atoms and isinstance(only, tuple) and only[0] == "inst":
         return True

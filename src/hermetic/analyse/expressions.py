@@ -424,6 +424,8 @@ class Expressions:
                     # the interpreter, named by the test: a program the test chose, wherever the
                     # call that starts it is (row T1), as a literal program name from the test is
                     out = out | of(Origin("test-value", expr="sys.executable", path=frame.path, line=frame.line))
+                elif name == "TYPE_CHECKING" and a[1] in ("typing", "typing_extensions"):
+                    out = out | lit(False, None, None, False)   # the imports only type checkers read
                 elif a[1] == "re" and regex_flag(name) is not None:
                     out = out | lit(regex_flag(name), None, None, False)
                 else:

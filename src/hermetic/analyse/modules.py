@@ -226,6 +226,8 @@ class Modules:
         if full in self.p.summaries:
             self.import_module(full)
             return of(("mod", self.p.canonical[full]))
+        if full in ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"):
+            return lit(False, None, None, False)   # the imports only type checkers read
         return of(("ext", full))
 
     def module_attr_static(self, mod: str, attr: str) -> V:
