@@ -324,7 +324,8 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             else:
                 _restored(sc, key)
             return
-    if fn[TAG] == "attr" and fn[ATTR_ATTR] in ("addCleanup", "addfinalizer", "enterContext", "callback"):
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] in ("addCleanup", "addClassCleanup", "addfinalizer", "enterContext",
+                                               "enterClassContext", "callback"):
         # a lambda registered as a finalizer runs at teardown: what it changes is a restore
         for a in args:
             if a[TAG] == "lambda":
@@ -333,7 +334,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                     _call(w, inner, True)
                 sc.finalizing -= 1
         # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments
-        if fn[ATTR_ATTR] in ("addCleanup", "callback") and args and args[0][TAG] in ("attr", "name"):
+        if fn[ATTR_ATTR] in ("addCleanup", "addClassCleanup", "callback") and args and args[0][TAG] in ("attr", "name"):
             sc.finalizing += 1
             _call(w, ("call", args[0], list(args[1:]), e[CALL_KWARGS], e[CALL_POS]), True)
             sc.finalizing -= 1
