@@ -51,6 +51,7 @@ LISTED = [
 
 SILENT = [
     Silent("syspath-prepend", TR, "monkeypatch.syspath_prepend(", "restored by monkeypatch"),
+    Silent("umask-read-back", TR, "current = os.umask(0o022)", "put back by the next statement"),
     Silent("add-class-cleanup", TR, 'sys.path.insert(0, "/opt/toolkit-ext")', "undone by addClassCleanup"),
     Silent("monkeypatch-chdir", TR, "monkeypatch.chdir(tmp_path)", "restored by monkeypatch"),
     Silent("monkeypatch-setitem-sys-modules", TR, "monkeypatch.setitem(sys.modules,", "restored by monkeypatch"),

@@ -135,68 +135,86 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
     """Note the mutations and restores of ``stmts`` in ``w.sc``; ``in_restore``: inside a
     ``finally`` block or a teardown method, where a change counts as a restore."""
     ip, frame, sc, saved = w.ip, w.frame, w.sc, w.saved
+    prev = None   # (key, index) of the one change the previous statement made
     for st in stmts:
-        k = st[TAG]
-        restoring = in_restore or w.after_yield[0]
-        if k == "assign":
-            for t in st[ASSIGN_TARGETS]:
-                _assign(w, t, st[ASSIGN_VALUE], st, restoring)
-            if st[ASSIGN_VALUE][TAG] == "call":
-                _call(w, st[ASSIGN_VALUE], restoring)
+        before = len(sc.mutations)
+        try:
+            k = st[TAG]
+            restoring = in_restore or w.after_yield[0]
+            if k == "assign":
                 for t in st[ASSIGN_TARGETS]:
-                    if t[TAG] == "name":
-                        note_binding(w, t[NAME_ID], st[ASSIGN_VALUE])
-            if _is_env_read(ip, st[ASSIGN_VALUE], frame) or \
-                    st[ASSIGN_VALUE][TAG] in ("name", "attr", "call", "seq", "sub"):
-                for t in st[ASSIGN_TARGETS]:
-                    if t[TAG] == "name":
-                        saved.add(t[NAME_ID])
-            if st[ASSIGN_VALUE][TAG] == "call" and _is_patch_call(ip, st[ASSIGN_VALUE], frame):
-                for t in st[ASSIGN_TARGETS]:
-                    if t[TAG] == "name":
-                        saved.add("patcher:" + t[NAME_ID])
-                    elif t[TAG] == "attr" and t[ATTR_VALUE][TAG] == "name" and t[ATTR_VALUE][NAME_ID] == "self":
-                        saved.add("patcher:self." + t[ATTR_ATTR])
-        elif k == "del":
-            _delete(w, st[DEL_TARGET], st, restoring)
-        elif k == "expr":
-            e = st[EXPR_VALUE]
-            if e[TAG] == "yield":
-                w.after_yield[0] = True
-                continue
-            if e[TAG] == "call":
-                _call(w, e, restoring)
-            else:   # calls inside an assert, a comparison, ...
-                for call in calls_in(e):
-                    _call(w, call, restoring)
-        elif k == "if":
-            guard = _set_guard(st[IF_TEST]) if restoring else ""
-            if guard and guard not in w.guarded:
-                w.guarded.add(guard)
-                _walk(w, st[IF_BODY], in_restore)
-                w.guarded.discard(guard)
-            else:
-                _walk(w, st[IF_BODY], in_restore)
-            _walk(w, st[IF_ORELSE], in_restore)
-        elif k in ("for", "while"):
-            _walk(w, st[FOR_BODY] if k == "for" else st[WHILE_BODY], in_restore)
-        elif k == "try":
-            _walk(w, st[TRY_BODY], in_restore)
-            for _n, b in st[TRY_HANDLERS]:
-                _walk(w, b, in_restore)
-            _walk(w, st[TRY_ORELSE], in_restore)
-            _walk(w, st[TRY_FINALLY], True)
-        elif k == "with":
-            added: Set[tuple] = set()
-            for item, _t in st[WITH_ITEMS]:
-                if item[TAG] == "call":
-                    _call(w, item, restoring, as_context=True)
-                    added |= _protected_by(ip, item, frame) - sc.protected
-            sc.protected |= added
-            _walk(w, st[WITH_BODY], in_restore)
-            sc.protected -= added
-        elif k == "return" and st[RETURN_VALUE] is not None and st[RETURN_VALUE][TAG] == "call":
-            _call(w, st[RETURN_VALUE], restoring)
+                    _assign(w, t, st[ASSIGN_VALUE], st, restoring)
+                if st[ASSIGN_VALUE][TAG] == "call":
+                    _call(w, st[ASSIGN_VALUE], restoring)
+                    for t in st[ASSIGN_TARGETS]:
+                        if t[TAG] == "name":
+                            note_binding(w, t[NAME_ID], st[ASSIGN_VALUE])
+                if _is_env_read(ip, st[ASSIGN_VALUE], frame) or \
+                        st[ASSIGN_VALUE][TAG] in ("name", "attr", "call", "seq", "sub"):
+                    for t in st[ASSIGN_TARGETS]:
+                        if t[TAG] == "name":
+                            saved.add(t[NAME_ID])
+                if st[ASSIGN_VALUE][TAG] == "call" and _is_patch_call(ip, st[ASSIGN_VALUE], frame):
+                    for t in st[ASSIGN_TARGETS]:
+                        if t[TAG] == "name":
+                            saved.add("patcher:" + t[NAME_ID])
+                        elif t[TAG] == "attr" and t[ATTR_VALUE][TAG] == "name" and t[ATTR_VALUE][NAME_ID] == "self":
+                            saved.add("patcher:self." + t[ATTR_ATTR])
+            elif k == "del":
+                _delete(w, st[DEL_TARGET], st, restoring)
+            elif k == "expr":
+                e = st[EXPR_VALUE]
+                if e[TAG] == "yield":
+                    w.after_yield[0] = True
+                    continue
+                if e[TAG] == "call":
+                    _call(w, e, restoring)
+                else:   # calls inside an assert, a comparison, ...
+                    for call in calls_in(e):
+                        _call(w, call, restoring)
+            elif k == "if":
+                guard = _set_guard(st[IF_TEST]) if restoring else ""
+                if guard and guard not in w.guarded:
+                    w.guarded.add(guard)
+                    _walk(w, st[IF_BODY], in_restore)
+                    w.guarded.discard(guard)
+                else:
+                    _walk(w, st[IF_BODY], in_restore)
+                _walk(w, st[IF_ORELSE], in_restore)
+            elif k in ("for", "while"):
+                _walk(w, st[FOR_BODY] if k == "for" else st[WHILE_BODY], in_restore)
+            elif k == "try":
+                _walk(w, st[TRY_BODY], in_restore)
+                for _n, b in st[TRY_HANDLERS]:
+                    _walk(w, b, in_restore)
+                _walk(w, st[TRY_ORELSE], in_restore)
+                _walk(w, st[TRY_FINALLY], True)
+            elif k == "with":
+                added: Set[tuple] = set()
+                for item, _t in st[WITH_ITEMS]:
+                    if item[TAG] == "call":
+                        _call(w, item, restoring, as_context=True)
+                        added |= _protected_by(ip, item, frame) - sc.protected
+                sc.protected |= added
+                _walk(w, st[WITH_BODY], in_restore)
+                sc.protected -= added
+            elif k == "return" and st[RETURN_VALUE] is not None and st[RETURN_VALUE][TAG] == "call":
+                _call(w, st[RETURN_VALUE], restoring)
+        finally:
+            prev = _put_back_at_once(sc, before, prev)
+
+
+def _put_back_at_once(sc: Scan, before: int, prev):
+    """A change the very next statement puts back with the saved value (``umask = os.umask(0)``
+    then ``os.umask(umask)``: nothing runs in between) leaves nothing: both are dropped. Returns
+    the ``prev`` for the next statement."""
+    added = sc.mutations[before:]
+    if (prev is not None and len(added) == 1 and added[0].restore_like and added[0].key == prev[0]
+            and prev[1] < before and sc.mutations[prev[1]].key == prev[0]):
+        del sc.mutations[before]
+        del sc.mutations[prev[1]]
+        return None
+    return (added[0].key, before) if len(added) == 1 else None
 
 
 def _set_guard(test) -> str:
