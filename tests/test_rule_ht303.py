@@ -26,6 +26,7 @@ CF = "tests/conftest.py"
 
 EXPECTED = [
     Expect("attribute-assignment", "HT303", TL, "settings.RETRIES = 0"),
+    Expect("cache-left-filled", "HT303", TL, 'optional._loaders = {"stub": "stub"}'),
     Expect("setattr-builtin", "HT303", TL, 'setattr(settings, "RETRIES", 1)'),
     Expect("item-assignment", "HT303", TL, 'registry.RUNNERS["shout"] = shout'),
     Expect("append", "HT303", TL, "registry.HOOKS.append(print)"),
@@ -69,6 +70,10 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("finally-resets-an-import-time-switch", TR, "optional.yaml_available = False",
+           "the finally sets one of the values the module binds at import"),
+    Silent("teardown-empties-the-cache", TR, 'optional._loaders = {"stub": "stub"}',
+           "tearDown puts back the empty cache the module starts with"),
     Silent("monkeypatch-setattr", TR, 'monkeypatch.setattr(settings, "RETRIES", 0)', "restored by monkeypatch"),
     Silent("monkeypatch-dotted", TR, 'monkeypatch.setattr("jobs.settings.RETRIES", 4)', "restored by monkeypatch"),
     Silent("monkeypatch-setitem", TR, 'monkeypatch.setitem(registry.RUNNERS, "shout", shout)', "restored"),

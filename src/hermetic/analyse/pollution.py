@@ -271,21 +271,40 @@ def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
             return
         g = _project_global(ip, t, frame)
         if g is not None:
-            back = value_saved or (restoring and value[TAG] == "lit" and _import_literal(ip, g[0], g[1]) == value)
+            back = value_saved or (restoring and _import_literal(ip, g[0], g[1], value))
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]} = ...", back), restoring)
 
 
-def _import_literal(ip: I.Interp, mod: str, name: str):
-    """The ``("lit", value)`` a module binds NAME to at its top level, when that is its only
-    top-level binding (a reset to it in a ``finally`` puts the import-time state back)."""
+def _import_literal(ip: I.Interp, mod: str, name: str, value) -> bool:
+    """Whether ``value`` (an expression) is a constant the module's top level binds NAME to, in
+    its body or under a top-level ``if`` / ``try`` (``flag = True`` / ``flag = False`` after an
+    optional import): a literal, or an empty ``{}`` / ``[]`` (a cache rebuilt lazily). A reset
+    to it in a ``finally`` or a teardown puts the import-time state back."""
+    if not _constant(value):
+        return False
     s = ip.p.summaries.get(mod)
     if s is None:
-        return None
-    found = [st[ASSIGN_VALUE] for st in s["body"]
-             if st[TAG] == "assign" and any(t == ("name", name) for t in st[ASSIGN_TARGETS])]
-    if len(found) == 1 and found[0][TAG] == "lit":
-        return tuple(found[0])
-    return None
+        return False
+    found = []
+    todo = list(s["body"])
+    while todo:
+        st = todo.pop()
+        if st[TAG] == "assign" and any(t == ("name", name) for t in st[ASSIGN_TARGETS]):
+            found.append(st[ASSIGN_VALUE])
+        elif st[TAG] == "if":
+            todo.extend(list(st[IF_BODY]) + list(st[IF_ORELSE]))
+        elif st[TAG] == "try":
+            todo.extend(list(st[TRY_BODY]) + [x for _n, b in st[TRY_HANDLERS] for x in b] + list(st[TRY_ORELSE]))
+    return bool(found) and all(_constant(f) for f in found) and any(_same(f, value) for f in found)
+
+
+def _constant(e) -> bool:
+    return e[TAG] == "lit" or (e[TAG] == "dict" and not e[1]) or (e[TAG] == "seq" and not e[2])
+
+
+def _same(a, b) -> bool:
+    return (a[TAG], a[1]) == (b[TAG], b[1]) if a[TAG] == "lit" else (a[TAG] == b[TAG] and
+                                                                      (a[TAG] == "dict" or a[1] == b[1]))
 
 
 def _delete(w: _Walk, t, st, restoring: bool) -> None:
