@@ -52,6 +52,9 @@ EXPECTED = [
     Expect("restoring-fixture-not-requested", "HT303", TL, 'registry.RUNNERS["chirp"] = shout',
            tests=[TL + "::test_chirp_without_the_cleanup_fixture"]),
     Expect("lambda-finalizer-restores-other-entry", "HT303", TL, 'registry.RUNNERS["drone"] = shout'),
+    # near miss of the per-test reset: a plain TestCase, whose base empties nothing per test
+    Expect("outbox-outside-the-resetting-base", "HT303", TL, 'mailbox.outbox = ["sent"]',
+           tests=[TL + "::TestOutboxOutsideTheBase::test_outbox_left_with_a_message"]),
 ]
 OPTIONAL = [
     # the writes that put a new literal back (not the import-time value) leave a state of their own
@@ -74,6 +77,8 @@ SILENT = [
            "the finally sets one of the values the module binds at import"),
     Silent("teardown-empties-the-cache", TR, 'optional._loaders = {"stub": "stub"}',
            "tearDown puts back the empty cache the module starts with"),
+    Silent("reset-by-the-base-entry-point", TR, 'mailbox.outbox = ["queued"]',
+           "the TestCase base's __call__ empties the outbox before every test of its subclasses"),
     Silent("monkeypatch-setattr", TR, 'monkeypatch.setattr(settings, "RETRIES", 0)', "restored by monkeypatch"),
     Silent("monkeypatch-dotted", TR, 'monkeypatch.setattr("jobs.settings.RETRIES", 4)', "restored by monkeypatch"),
     Silent("monkeypatch-setitem", TR, 'monkeypatch.setitem(registry.RUNNERS, "shout", shout)', "restored"),

@@ -116,6 +116,15 @@ def _teardown_scan(ip: I.Interp, f: dict, mod: str) -> Scan:
     return sc
 
 
+def rebinds(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
+    """The module globals ``f`` binds to a new value as a whole (``mail.outbox = []``), not an
+    entry of, nor a call on, the container: what set-up code that runs before every test resets."""
+    frame = _function_frame(ip, f, mod)
+    sc = Scan()
+    _walk(_Walk(ip, frame, sc, {}), f["body"], in_restore=False)
+    return {m.key for m in sc.mutations if m.key[0] == "glob" and m.what.endswith(" = ...") and "[" not in m.what}
+
+
 def fixture_restores(ip: I.Interp, f: dict, mod: str, finalizers: List[Tuple[dict, str]]) -> Set[tuple]:
     """What a fixture's teardown puts back, as ``(key, entry)`` (``Scan.restored_items``): its
     code after ``yield`` (also in a ``finally`` around it), the lambdas and callables it

@@ -47,6 +47,11 @@ _PER_TEST_HOOKS = {"pytest_runtest_setup", "pytest_runtest_teardown", "pytest_ru
                    "pytest_runtest_makereport"}
 
 
+# unittest's per-test entry points: a TestCase base that overrides one runs its own set-up
+# before every test of its subclasses (Django's SimpleTestCase.__call__ -> _pre_setup)
+_ENTRY_POINTS = ("__call__", "run", "debug")
+
+
 _REGISTERS = ("addCleanup", "addClassCleanup", "addfinalizer", "callback")
 
 
@@ -86,6 +91,8 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
                     for item in P.fixture_restores(ip, f, mod, fins):
                         requested.setdefault(item, set()).update(users)
     snapshot_restored = _snapshot_restored(runner)
+    for key, tests in _entry_resets(ip, items).items():
+        snapshot_restored.setdefault((key, "*"), set()).update(tests)
     hook_restores = hook_restores | restored_per_test(runner.pytest_cfg)
     tests_by_qn: Dict[str, List[str]] = {}
     tests_by_mod: Dict[str, List[str]] = {}
@@ -132,6 +139,54 @@ class _Ht3Scope:
     requested: Dict[tuple, Set[str]]
     registered_in: Dict[str, Dict[str, Set[str]]]
     snapshot_restored: Dict[tuple, Set[str]]
+
+
+def _entry_resets(ip: I.Interp, items: List[TestItem]) -> Dict[tuple, Set[str]]:
+    """Module state key -> the tests whose ``TestCase`` base overrides a per-test entry point
+    (``_ENTRY_POINTS``) with code that binds it anew before every test: Django's
+    ``SimpleTestCase.__call__`` runs ``_pre_setup``, which sets ``mail.outbox = []``, so what one
+    test leaves in the outbox no later test of that kind sees. Follows ``self.m()`` calls,
+    resolved on the base, a few levels deep."""
+    by_cls: Dict[str, List[str]] = {}
+    for it in items:
+        if it.cls and it.cls in ip.p.classes:
+            by_cls.setdefault(it.cls, []).append(it.node_id)
+    per_base: Dict[str, Set[tuple]] = {}
+    out: Dict[tuple, Set[str]] = {}
+    for cls, tests in by_cls.items():
+        if not ip.is_testcase(cls):
+            continue
+        for base in ip.mro(cls):
+            keys = per_base.get(base)
+            if keys is None:
+                keys = per_base[base] = _base_resets(ip, base)
+            for k in keys:
+                out.setdefault(k, set()).update(tests)
+    return out
+
+
+def _base_resets(ip: I.Interp, base: str) -> Set[tuple]:
+    """What ``base``'s own per-test entry points, and the ``self`` methods they call, rebind."""
+    cd, _mod = ip.p.classes[base]
+    todo = [(cd["methods"][n], 0) for n in _ENTRY_POINTS if n in cd["methods"]]
+    seen: Set[str] = set()
+    keys: Set[tuple] = set()
+    while todo and len(seen) < 50:
+        qn, depth = todo.pop()
+        if qn in seen or qn not in ip.p.functions:
+            continue
+        seen.add(qn)
+        f, fmod = ip.p.functions[qn]
+        keys |= P.rebinds(ip, f, fmod)
+        if depth >= 3:
+            continue
+        for call in calls_in(f["body"]):
+            fn = call[CALL_FUNC]
+            if fn[TAG] == "attr" and fn[ATTR_VALUE][TAG] == "name" and fn[ATTR_VALUE][NAME_ID] == "self":
+                found = ip.find_method(base, fn[ATTR_ATTR])
+                if found is not None:
+                    todo.append((found[1], depth + 1))
+    return keys
 
 
 def _snapshot_restored(runner: Runner) -> Dict[tuple, Set[str]]:
