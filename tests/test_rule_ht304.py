@@ -26,6 +26,7 @@ EXPECTED = [
     Expect("sys-path-append-in-fixture", "HT304", CF, "sys.path.append(str(tmp_path))"),
     Expect("sys-modules-set", "HT304", TL, 'sys.modules["toolkit_fake"] = types.ModuleType'),
     Expect("sys-modules-del", "HT304", TL, 'del sys.modules["toolkit.loader"]'),
+    Expect("sys-modules-del-under-other-patch-dict", "HT304", TL, 'del sys.modules["toolkit.catalog"]   # os.environ'),
     # of two entries popped, the finally puts back only one
     Expect("sys-modules-pop-not-put-back", "HT304", TL, 'other = sys.modules.pop("toolkit.loader", None)'),
     Expect("chdir-in-fixture", "HT304", CF, "os.chdir(tmp_path)"),
@@ -50,6 +51,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("sys-modules-del-under-patch-dict", TR, 'del sys.modules["toolkit.catalog"]   # the whole',
+           "patch.dict(sys.modules) puts every entry back on exit"),
     Silent("syspath-prepend", TR, "monkeypatch.syspath_prepend(", "restored by monkeypatch"),
     Silent("umask-read-back", TR, "current = os.umask(0o022)", "put back by the next statement"),
     Silent("add-class-cleanup", TR, 'sys.path.insert(0, "/opt/toolkit-ext")', "undone by addClassCleanup"),

@@ -87,6 +87,9 @@ def _protected_by(ip, call, frame) -> Set[tuple]:
     if "os.environ" in _ext(_resolve(ip, target, frame)) or (
             target[TAG] == "lit" and target[LIT_VALUE] == "os.environ"):
         return {("env", "*")}
+    if "sys.modules" in _ext(_resolve(ip, target, frame)) or (
+            target[TAG] == "lit" and target[LIT_VALUE] == "sys.modules"):
+        return {("sysmod", "*")}   # patch.dict(sys.modules): every module entry put back on exit
     g = _project_global(ip, target, frame)
     return {("glob",) + g} if g is not None else set()
 
