@@ -25,6 +25,11 @@ CF = "tests/conftest.py"
 
 EXPECTED = [
     Expect("item-assignment", "HT302", TL, 'os.environ["DEPLOY_REGION"] = "us"'),
+    # near misses: a write before monkeypatch saved the variable (its undo puts that value back),
+    # a removal before the test's own set
+    Expect("write-before-monkeypatch-saved-it", "HT302", TL, 'os.environ[key] = "d1"'),
+    Expect("removed-before-set", "HT302", TL, 'del os.environ["DEPLOY_CRATE"]'),
+    Expect("set-after-removal", "HT302", TL, 'os.environ["DEPLOY_CRATE"] = "c1"'),
     Expect("pop", "HT302", TL, 'os.environ.pop("DEPLOY_TOKEN", None)'),
     Expect("update-in-fixture", "HT302", CF, 'os.environ.update({"DEPLOY_TIER": "canary"})'),
     Expect("putenv", "HT302", TL, 'os.putenv("DEPLOY_TRACE", "1")'),
@@ -58,6 +63,10 @@ SILENT = [
     Silent("uncalled-helper", "tests/conftest.py", 'os.environ.update({"RELEASE_TIER": "session"})',
            "a helper no test calls: nothing reaches it"),
     Silent("unused-fixture", "tests/conftest.py", 'os.environ["RELEASE_TIER"] = "unused"', "a fixture no test requests"),
+    Silent("write-after-monkeypatch-saved-it", TR, "del os.environ[key]   # monkeypatch saved",
+           "monkeypatch.setenv saved the variable first: its undo puts it back"),
+    Silent("own-variable-set", TR, 'os.environ["DEPLOY_SHELF"] = "s1"', "the test removes it itself"),
+    Silent("own-variable-removed", TR, 'del os.environ["DEPLOY_SHELF"]', "the removal of its own change"),
     Silent("setenv", TR, 'monkeypatch.setenv("DEPLOY_REGION", "us")', "restored by monkeypatch"),
     Silent("delenv", TR, 'monkeypatch.delenv("DEPLOY_REGION"', "restored by monkeypatch"),
     Silent("patch-dict-context", TR, 'mock.patch.dict(os.environ, {"DEPLOY_REGION": "sa"})', "undone on exit"),

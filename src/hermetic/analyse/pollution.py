@@ -25,7 +25,8 @@ from .effects import CONTAINER_METHODS
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, ext_names as _ext, function_frame as _function_frame, \
-    project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame
+    key_of as _key_of, literal_locals, project_global as _project_global, resolve as _resolve, \
+    restored as _restored, scan_frame as _frame
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
 # the container methods whose first argument names the one entry they change
@@ -44,11 +45,14 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
         if dexpr[TAG] == "call":
             sc.protected |= _protected_by(ip, dexpr, frame)
         wrapped |= _decorator_restores(ip, dexpr, frame)
-    _walk(_Walk(ip, frame, sc, effects), f["body"], in_restore=False)
+    _walk(_Walk(ip, frame, sc, effects, literals=literal_locals(f["body"])), f["body"], in_restore=False)
     restores = sc.restores | teardown_restores | wrapped
     out = []
     seen_keys: Set[tuple] = set()
+    taken_back = _set_then_removed(sc.mutations)
     for m in sc.mutations:
+        if m.key in taken_back:
+            continue
         rebinding = m.what.endswith(" = ...") and "[" not in m.what or m.key[0] in ("cwd", "umask")
         if rebinding and m.key in seen_keys:
             continue   # a later rebinding of the same name (often a reset) is the same problem
@@ -58,6 +62,25 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
         if m.key[0] == "patcher" and ("patcher", "*") in restores:
             continue
         out.append(m)
+    return out
+
+
+def _set_then_removed(mutations: List[Mutation]) -> Set[tuple]:
+    """Environment variables the function sets and later removes itself (``os.environ[K] = v``
+    ... ``del os.environ[K]``): the removal takes its own change back. The variable is taken as
+    unset before (a name the test chose); a removal before any set is a change of its own."""
+    first_set: Dict[tuple, int] = {}
+    out: Set[tuple] = set()
+    for m in mutations:
+        if m.key[0] != "env" or m.key[1] == "*":
+            continue
+        if m.what.startswith("os.environ[") or m.what in ("os.putenv(...)", "os.environ.__setitem__(...)",
+                                                         "os.environ.setdefault(...)"):
+            first_set.setdefault(m.key, m.pos[0])
+        elif m.key in first_set and m.pos[0] > first_set[m.key] and (
+                m.what.startswith("del os.environ") or m.what in ("os.environ.pop(...)", "os.unsetenv(...)",
+                                                                  "os.environ.__delitem__(...)")):
+            out.add(m.key)
     return out
 
 
@@ -256,7 +279,7 @@ def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
     if t[TAG] == "sub":
         base = _resolve(ip, t[SUB_VALUE], frame)
         ext = _ext(base)
-        key = t[SUB_INDEX][LIT_VALUE] if t[SUB_INDEX][TAG] == "lit" else "*"
+        key = _key_of(w, t[SUB_INDEX])
         if "os.environ" in ext:
             shown = repr(key) if key != "*" else "..."
             _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ[{shown}] = ...", value_saved, value_saved),
@@ -326,7 +349,7 @@ def _delete(w: _Walk, t, st, restoring: bool) -> None:
     pos = (line, 1, line, 1)
     if t[TAG] == "sub":
         ext = _ext(_resolve(ip, t[SUB_VALUE], frame))
-        key = t[SUB_INDEX][LIT_VALUE] if t[SUB_INDEX][TAG] == "lit" else "*"
+        key = _key_of(w, t[SUB_INDEX])
         if "os.environ" in ext:
             _add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{repr(key) if key != '*' else '...'}]", True),
                  restoring)
@@ -404,9 +427,10 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 _restored(sc, ("syspath",))
         return
     if fn[TAG] == "attr" and fn[ATTR_ATTR] in ("setenv", "delenv") and fn[ATTR_VALUE][TAG] == "name" \
-            and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and args and args[0][TAG] == "lit":
-        # monkeypatch saved the variable: its undo at teardown puts it back, whatever wrote it since
-        _restored(sc, ("env", args[0][LIT_VALUE]))
+            and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and args and _key_of(w, args[0]) != "*":
+        # monkeypatch saved the variable: its undo at teardown puts it back, whatever writes it
+        # from here on (not what was written before: that is the value it puts back)
+        sc.protected.add(("env", _key_of(w, args[0])))
         return
     if names & {"unittest.mock.patch.stopall"}:
         _restored(sc, ("patcher", "*"))
@@ -421,7 +445,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     for n in names:
         if n.startswith("os.environ.") and n.rsplit(".", 1)[1] in _ENV_METHODS:
             meth = n.rsplit(".", 1)[1]
-            key = args[0][LIT_VALUE] if args and args[0][TAG] == "lit" else "*"
+            key = _key_of(w, args[0]) if args else "*"
             if meth in ("update", "clear"):
                 key = "*"
             restore_like = meth in ("pop", "__delitem__") or (meth == "update" and restoring) or (
@@ -429,7 +453,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ.{meth}(...)", restore_like), restoring)
             return
         if n in ("os.putenv", "os.unsetenv"):
-            key = args[0][LIT_VALUE] if args and args[0][TAG] == "lit" else "*"
+            key = _key_of(w, args[0]) if args else "*"
             _add(sc, Mutation("HT302", ("env", key), pos, f"{n}(...)", n == "os.unsetenv"), restoring)
             return
         if n.startswith("sys.path.") and n.rsplit(".", 1)[1] in _SYSPATH_METHODS:

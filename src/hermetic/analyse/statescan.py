@@ -69,6 +69,38 @@ class Walk:
     # saved variables the enclosing ``if`` requires to be set (``if saved is not None:``): writing
     # one back there misses the path where there was nothing to save (contract section 4)
     guarded: Set[str] = field(default_factory=set)
+    # the function's variables bound once, to a string literal (``key = "NAME"``): the
+    # environment variable ``os.environ[key]`` names (``literal_locals``)
+    literals: Dict[str, str] = field(default_factory=dict)
+
+
+def literal_locals(stmts) -> Dict[str, str]:
+    """The names ``stmts`` bind exactly once, by a plain assignment of a string literal."""
+    from .effects import flat
+    from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, LIT_VALUE
+    found: Dict[str, str] = {}
+    count: Dict[str, int] = {}
+    for st in flat(stmts):
+        if st[TAG] != "assign":
+            continue
+        for t in st[ASSIGN_TARGETS]:
+            if t[TAG] == "name":
+                n = t[NAME_ID]
+                count[n] = count.get(n, 0) + 1
+                v = st[ASSIGN_VALUE]
+                if len(st[ASSIGN_TARGETS]) == 1 and v[TAG] == "lit" and isinstance(v[LIT_VALUE], str):
+                    found[n] = v[LIT_VALUE]
+    return {n: v for n, v in found.items() if count.get(n) == 1}
+
+
+def key_of(w: "Walk", expr) -> object:
+    """The literal an index or argument names (directly, or through ``Walk.literals``), else "*"."""
+    from ..summarise.ir import LIT_VALUE
+    if expr[TAG] == "lit":
+        return expr[LIT_VALUE]
+    if expr[TAG] == "name" and expr[NAME_ID] in w.literals:
+        return w.literals[expr[NAME_ID]]
+    return "*"
 
 
 def covering(m: Mutation) -> Set[Tuple[tuple, object]]:
