@@ -52,6 +52,8 @@ REACHED = [
     ("program-from-the-code", "HT106", "tests/test_reached.py", 'subprocess.run(commands.client_args("joe")',
      "test_real_client"),
     ("typing-cast", "HT103", T, 'return os.environ.get("DECIDED_TEMPROOT")', "test_base_folder_missing"),
+    # callable("build") is False: test_command_named gets the decorator back, never a Command
+    ("callable", "HT103", B, 'return os.environ.get("APP_COMPLETE_CALLED")', "test_command_bare"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

@@ -287,6 +287,9 @@ class Calls:
         if d == "builtins.isinstance" and len(args) == 2:
             r = self.decide_isinstance(args[0], args[1])
             return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
+        if d == "builtins.callable" and len(args) == 1:
+            r = self.decide_callable(args[0])
+            return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
         if d in ("typing.cast", "typing_extensions.cast") and len(args) == 2:
             return args[1]   # cast(Config, FakeConfig(tmp_path)) is the FakeConfig
         if d == "re.compile" and args:
@@ -387,6 +390,32 @@ class Calls:
                 else:
                     return None if is_none(value) is not True else False
         return isinstance_of(value, wanted, self._inst_isinstance)
+
+    def decide_callable(self, value: V) -> Optional[bool]:
+        """``callable(value)`` when every atom's kind decides it: functions, classes, lambdas,
+        partials and test doubles are; literals, containers and instances of a project class
+        with no ``__call__`` (and no library base) are not."""
+        results: List[Optional[bool]] = []
+        for a in value.ordered():
+            if isinstance(a, Origin):
+                results.append(False if a.kind == "literal" and not value.is_path else None)
+            elif a[0] in ("func", "cls", "lambda", "partial", "double"):
+                results.append(True)
+            elif a[0] in ("seq", "dict"):
+                results.append(False)
+            elif a[0] == "inst":
+                cls = (self.heap.get(a[1]) or {}).get("cls")
+                if not cls:
+                    results.append(None)
+                elif self.find_method(cls, "__call__") is not None:
+                    results.append(True)
+                else:
+                    results.append(None if any(self.external_bases(c) for c in self.mro(cls)) else False)
+            else:
+                results.append(None)
+            if results[-1] is None:
+                return None
+        return results[0] if results and all(r == results[0] for r in results) else None
 
     def _inst_isinstance(self, inst: tuple, wanted) -> Optional[bool]:
         cls = (self.heap.get(inst[1]) or {}).get("cls")
