@@ -18,6 +18,10 @@ EXPECTED = [
     # the target is fixed at the constructor: the finding is there; a responses mock does not cover httpx (S4)
     Expect("httpx-client-constructor", "HT105", C, "with httpx.Client(base_url=API_URL",
            tests=[T + "test_status_with_requests_only_mock"]),
+    # setUpClass enters a patch of socket.gethostbyname for its class (enterClassContext): only
+    # the unpatched class's test is listed
+    Expect("patched-for-the-class-near-miss", "HT105", C, "return socket.gethostbyname(host)",
+           tests=[T + "TestStationUnpatched::test_station_address_live"]),
 ]
 
 

@@ -225,8 +225,9 @@ class Controls:
                 return of(("patcher", "cwd", (), self._site))
             return UNKNOWN_V
         if t == "testcase":
-            if name in ("addCleanup", "enterContext", "addClassCleanup"):
-                return EMPTY
+            if name in ("enterContext", "enterClassContext", "enterAsyncContext") and args and any(
+                    a[0] == "patcher" for a in args[0].refs()):
+                return self._start(args[0])   # entered now, exited by the (class) cleanup
             return EMPTY
         if t == "mark":
             return of(atom)
