@@ -99,6 +99,15 @@ def test_confidence_is_medium_past_an_undecided_branch_or_among_several_targets(
     assert [f.confidence for f in at(findings, J, "with open(settings.JOURNAL) as fh:")] == ["high"]
 
 
+def test_a_high_finding_shows_the_way_that_makes_it_high(findings):
+    # test_backup_maybe (first by name) passes an undecided branch, test_backup_read none: the
+    # finding is high, and its trace is test_backup_read's, so the two agree
+    [f] = at(findings, J, "# one test's way is decided")
+    assert f.confidence == "high"
+    assert f.tests == ["tests/test_ranked.py::test_backup_maybe", "tests/test_ranked.py::test_backup_read"]
+    assert [step.function for step in f.trace][0] == "test_backup_read"
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     dest = copy_fixture(FIX, tmp_path)

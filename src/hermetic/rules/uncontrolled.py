@@ -45,7 +45,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         key = (code, ev.path, ev.pos)
         entry = agg.get(key)
         if entry is None:
-            entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": test}
+            entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
         # high when one test reaches it through decided branches with one target (section 4)
         entry["high"] = entry.get("high", False) or not (ev.undecided or ev.several)
         entry["changes"] = entry.get("changes", False) or ev.may_write   # one test writing: an error
@@ -55,11 +55,14 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                 # by what the message names (described only for a sink reached with several)
                 target = ev.target if ev.category == "env" else ev.origin
                 entry.setdefault("what", {}).setdefault(target, (ev, set()))[1].add(test)
-            # the shown origin and trace: the first test's, and among its events the least by
-            # a fixed order (evaluation order follows set iteration, which varies by process)
-            if entry["first"] is None or test < entry["first"] or (
-                    test == entry["first"] and _event_order(ev) < _event_order(entry["ev"])):
-                entry["first"] = test
+            # the shown origin and trace: a way through decided branches when there is one (so
+            # a high finding shows the way that makes it high), then the first test's, and among
+            # its events the least by a fixed order (evaluation order follows set iteration,
+            # which varies by process)
+            rank = (bool(ev.undecided or ev.several), test)
+            if entry["first"] is None or rank < entry["rank"] or (
+                    rank == entry["rank"] and _event_order(ev) < _event_order(entry["ev"])):
+                entry["first"], entry["rank"] = test, rank
                 entry["ev"] = ev
 
     for run in runs:
