@@ -54,6 +54,8 @@ REACHED = [
     ("typing-cast", "HT103", T, 'return os.environ.get("DECIDED_TEMPROOT")', "test_base_folder_missing"),
     # callable("build") is False: test_command_named gets the decorator back, never a Command
     ("callable", "HT103", B, 'return os.environ.get("APP_COMPLETE_CALLED")', "test_command_bare"),
+    # an existence check held in a variable decides no branch (it was taken for a truthy file object)
+    ("existence-in-a-variable", "HT102", B, 'with open(path, "w") as fh:', "test_marker_written_here"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
@@ -65,6 +67,7 @@ EXPECTED.append(Expect("registry-left-changed", "HT303", "tests/test_reached.py"
 SILENT = [
     Silent("skipped-test-state", "tests/test_ruled_out.py", 'platforms.STATE.append("seen")',
            "a test skipped on this platform changes nothing"),
+    Silent("constant-in-a-variable", B, 'with open(path, "a") as fh:', "done = True returns first"),
     Silent("raise-before", B, 'os.environ.get("APP_AFTER_RAISE")', "nothing after a raise runs"),
     Silent("windows-constant", P, 'return os.environ["APPDATA"]', "WINDOWS is False on Linux"),
     Silent("os-name", P, 'return os.environ.get("LOCALAPPDATA")', "os.name is 'posix' on Linux"),

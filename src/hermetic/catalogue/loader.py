@@ -39,6 +39,9 @@ class SinkSpec:
     distinctive: bool = False
     variable: str = ""   # env sinks that read one fixed variable (shutil.which reads PATH)
     effect: str = "read"   # "read" or "change" (``effect_of``): what the severity follows
+    # what a file operation returns: "" a file object or a value derived from its target (truthy);
+    # "value" a plain answer (a flag, a size, a stat result) that decides no branch by itself
+    returns: str = ""
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         extra_methods=tuple((k, tuple(v)) for k, v in sorted(raw.get("extra_methods", {}).items())),
         distinctive=bool(raw.get("distinctive", False)),
         variable=str(raw.get("variable", "")),
+        returns=str(raw.get("returns", "")),
     )
 
 
