@@ -431,6 +431,13 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
         # monkeypatch saved the variable: its undo at teardown puts it back, whatever writes it
         # from here on (not what was written before: that is the value it puts back)
         sc.protected.add(("env", _key_of(w, args[0])))
+        sc.mp_protected.add(("env", _key_of(w, args[0])))
+        return
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] == "undo" and fn[ATTR_VALUE][TAG] == "name" \
+            and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and sc.mp_protected:
+        # undone now: what is written from here on stays
+        sc.protected -= sc.mp_protected
+        sc.mp_protected.clear()
         return
     if names & {"unittest.mock.patch.stopall"}:
         _restored(sc, ("patcher", "*"))

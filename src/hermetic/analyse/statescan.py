@@ -29,6 +29,7 @@ class Scan:
     mutations: List[Mutation] = field(default_factory=list)
     restores: Set[tuple] = field(default_factory=set)
     protected: Set[tuple] = field(default_factory=set)   # keys a surrounding patch.dict restores
+    mp_protected: Set[tuple] = field(default_factory=set)   # of them, those a monkeypatch saved (until its undo())
     # the entries of `restores` keys a restore statement put back: "*" for the whole key; a key
     # that is in `restores` but not here was put back whole
     items: Dict[tuple, Set[object]] = field(default_factory=dict)
