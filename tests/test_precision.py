@@ -56,6 +56,8 @@ REACHED = [
     ("callable", "HT103", B, 'return os.environ.get("APP_COMPLETE_CALLED")', "test_command_bare"),
     # an existence check held in a variable decides no branch (it was taken for a truthy file object)
     ("existence-in-a-variable", "HT102", B, 'with open(path, "w") as fh:', "test_marker_written_here"),
+    # p.exists() or False is not False: the fallback stays reachable, with medium confidence
+    ("answer-or-literal", "HT102", B, 'return open("notes.txt").read()', "test_notes_fall_back"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
@@ -84,6 +86,13 @@ SILENT = [
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+
+def test_an_answer_about_the_file_system_keeps_its_branch_undecided(findings):
+    """``safe_exists()`` returns ``p.exists()`` or ``False``: not False, so the fallback after
+    ``if not found`` runs on an undecided branch (medium), not for certain (high)."""
+    line = line_of(FIX, B, 'return open("notes.txt").read()')
+    assert [f.confidence for f in findings if f.path == B and f.line == line] == ["medium"]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the fixture's near misses assume a POSIX platform")

@@ -62,7 +62,7 @@ class Sinks:
             return of(("client", d, spec, "targeted"))
         if cat == "file":
             # os.path.exists(p) answers a question about the machine: no branch is decided by it
-            return EMPTY if spec.returns == "value" else of(("handle", d))
+            return UNKNOWN_V if spec.returns == "value" else of(("handle", d))
         return of(("client", d, spec))
 
     def _import_marks(self, names) -> None:
@@ -210,6 +210,10 @@ class Sinks:
                 return UNKNOWN_V   # the file's contents, not a path
             if call.rsplit(".", 1)[-1] == "open":
                 return of(("handle", call))
+            if call.rsplit(".", 1)[-1] in _QUESTIONS:
+                # an answer about the machine: unknown, and kept unknown where it meets other
+                # values (safe_exists() returning p.exists() or False decides nothing)
+                return UNKNOWN_V
             return EMPTY
         return EMPTY
 
@@ -369,6 +373,11 @@ class Sinks:
 
     def _emit(self, rel: SinkEvent, prefix) -> None:
         self.events.append(dataclasses.replace(rel, trace=tuple(prefix) + rel.trace))
+
+
+# path methods whose result answers a question about the file system
+_QUESTIONS = frozenset({"exists", "is_file", "is_dir", "is_symlink", "is_mount", "is_socket", "is_fifo",
+                        "is_block_device", "is_char_device", "stat", "lstat", "samefile", "owner", "group"})
 
 
 def _is_descriptor(v: V) -> bool:
