@@ -17,6 +17,10 @@ DELIVER = "target.write_text(text)"
 INDEX = "return sqlite3.connect(dsn)"
 
 EXPECTED = [
+    # an autouse fixture sets request.instance.spool: the test method's self.spool is that Spool
+    # (its scratch twin, bound to tmp_path, is silent)
+    Expect("request-instance", "HT102", SP, '(Path(self.folder) / "flushed").write_text("")',
+           tests=["tests/test_instance.py::TestSpool::test_flush"]),
     # a module-scoped fixture is set up before a function-scoped autouse one moves HOME
     Expect("scope-order", "HT102", "tests/test_scope_order.py", 'rc_path_early.write_text("x"',
            tests=["tests/test_scope_order.py::test_rc_written_early"], origin="home"),

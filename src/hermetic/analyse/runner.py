@@ -346,6 +346,7 @@ class Runner:
         self_atom = None
         if item.cls:
             self_atom = ("inst", ip.new_instance(item.cls))
+            ip.test_instance = self_atom
 
         # xunit set-up
         setups = []
