@@ -18,6 +18,10 @@ P = "src/relay/dispatch.py"
 S = "src/relay/store.py"
 
 EXPECTED = [
+    # the adapter a session mounts in its own dict is found again by prefix and its send followed;
+    # the local session's dict holds only the LocalAdapter
+    Expect("instance-dict-table", "HT103", "src/relay/transport.py", 'return os.environ.get("RELAY_WIRE_PROXY")',
+           tests=[T + "test_session_over_the_wire"]),
     Expect("instance-called", "HT102", M, 'self.log.write_text("hit")',
            tests=[T + "test_middleware_called", T + "test_middleware_in_test_client"], origin="module-constant"),
     Expect("decorator-wrapper-body", "HT102", D, '(settings.SPOOL / "calls.log").write_text(fn.__name__)',

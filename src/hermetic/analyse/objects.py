@@ -214,6 +214,23 @@ class Objects:
         elif self.import_time and name not in frame.globals_decl and name in self.globals.get(frame.module, {}):
             self.write_state("gattr", frame.module, name, new)
 
+    def store_attr_item(self, target, table: V, key: V, val: V, frame: Frame) -> None:
+        """``obj.name[key] = val`` where ``obj`` is one known instance whose ``name`` holds a dict:
+        the instance's dict holds the entry from then on (requests' ``self.adapters[prefix] =
+        adapter``, later found again by ``self.adapters.items()``). ``target``: the ``attr`` node."""
+        if self.sweep or not table.atoms or any(not (isinstance(a, tuple) and a[0] == "dict") for a in table.atoms):
+            return
+        owner = self.eval(target[1], frame)
+        if len(owner.atoms) != 1:
+            return   # one of several objects: no entry is certain to be there
+        (a,) = owner.atoms
+        if not (isinstance(a, tuple) and a[0] == "inst"):
+            return
+        ks = _literal_str(key)
+        new = V(frozenset(("dict", tuple([(kk, v) for kk, v in d[1] if ks is None or kk != ks] + [(ks, val)]))
+                          for d in table.atoms))
+        self.set_attr(a[1], target[2], new)
+
     def is_testcase(self, qn: str) -> bool:
         return any(b.endswith("TestCase") for b in self.external_bases(qn))
 

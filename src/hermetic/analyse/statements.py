@@ -266,6 +266,8 @@ class Statements:
             if t[1][0] == "name":
                 self.store_item(t[1][1], base, key, val, frame)   # a table filled by key (issue 25)
                 self._forget_members(t[1][1], frame, kinds=("seq",))   # a list's items change
+            elif t[1][0] == "attr":
+                self.store_attr_item(t[1], base, key, val, frame)   # self.adapters[prefix] = adapter
             for a in base.refs():
                 if a == ("ext", "os.environ"):
                     kname = env_name(key)
