@@ -18,6 +18,10 @@ P = "src/relay/dispatch.py"
 S = "src/relay/store.py"
 
 EXPECTED = [
+    # kw.update(settings) keeps the settings' entries, so **kw hands the test's bundle path on;
+    # the tmp_path bundle of the other test is controlled
+    Expect("dict-update-into-kwargs", "HT102", "src/relay/transport.py", "return os.path.exists(verify)",
+           tests=[T + "test_fetch_with_a_bundle_on_the_machine"]),
     # the adapter a session mounts in its own dict is found again by prefix and its send followed;
     # the local session's dict holds only the LocalAdapter
     Expect("instance-dict-table", "HT103", "src/relay/transport.py", 'return os.environ.get("RELAY_WIRE_PROXY")',

@@ -36,7 +36,8 @@ class Statements:
             self.eval(st[1], frame)
             e = st[1]
             if e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "name":
-                self._forget_members(e[1][1][1], frame)   # args.append(...): its members change
+                if not (e[1][2] == "update" and self._merge_dict(e[1][1][1], e, frame)):
+                    self._forget_members(e[1][1][1], frame)   # args.append(...): its members change
             return False
         if kind == "assign":
             frame.line = st[3]
@@ -301,6 +302,25 @@ class Statements:
             items = list(a[2])
             items[sl[SLICE_LOWER]:sl[SLICE_UPPER]] = list(new[0][2])
             atoms.append(("seq", a[1], tuple(items)))
+        frame.locals[name] = V(frozenset(atoms), cur.is_path)
+        return True
+
+    def _merge_dict(self, name: str, call, frame: Frame) -> bool:
+        """``name.update(other)`` on a local dict, where ``other`` is one dict (or several) whose
+        entries are known: ``name`` holds the merged entries (requests' ``send_kwargs.update(
+        settings)`` then ``**send_kwargs``). False when it cannot be done (the caller forgets)."""
+        if frame.is_module or name not in frame.locals or len(call[2]) != 1 or call[3]:
+            return False
+        cur = frame.locals[name]
+        other = self.eval(call[2][0], frame)
+        if not cur.atoms or not other.atoms or len(cur.atoms) * len(other.atoms) > 16 or not all(
+                isinstance(a, tuple) and a[0] == "dict" for a in cur.atoms | other.atoms):
+            return False
+        atoms = []
+        for a in cur.ordered():
+            for b in other.ordered():
+                keys = {k for k, _v in b[1] if k is not None}
+                atoms.append(("dict", tuple((k, v) for k, v in a[1] if k is None or k not in keys) + tuple(b[1])))
         frame.locals[name] = V(frozenset(atoms), cur.is_path)
         return True
 
