@@ -18,7 +18,7 @@ INDEX = "return sqlite3.connect(dsn)"
 
 EXPECTED = [
     # an autouse fixture sets request.instance.spool: the test method's self.spool is that Spool
-    # (its scratch twin, bound to tmp_path, is silent)
+    # (its scratch twin, bound to tmp_path, is silent; the None its teardown sets comes after the test)
     Expect("request-instance", "HT102", SP, '(Path(self.folder) / "flushed").write_text("")',
            tests=["tests/test_instance.py::TestSpool::test_flush"]),
     # a module-scoped fixture is set up before a function-scoped autouse one moves HOME
@@ -29,6 +29,7 @@ EXPECTED = [
         TF + "test_conftest_target_dir",          # conftest's target_dir (not overridden here)
         TF + "test_usefixtures_live",             # usefixtures of a fixture delivering to SPOOL
         "tests/test_autouse.py::test_nothing_else",  # autouse fixture delivering to SPOOL
+        "tests/test_instance.py::test_deliver_to_the_plugin_spool",  # a fixture conftest imports
     ], origin="module-constant"),
     Expect("index", "HT101", SP, INDEX, tests=[
         TF + "test_index_parametrized_mixed",     # one parameter is an absolute server path

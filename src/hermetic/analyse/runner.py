@@ -110,6 +110,18 @@ class Runner:
                 name, autouse, scope, params = fx
                 d = FixtureDef(name or f["name"], qn, mod, autouse, scope, params, f.get("class"))
                 out.setdefault(d.cls or "", []).append(d)
+            # a fixture imported by name is one of this module's too (pytest collects the
+            # module's attributes): celery's conftest imports celery_app from its own plugin
+            own = {d.name for d in out.get("", [])}
+            for local, full in sorted(self.imports_of(mod).items()):
+                entry = self.p.functions.get(full)
+                if entry is None or local in own:
+                    continue
+                f, fmod = entry
+                fx = self.fixture_of(f, fmod)
+                if fx is not None and not f.get("class"):
+                    name, autouse, scope, params = fx
+                    out.setdefault("", []).append(FixtureDef(name or local, full, fmod, autouse, scope, params))
         self.fixtures_by_module[mod] = out
         return out
 

@@ -254,6 +254,8 @@ class Statements:
             base = self.eval(t[1], frame)
             for a in base.refs():
                 if a[0] == "inst":
+                    if frame.yield_ctx is not None and a == self.test_instance and len(self.stack) <= 1:
+                        continue   # a fixture's teardown (past its yield) sets it after the test ran
                     self.set_attr(a[1], t[2], val)
                 elif a[0] == "cls":
                     self.write_state("cattr", a[1], t[2], val)
