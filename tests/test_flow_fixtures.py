@@ -17,6 +17,10 @@ DELIVER = "target.write_text(text)"
 INDEX = "return sqlite3.connect(dsn)"
 
 EXPECTED = [
+    # request.addfinalizer(remove_marker): the finalizer runs at teardown and is reached by the test
+    # (remove_scratch, on tmp_path, is silent)
+    Expect("addfinalizer", "HT102", "tests/test_instance.py", "os.remove(marker)",
+           tests=["tests/test_instance.py::test_marker_cleaned_up_by_a_finalizer"]),
     # an autouse fixture sets request.instance.spool: the test method's self.spool is that Spool
     # (its scratch twin, bound to tmp_path, is silent; the None its teardown sets comes after the test)
     Expect("request-instance", "HT102", SP, '(Path(self.folder) / "flushed").write_text("")',
@@ -50,6 +54,7 @@ CONTROLLED = [
 ]
 
 SILENT = [
+    Silent("addfinalizer-on-tmp", "tests/test_instance.py", "os.remove(scratch)", "a finalizer removing a tmp_path file"),
     Silent("scope-order-late", "tests/test_scope_order.py", 'rc_path_late.write_text("x"',
            "a function-scoped fixture after the autouse HOME move"),
     Silent("autouse-tmp", SP, '(Path(folder) / ".clean").write_text("")', "reached only from an autouse tmp_path fixture"),

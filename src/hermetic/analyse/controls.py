@@ -200,6 +200,10 @@ class Controls:
             if fx == "request":
                 if name == "param":
                     return frame.locals.get("__request_param__", UNKNOWN_V)
+                if name == "addfinalizer" and args and len(self.stack) <= 1:
+                    # in a fixture's own body: run at teardown, after the test (Runner.run)
+                    self.finalizers.append((args[0], frame))
+                    return EMPTY
                 return UNKNOWN_V
             if fx in ("tmp_path_factory", "tmpdir_factory", "tmp_path", "tmpdir"):
                 return of(Origin("test-value", expr=f"{fx}.{name}()"), is_path=True)

@@ -461,6 +461,9 @@ class Runner:
         if plugin is not None:
             self._call_methods(item, plugin.teardown, self_atom, mframe)
             self._call_methods(item, plugin.teardown_class, ("cls", item.cls), mframe)
+        for fin, fframe in reversed(ip.finalizers):   # request.addfinalizer: last registered, first run
+            ip.stack = [fframe]
+            ip.apply(fin, [], {}, fframe, (fframe.line, 0, 0, 0))
         ip.stack = []
         # a trace starts at the test (contract section 8, `trace`): code a fixture runs is reached from
         # the test that requests it, so its trace gets the test's step in front

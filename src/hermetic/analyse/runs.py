@@ -69,6 +69,7 @@ def start_run(ip: I.Interp) -> None:
     ip.files, ip.run_unresolved, ip.unres_log = 0, {}, []
     ip.shared_roots = []
     ip.test_instance = None
+    ip.finalizers = []
     ip.touched = set()
     ip.collected = True   # imports from now on are imports after collection
     heap = ip.heap
