@@ -6,7 +6,9 @@ The rule, read from the source of the function (or class) that holds the read:
 - a clock call that is an operand of ``-`` whose other operand is a clock read (a clock call,
   or a name / ``self`` attribute bound to one) is a duration;
 - a clock call assigned to a name (a local, or ``self.x`` across the methods of one class) is a
-  duration when that name is used at least once and every use is such an operand of ``-``.
+  duration when that name is used at least once and every use is such an operand of ``-``; one
+  assigned to several names (``self.start = self.last_eta = time.time()``) when every one of
+  them that is read is only subtracted, and one is.
 Any other use (returned, passed on, compared, formatted, added to) keeps the read a warning.
 """
 from __future__ import annotations
@@ -83,15 +85,21 @@ def _durations_in(scope: ast.AST) -> List[ast.Call]:
             parent[id(c)] = n
     bound: Dict[str, List[ast.Call]] = {}   # binding -> the clock calls assigned to it
     other: Set[str] = set()                  # bindings also assigned something else
+    keys_of: Dict[int, List[str]] = {}        # a clock call -> every binding it is assigned to
     for n in nodes:
         if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None:
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
             for t in targets:
                 k = _key(t, in_class)
-                if k is None or (in_class and not k.startswith("self.")):
+                if k is None:
+                    if _is_clock_call(n.value):   # also into something not followed: not only subtracted
+                        keys_of.setdefault(id(n.value), []).append("")
                     continue
-                if _is_clock_call(n.value) and len(targets) == 1:
+                if in_class and not k.startswith("self."):
+                    continue
+                if _is_clock_call(n.value):   # self.start = self.last_eta = time.time(): each target
                     bound.setdefault(k, []).append(n.value)
+                    keys_of.setdefault(id(n.value), []).append(k)
                 else:
                     other.add(k)
     clock_names = set(bound) - other
@@ -111,8 +119,16 @@ def _durations_in(scope: ast.AST) -> List[ast.Call]:
     for n in nodes:
         if _is_clock_call(n) and subtracted(n):
             out.append(n)
+    only_subtracted, unused = set(), set()
     for k in sorted(clock_names):
         uses = [n for n in nodes if _key(n, in_class) == k and isinstance(getattr(n, "ctx", None), ast.Load)]
-        if uses and all(subtracted(u) for u in uses):
-            out.extend(bound[k])
+        if not uses:
+            unused.add(k)
+        elif all(subtracted(u) for u in uses):
+            only_subtracted.add(k)
+    for k in sorted(only_subtracted):
+        # a call assigned to several bindings (self.start = self.last_eta = time.time()) is a
+        # duration when every binding that is read is only subtracted
+        out.extend(c for c in bound[k] if c not in out and all(
+            b in only_subtracted or b in unused for b in keys_of[id(c)]))
     return out
