@@ -120,6 +120,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
         self.test_instance = None   # the running test method's ``self`` atom: a fixture's ``request.instance``
+        self.way_cut = False   # the last undecided ``if`` had a way that returned or raised (``exec_block``)
+        self.last_ended = False
         self.finalizers: List[tuple] = []   # (callable, fixture frame) a fixture registered with request.addfinalizer
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
         self.depth_cut = False   # a call inside the running one was cut for depth

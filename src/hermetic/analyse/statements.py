@@ -22,11 +22,22 @@ class Statements:
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, stmts: Sequence, frame: Frame) -> bool:
-        """Run statements; True when the block always ends in return/raise."""
-        for st in stmts:
-            if self.exec_stmt(st, frame):
-                return True
-        return False
+        """Run statements; True when the block always ends in return/raise. After an ``if``
+        the test's values do not decide, with a branch that returns or raises, the rest of the
+        block runs only on the other way: undecided too (medium confidence)."""
+        open_ways = 0
+        self.way_cut = False   # left by a statement run outside a block (a class body's)
+        try:
+            for st in stmts:
+                if self.exec_stmt(st, frame):
+                    return True
+                if self.way_cut:
+                    self.way_cut = False
+                    open_ways += 1
+                    self.undecided += 1
+            return False
+        finally:
+            self.undecided -= open_ways
 
     def exec_stmt(self, st, frame: Frame) -> bool:  # noqa: C901 - one dispatch over statement forms
         self.steps += 1
@@ -126,7 +137,9 @@ class Statements:
                 return self.exec_block(st[2], frame)
             if cond is False:
                 return self.exec_block(st[3], frame)
-            return self._branches([st[2], st[3]], frame)
+            ended = self._branches([st[2], st[3]], frame)
+            self.way_cut = not ended and self.last_ended
+            return ended
         if kind == "for":
             frame.line = st[5]
             it = self.eval(st[2], frame)
@@ -185,12 +198,15 @@ class Statements:
         base = dict(frame.locals)
         results = []
         all_end = True
+        any_end = False
         for b in blocks:
             frame.locals = dict(base)
             ended = self.exec_block(b, frame)
             all_end = all_end and ended
+            any_end = any_end or ended
             if not ended:
                 results.append(frame.locals)
+        self.last_ended = any_end   # some way returned or raised: what follows is on the others
         if not results:
             frame.locals = base
             return all_end
