@@ -245,6 +245,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         except RecursionError:
             self.cut_at = 0   # how deep Python's own stack was: depends on everything below
         finally:
+            self.way_cut = False   # the callee's own early returns leave the caller's way as it was
             self.stack.pop()
             idx = self._on_stack[qn]
             idx.pop()

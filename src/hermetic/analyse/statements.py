@@ -35,6 +35,9 @@ class Statements:
                     self.way_cut = False
                     open_ways += 1
                     self.undecided += 1
+            # the block that holds this one (a `with`, `try` or loop body) goes on only on
+            # those ways too; a function's caller does not (call_function clears it)
+            self.way_cut = open_ways > 0
             return False
         finally:
             self.undecided -= open_ways
@@ -145,13 +148,17 @@ class Statements:
             it = self.eval(st[2], frame)
             self.assign(st[1], self._element(it), frame)
             self._branches([st[3], []], frame)
+            cut = self.last_ended   # a return in the body: what follows runs only when it did not
             self.exec_block(st[4], frame)
+            self.way_cut = self.way_cut or cut
             return False
         if kind == "while":
             frame.line = st[4]
             self.eval(st[1], frame)
             self._branches([st[2], []], frame)
+            cut = self.last_ended
             self.exec_block(st[3], frame)
+            self.way_cut = self.way_cut or cut
             return False
         if kind == "try":
             frame.line = st[5]
@@ -198,15 +205,18 @@ class Statements:
         base = dict(frame.locals)
         results = []
         all_end = True
-        any_end = False
+        any_end = any_cut = False
         for b in blocks:
             frame.locals = dict(base)
             ended = self.exec_block(b, frame)
             all_end = all_end and ended
             any_end = any_end or ended
+            any_cut = any_cut or (self.way_cut and not ended)
             if not ended:
                 results.append(frame.locals)
-        self.last_ended = any_end   # some way returned or raised: what follows is on the others
+        # some way returned or raised (here or inside): what follows is on the others
+        self.last_ended = any_end or any_cut
+        self.way_cut = False
         if not results:
             frame.locals = base
             return all_end
