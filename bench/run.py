@@ -161,7 +161,7 @@ def _check(project: Path, jobs: int, out: Path, python: str = sys.executable) ->
         err.seek(0)
         stderr = err.read()
     stats = {}
-    m = re.search(r"files (\d+), parsed (\d+) in \d+ processes, cache hits (\d+)", stderr)
+    m = re.search(r"files (\d+), parsed (\d+) in \d+ process(?:es)?, cache hits (\d+)", stderr)
     if m:
         stats = {"files": int(m.group(1)), "parsed": int(m.group(2)), "hits": int(m.group(3))}
     if proc.returncode not in (0, 1) or not m:
