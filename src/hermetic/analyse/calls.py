@@ -405,12 +405,7 @@ class Calls:
                 results.append(False)
             elif a[0] == "inst":
                 cls = (self.heap.get(a[1]) or {}).get("cls")
-                if not cls:
-                    results.append(None)
-                elif self.find_method(cls, "__call__") is not None:
-                    results.append(True)
-                else:
-                    results.append(None if any(self.external_bases(c) for c in self.mro(cls)) else False)
+                results.append(None if not cls else True if self.callable_instance(a) else self._no_unless_library(cls))
             else:
                 results.append(None)
             if results[-1] is None:
@@ -425,10 +420,15 @@ class Calls:
         if kind == "project":
             return name in self.mro(cls)
         if kind == "library":
-            return False if not any(self.external_bases(c) for c in self.mro(cls)) else None
+            return self._no_unless_library(cls)
         if name == "object":
             return True
-        return False if not any(self.external_bases(c) for c in self.mro(cls)) else None
+        return self._no_unless_library(cls)
+
+    def _no_unless_library(self, cls: str) -> Optional[bool]:
+        """False for a class whose bases are all the project's; None (not known) when a library
+        class is among them (it may be or do anything)."""
+        return None if any(self.external_bases(c) for c in self.mro(cls)) else False
 
     def decorated(self, qn: str, decos: List[V], frame: Frame) -> V:
         """What a module-level ``def qn`` binds once its decorators (their values, top to bottom)

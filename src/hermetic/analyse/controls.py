@@ -200,8 +200,8 @@ class Controls:
             if fx == "request":
                 if name == "param":
                     return frame.locals.get("__request_param__", UNKNOWN_V)
-                if name == "addfinalizer" and args and len(self.stack) <= 1:
-                    # in a fixture's own body: run at teardown, after the test (Runner.run)
+                if name == "addfinalizer" and args and self.in_own_body():
+                    # run at teardown, after the test (Runner.run)
                     self.finalizers.append((args[0], frame))
                     return EMPTY
                 return UNKNOWN_V

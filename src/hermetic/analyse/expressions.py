@@ -453,9 +453,9 @@ class Expressions:
                 out = out | (of(Origin("project-file", expr="module.__file__")) if name == "__file__" else UNKNOWN_V)
             elif t == "fixture" and a[1] == "request" and name == "param":
                 out = out | self.lookup("__request_param__", frame)
-            elif t == "fixture" and a[1] == "request" and name == "instance" and len(self.stack) <= 1:
-                # in a fixture's own body (no call is memoized there): the test method's
-                # instance, whose attributes the fixture may set (celery's request.instance.app)
+            elif t == "fixture" and a[1] == "request" and name == "instance" and self.in_own_body():
+                # the test method's instance, whose attributes the fixture may set (celery's
+                # request.instance.app)
                 inst = self.test_instance
                 out = out | (of(inst) if inst is not None else lit(None, frame.path, frame.line, frame.in_test))
             elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory", "clirunner"):

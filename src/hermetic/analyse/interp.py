@@ -120,8 +120,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
         self.test_instance = None   # the running test method's ``self`` atom: a fixture's ``request.instance``
-        self.way_cut = False   # the last undecided ``if`` had a way that returned or raised (``exec_block``)
-        self.last_ended = False
+        self.way_cut = False   # the statement just run left what follows on an undecided way (``exec_block``)
         self.finalizers: List[tuple] = []   # (callable, fixture frame) a fixture registered with request.addfinalizer
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
         self.depth_cut = False   # a call inside the running one was cut for depth
@@ -148,6 +147,11 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.run_unresolved: Dict[Tuple[str, int, int], str] = {}   # the current run's notes
         self.unres_log: List[tuple] = []   # the current run's notes in order (memo entries keep theirs)
         self.collection_ran: List[str] = []   # the functions called during collection, in order
+
+    def in_own_body(self) -> bool:
+        """Whether the code running is a test's or fixture's own body, not a function it calls:
+        no memoized call is running, so what depends on the running test may be read there."""
+        return len(self.stack) <= 1
 
     def call_function(self, qn: str, args: List[V], kwargs: Dict[str, V], frame: Frame, self_atom=None) -> V:
         entry = self.p.functions.get(qn)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from .limits import TEST_HEAP_BASE
-from ..catalogue.loader import mode_writes
+from .sinks import writes_of
 from ..summarise.ir import dotted_name
-from .literals import _canonical, _literal_str, _pick, _str_affix
+from .literals import _canonical, _literal_str, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, scheme_only
 from .state import Ctx, Frame
@@ -206,9 +206,7 @@ class Objects:
         HT303 analysis (pollution), not modelled here."""
         if self.sweep or not table.atoms or any(not (isinstance(a, tuple) and a[0] == "dict") for a in table.atoms):
             return
-        ks = _literal_str(key)
-        new = V(frozenset(("dict", tuple([(kk, v) for kk, v in a[1] if ks is None or kk != ks] + [(ks, val)]))
-                          for a in table.atoms))
+        new = _with_entry(table, key, val)
         if frame.is_module or name in frame.locals:
             self._bind(frame, name, new)
         elif self.import_time and name not in frame.globals_decl and name in self.globals.get(frame.module, {}):
@@ -226,10 +224,7 @@ class Objects:
         (a,) = owner.atoms
         if not (isinstance(a, tuple) and a[0] == "inst"):
             return
-        ks = _literal_str(key)
-        new = V(frozenset(("dict", tuple([(kk, v) for kk, v in d[1] if ks is None or kk != ks] + [(ks, val)]))
-                          for d in table.atoms))
-        self.set_attr(a[1], target[2], new)
+        self.set_attr(a[1], target[2], _with_entry(table, key, val))
 
     def is_testcase(self, qn: str) -> bool:
         return any(b.endswith("TestCase") for b in self.external_bases(qn))
@@ -278,10 +273,7 @@ class Objects:
                 key = (("ext", owner), name)
                 if key in self.ctx.patches:
                     return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
-            write = may_write = spec.write
-            if spec.mode:   # a mode the analysis cannot read: judged as a read, ranked as a change
-                m = _pick(spec.mode, args, kwargs)
-                write, may_write = mode_writes(m, unknown=False), mode_writes(m)
+            write, may_write = writes_of(spec, args, kwargs)
             return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
                                     may_write=may_write)
         if name in _PATH_VALUE_METHODS:
@@ -312,6 +304,14 @@ class Objects:
         if not h or not h["cls"]:
             return False
         return self.p.in_test.get(self.p.classes[h["cls"]][1], False)
+
+
+def _with_entry(table: V, key: V, val: V) -> V:
+    """Each dict of ``table`` with ``key`` set to ``val``; a key that is not one string literal
+    is kept as an entry (``None``) any key may find."""
+    ks = _literal_str(key)
+    return V(frozenset(("dict", tuple([(kk, v) for kk, v in d[1] if ks is None or kk != ks] + [(ks, val)]))
+                       for d in table.atoms))
 
 
 def _is_str_data(v: V) -> bool:

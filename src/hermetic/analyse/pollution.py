@@ -53,7 +53,7 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
     for m in sc.mutations:
         if m.key in taken_back:
             continue
-        rebinding = m.what.endswith(" = ...") and "[" not in m.what or m.key[0] in ("cwd", "umask")
+        rebinding = _binds_whole(m) or m.key[0] in ("cwd", "umask")
         if rebinding and m.key in seen_keys:
             continue   # a later rebinding of the same name (often a reset) is the same problem
         seen_keys.add(m.key)
@@ -74,12 +74,9 @@ def _set_then_removed(mutations: List[Mutation]) -> Set[tuple]:
     for m in mutations:
         if m.key[0] != "env" or m.key[1] == "*":
             continue
-        if m.what.startswith("os.environ[") or m.what in ("os.putenv(...)", "os.environ.__setitem__(...)",
-                                                         "os.environ.setdefault(...)"):
+        if not m.removes:
             first_set.setdefault(m.key, m.pos[0])
-        elif m.key in first_set and m.pos[0] > first_set[m.key] and (
-                m.what.startswith("del os.environ") or m.what in ("os.environ.pop(...)", "os.unsetenv(...)",
-                                                                  "os.environ.__delitem__(...)")):
+        elif m.key in first_set and m.pos[0] > first_set[m.key]:
             out.add(m.key)
     return out
 
@@ -148,7 +145,12 @@ def rebinds(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
     frame = _function_frame(ip, f, mod)
     sc = Scan()
     _walk(_Walk(ip, frame, sc, {}), f["body"], in_restore=False)
-    return {m.key for m in sc.mutations if m.key[0] == "glob" and m.what.endswith(" = ...") and "[" not in m.what}
+    return {m.key for m in sc.mutations if m.key[0] == "glob" and _binds_whole(m)}
+
+
+def _binds_whole(m: Mutation) -> bool:
+    """``name = ...`` / ``mod.NAME = ...``: a new value as a whole, not an entry or a call."""
+    return m.what.endswith(" = ...") and "[" not in m.what
 
 
 def fixture_restores(ip: I.Interp, f: dict, mod: str, finalizers: List[Tuple[dict, str]]) -> Set[tuple]:
@@ -351,7 +353,8 @@ def _delete(w: _Walk, t, st, restoring: bool) -> None:
         ext = _ext(_resolve(ip, t[SUB_VALUE], frame))
         key = _key_of(w, t[SUB_INDEX])
         if "os.environ" in ext:
-            _add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{repr(key) if key != '*' else '...'}]", True),
+            _add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{repr(key) if key != '*' else '...'}]", True,
+                              removes=True),
                  restoring)
         elif "sys.modules" in ext:
             _add(sc, Mutation("HT304", ("sysmod", key), pos, "del sys.modules[...]", True), restoring)
@@ -457,11 +460,13 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 key = "*"
             restore_like = meth in ("pop", "__delitem__") or (meth == "update" and restoring) or (
                 meth == "__setitem__" and restoring and len(args) > 1 and args[1][TAG] in ("name", "attr"))
-            _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ.{meth}(...)", restore_like), restoring)
+            _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ.{meth}(...)", restore_like,
+                              removes=meth in ("pop", "__delitem__")), restoring)
             return
         if n in ("os.putenv", "os.unsetenv"):
             key = _key_of(w, args[0]) if args else "*"
-            _add(sc, Mutation("HT302", ("env", key), pos, f"{n}(...)", n == "os.unsetenv"), restoring)
+            _add(sc, Mutation("HT302", ("env", key), pos, f"{n}(...)", n == "os.unsetenv",
+                              removes=n == "os.unsetenv"), restoring)
             return
         if n.startswith("sys.path.") and n.rsplit(".", 1)[1] in _SYSPATH_METHODS:
             meth = n.rsplit(".", 1)[1]

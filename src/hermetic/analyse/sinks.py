@@ -5,7 +5,7 @@ misses (HT205) and escapes (HT202) found there.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
@@ -51,10 +51,7 @@ class Sinks:
             return EMPTY
         if cat == "file" and target is not None and _is_descriptor(target):
             return of(("handle", d))   # open(1, "w", closefd=False): a file descriptor, not a path
-        write = may_write = spec.write
-        if spec.mode:   # a mode the analysis cannot read: judged as a read, ranked as a change
-            m = _pick(spec.mode, args, kwargs)
-            write, may_write = mode_writes(m, unknown=False), mode_writes(m)
+        write, may_write = writes_of(spec, args, kwargs)
         if spec.methods and target is None:
             return of(("client", d, spec))
         self.record_sink(spec, d, target, frame, pos, write=write, lib=spec.lib, may_write=may_write)
@@ -210,7 +207,7 @@ class Sinks:
                 return UNKNOWN_V   # the file's contents, not a path
             if call.rsplit(".", 1)[-1] == "open":
                 return of(("handle", call))
-            if call.rsplit(".", 1)[-1] in _QUESTIONS:
+            if spec.returns == "value":
                 # an answer about the machine: unknown, and kept unknown where it meets other
                 # values (safe_exists() returning p.exists() or False decides nothing)
                 return UNKNOWN_V
@@ -375,9 +372,13 @@ class Sinks:
         self.events.append(dataclasses.replace(rel, trace=tuple(prefix) + rel.trace))
 
 
-# path methods whose result answers a question about the file system
-_QUESTIONS = frozenset({"exists", "is_file", "is_dir", "is_symlink", "is_mount", "is_socket", "is_fifo",
-                        "is_block_device", "is_char_device", "stat", "lstat", "samefile", "owner", "group"})
+def writes_of(spec: SinkSpec, args, kwargs) -> Tuple[bool, bool]:
+    """``(write, may_write)`` of one call of ``spec``: an ``open``-like call by its mode, which,
+    when the analysis cannot read it, is judged as a read and ranked as a change."""
+    if not spec.mode:
+        return spec.write, spec.write
+    m = _pick(spec.mode, args, kwargs)
+    return mode_writes(m, unknown=False), mode_writes(m)
 
 
 def _is_descriptor(v: V) -> bool:

@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from typing import Dict, Sequence
+from typing import Dict, Sequence, Tuple
 
 from .literals import env_name, _canonical
 from .origins import wrap_constant
@@ -140,37 +140,38 @@ class Statements:
                 return self.exec_block(st[2], frame)
             if cond is False:
                 return self.exec_block(st[3], frame)
-            ended = self._branches([st[2], st[3]], frame)
-            self.way_cut = not ended and self.last_ended
+            ended, some = self._branches([st[2], st[3]], frame)
+            self.way_cut = some and not ended   # what follows runs only on the other way
             return ended
         if kind == "for":
             frame.line = st[5]
             it = self.eval(st[2], frame)
             self.assign(st[1], self._element(it), frame)
-            self._branches([st[3], []], frame)
-            cut = self.last_ended   # a return in the body: what follows runs only when it did not
+            _, cut = self._branches([st[3], []], frame)   # a return in the body: what follows runs only when it did not
             self.exec_block(st[4], frame)
             self.way_cut = self.way_cut or cut
             return False
         if kind == "while":
             frame.line = st[4]
             self.eval(st[1], frame)
-            self._branches([st[2], []], frame)
-            cut = self.last_ended
+            _, cut = self._branches([st[2], []], frame)
             self.exec_block(st[3], frame)
             self.way_cut = self.way_cut or cut
             return False
         if kind == "try":
             frame.line = st[5]
             ended = self.exec_block(st[1], frame)
+            cut = self.way_cut   # the body's own undecided returns hold for what follows the try
             for name, body in st[2]:
                 if name:
                     self._bind(frame, name, UNKNOWN_V)
                 self._branches([body, []], frame)
             if not ended:
                 ended = self.exec_block(st[3], frame)
+                cut = cut or self.way_cut
             if self.exec_block(st[4], frame):
                 return True
+            self.way_cut = cut or self.way_cut
             return ended and not st[2]
         if kind == "with":
             frame.line = st[3]
@@ -187,12 +188,12 @@ class Statements:
             return False
         if kind == "match":
             self.eval(st[1], frame)
-            return self._branches(st[2], frame)
+            return self._branches(st[2], frame)[0]
         if kind == "ann":
             return False
         return False
 
-    def _branches(self, blocks, frame: Frame) -> bool:
+    def _branches(self, blocks, frame: Frame) -> Tuple[bool, bool]:
         """``_alternatives``, counted in ``undecided``: what runs there is reached with medium confidence."""
         self.undecided += 1
         try:
@@ -200,32 +201,29 @@ class Statements:
         finally:
             self.undecided -= 1
 
-    def _alternatives(self, blocks, frame: Frame) -> bool:
-        """Run alternative blocks on copies of the locals and merge them (union)."""
+    def _alternatives(self, blocks, frame: Frame) -> Tuple[bool, bool]:
+        """Run alternative blocks on copies of the locals and merge them (union): whether every
+        block, and whether some block (or an undecided way inside one), returns or raises."""
         base = dict(frame.locals)
         results = []
-        all_end = True
-        any_end = any_cut = False
+        all_end, some_end = True, False
         for b in blocks:
             frame.locals = dict(base)
             ended = self.exec_block(b, frame)
             all_end = all_end and ended
-            any_end = any_end or ended
-            any_cut = any_cut or (self.way_cut and not ended)
+            some_end = some_end or ended or self.way_cut
             if not ended:
                 results.append(frame.locals)
-        # some way returned or raised (here or inside): what follows is on the others
-        self.last_ended = any_end or any_cut
         self.way_cut = False
         if not results:
             frame.locals = base
-            return all_end
+            return all_end, some_end
         merged: Dict[str, V] = {}
         for loc in results:
             for k, v in loc.items():
                 merged[k] = merged[k] | v if k in merged else v
         frame.locals = merged
-        return False
+        return False, some_end
 
     def exec_with(self, items, body, frame: Frame, is_async: bool = False) -> bool:
         enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
@@ -257,10 +255,12 @@ class Statements:
             if tgt is not None:
                 self.assign(tgt, bound, frame)
         ended = self.exec_block(body, frame)
+        cut = self.way_cut   # the body's undecided returns hold for what follows the with
         for a in exits:
             self.call_method_of(a, exit_name, [UNKNOWN_V, UNKNOWN_V, UNKNOWN_V], {}, frame)
         if saved_ctx is not None:
             self.ctx = saved_ctx
+        self.way_cut = cut   # __exit__ calls do not change that
         return ended
 
     # ------------------------------------------------------------------ binding
@@ -280,7 +280,7 @@ class Statements:
             base = self.eval(t[1], frame)
             for a in base.refs():
                 if a[0] == "inst":
-                    if frame.yield_ctx is not None and a == self.test_instance and len(self.stack) <= 1:
+                    if frame.yield_ctx is not None and a == self.test_instance and self.in_own_body():
                         continue   # a fixture's teardown (past its yield) sets it after the test ran
                     self.set_attr(a[1], t[2], val)
                 elif a[0] == "cls":

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
-from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, NAME_ID, TAG
-from .effects import is_container, locals_of
+from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, LIT_VALUE, NAME_ID, TAG
+from .effects import flat, is_container, locals_of
 from .values import V
 
 
@@ -22,6 +22,7 @@ class Mutation:
     restore_like: bool = False     # the statement itself could be a restore of `key`
     value_is_saved: bool = False   # assigns a saved variable back (a restore shape)
     item: object = None            # the entry of a module container it touches (a literal key), if known
+    removes: bool = False          # takes the entry out (del, pop, unsetenv) rather than setting it
 
 
 @dataclass
@@ -77,8 +78,6 @@ class Walk:
 
 def literal_locals(stmts) -> Dict[str, str]:
     """The names ``stmts`` bind exactly once, by a plain assignment of a string literal."""
-    from .effects import flat
-    from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, LIT_VALUE
     found: Dict[str, str] = {}
     count: Dict[str, int] = {}
     for st in flat(stmts):
@@ -96,7 +95,6 @@ def literal_locals(stmts) -> Dict[str, str]:
 
 def key_of(w: "Walk", expr) -> object:
     """The literal an index or argument names (directly, or through ``Walk.literals``), else "*"."""
-    from ..summarise.ir import LIT_VALUE
     if expr[TAG] == "lit":
         return expr[LIT_VALUE]
     if expr[TAG] == "name" and expr[NAME_ID] in w.literals:

@@ -180,25 +180,13 @@ def to_markdown(report: Report, limit: int = MARKDOWN_LIMIT) -> str:
     blocks = [_md_finding(f) for f in by_sev["error"]]
     if errors:
         text += "\n### Errors: the tests can change something outside their sandbox or reach a real service\n"
-    shown = 0
-    for b in blocks:
-        if len(text) + len(b) + 200 > limit:
-            break
-        text += "\n" + b
-        shown += 1
-    left = len(blocks) - shown
+    text, left = _fit(text, blocks, limit - 200)
     if warnings and not left:
         wblocks = [_md_finding(f) for f in by_sev["warning"]]
         text += (f"\n<details><summary>{_count(warnings, 'warning')}: the results depend on the machine the "
                  f"tests run on</summary>\n")
-        wshown = 0
-        for b in wblocks:
-            if len(text) + len(b) + 250 > limit:
-                break
-            text += "\n" + b
-            wshown += 1
+        text, left = _fit(text, wblocks, limit - 250)
         text += "\n</details>\n"
-        left += len(wblocks) - wshown
     elif warnings:
         left += warnings
     if notes:
@@ -208,6 +196,16 @@ def to_markdown(report: Report, limit: int = MARKDOWN_LIMIT) -> str:
         text += f"\n\n_{left} more findings are not shown (comment size limit); run " \
                 f"`hermetic check` for the full list._\n"
     return text
+
+
+def _fit(text: str, blocks: List[str], room: int) -> Tuple[str, int]:
+    """``text`` with as many of ``blocks`` appended, in order, as keep it within ``room``
+    characters; and how many were left out."""
+    for i, b in enumerate(blocks):
+        if len(text) + len(b) > room:
+            return text, len(blocks) - i
+        text += "\n" + b
+    return text, 0
 
 
 _SEV_ORDER = {"error": 0, "warning": 1, "note": 2}

@@ -168,25 +168,38 @@ def _entry_resets(ip: I.Interp, items: List[TestItem]) -> Dict[tuple, Set[str]]:
 def _base_resets(ip: I.Interp, base: str) -> Set[tuple]:
     """What ``base``'s own per-test entry points, and the ``self`` methods they call, rebind."""
     cd, _mod = ip.p.classes[base]
-    todo = [(cd["methods"][n], 0) for n in _ENTRY_POINTS if n in cd["methods"]]
-    seen: Set[str] = set()
-    keys: Set[tuple] = set()
-    while todo and len(seen) < 50:
-        qn, depth = todo.pop()
-        if qn in seen or qn not in ip.p.functions:
-            continue
-        seen.add(qn)
-        f, fmod = ip.p.functions[qn]
-        keys |= P.rebinds(ip, f, fmod)
-        if depth >= 3:
-            continue
+
+    def self_calls(f: dict, _mod: str) -> List[str]:
+        out = []
         for call in calls_in(f["body"]):
             fn = call[CALL_FUNC]
             if fn[TAG] == "attr" and fn[ATTR_VALUE][TAG] == "name" and fn[ATTR_VALUE][NAME_ID] == "self":
                 found = ip.find_method(base, fn[ATTR_ATTR])
                 if found is not None:
-                    todo.append((found[1], depth + 1))
+                    out.append(found[1])
+        return out
+
+    keys: Set[tuple] = set()
+    for qn in _reached(ip, [cd["methods"][n] for n in _ENTRY_POINTS if n in cd["methods"]], self_calls, 3, 50):
+        f, fmod = ip.p.functions[qn]
+        keys |= P.rebinds(ip, f, fmod)
     return keys
+
+
+def _reached(ip: I.Interp, starts: List[str], callees, max_depth: int, limit: int):
+    """The project functions ``starts`` and what they call (``callees(f, module)``: the
+    qualnames a body calls), ``max_depth`` calls deep, at most ``limit`` of them; each once."""
+    todo = [(qn, 0) for qn in starts]
+    seen: Set[str] = set()
+    while todo and len(seen) < limit:
+        qn, depth = todo.pop()
+        if qn in seen or qn not in ip.p.functions:
+            continue
+        seen.add(qn)
+        yield qn
+        if depth < max_depth:
+            f, mod = ip.p.functions[qn]
+            todo.extend((c, depth + 1) for c in callees(f, mod))
 
 
 def _snapshot_restored(runner: Runner) -> Dict[tuple, Set[str]]:
@@ -394,43 +407,40 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
     """Module state that the project's own per-test pytest hooks reset (a plugin that clears a
     registry after every test restores it for every test). Follows the functions the hooks
     call or pass on, a few levels deep."""
-    todo = [(qn, 0) for qn, (f, _m) in ip.p.functions.items() if f["name"] in _PER_TEST_HOOKS]
-    seen: Set[str] = set()
+    hooks = [qn for qn, (f, _m) in ip.p.functions.items() if f["name"] in _PER_TEST_HOOKS]
     keys: Set[tuple] = set()
-    while todo and len(seen) < 500:
-        qn, depth = todo.pop()
-        if qn in seen or qn not in ip.p.functions:
-            continue
-        seen.add(qn)
+    for qn in _reached(ip, hooks, lambda f, mod: _called_or_passed(ip, f, mod), 6, 500):
         # module state a hook writes is reset per test; a hook's environment or process
         # writes (PYTEST_CURRENT_TEST) put back nothing the test changed
         keys |= {k for k in effects.get(qn, ()) if k[0] in ("glob", "syspath")}
-        if depth >= 6:
-            continue
-        f, mod = ip.p.functions[qn]
-        for call in calls_in(f["body"]):
-            for node in [call[CALL_FUNC]] + [a for a in call[CALL_ARGS] if a[TAG] in ("name", "attr")]:
-                if node[TAG] not in ("name", "attr"):
-                    continue
-                try:
-                    v = ip.eval_static(node, mod)
-                except RecursionError:
-                    continue
-                funcs = [a[1] for a in v.refs() if a[0] == "func"]
-                if not funcs and node[TAG] == "attr" and node[ATTR_VALUE][TAG] == "name":
-                    # `fixtures.after_test()` where `fixtures` is bound late (global + import in a
-                    # set-up function): the project module of that name
-                    base = node[ATTR_VALUE][NAME_ID]
-                    for m, sm in ip.p.summaries.items():
-                        if sm["module"] == m and (m == base or m.endswith("." + base)):
-                            try:
-                                attr = ip.module_attr_static(m, node[ATTR_ATTR])
-                                funcs += [a[1] for a in attr.refs() if a[0] == "func"]
-                            except RecursionError:
-                                pass
-                for qn2 in funcs:
-                    todo.append((qn2, depth + 1))
     return keys
+
+
+def _called_or_passed(ip: I.Interp, f: dict, mod: str) -> List[str]:
+    """The project functions ``f`` calls or passes on as an argument."""
+    out: List[str] = []
+    for call in calls_in(f["body"]):
+        for node in [call[CALL_FUNC]] + [a for a in call[CALL_ARGS] if a[TAG] in ("name", "attr")]:
+            if node[TAG] not in ("name", "attr"):
+                continue
+            try:
+                v = ip.eval_static(node, mod)
+            except RecursionError:
+                continue
+            funcs = [a[1] for a in v.refs() if a[0] == "func"]
+            if not funcs and node[TAG] == "attr" and node[ATTR_VALUE][TAG] == "name":
+                # `fixtures.after_test()` where `fixtures` is bound late (global + import in a
+                # set-up function): the project module of that name
+                base = node[ATTR_VALUE][NAME_ID]
+                for m, sm in ip.p.summaries.items():
+                    if sm["module"] == m and (m == base or m.endswith("." + base)):
+                        try:
+                            attr = ip.module_attr_static(m, node[ATTR_ATTR])
+                            funcs += [a[1] for a in attr.refs() if a[0] == "func"]
+                        except RecursionError:
+                            pass
+            out.extend(funcs)
+    return out
 
 
 def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:

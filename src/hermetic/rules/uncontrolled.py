@@ -46,9 +46,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         entry = agg.get(key)
         if entry is None:
             entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
-        # high when one test reaches it through decided branches with one target (section 4)
-        entry["high"] = entry.get("high", False) or not (ev.undecided or ev.several)
-        entry["changes"] = entry.get("changes", False) or ev.may_write   # one test writing: an error
+        _note_way(entry, ev)
         if test is not None:
             entry["tests"].add(test)
             if ev.category != "clock":   # the clock has no target to differ in
@@ -152,6 +150,12 @@ def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) 
         entry = agg[key] = {"ev": ev, "tests": set(), "code": code, "first": None}
     elif entry["first"] is None and _event_order(ev) < _event_order(entry["ev"]):
         entry["ev"] = ev
+    _note_way(entry, ev)
+
+
+def _note_way(entry: dict, ev: I.SinkEvent) -> None:
+    """What one more way to a finding's operation adds: high when one test reaches it through
+    decided branches with one target (section 4); an error when one of them writes."""
     entry["high"] = entry.get("high", False) or not (ev.undecided or ev.several)
     entry["changes"] = entry.get("changes", False) or ev.may_write
 
@@ -223,8 +227,8 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
             fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"
         origin = origin_json(o) if code == "HT203" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"}
-        return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests, trace, origin,
-                       fix=fix, function=func, anchor=f"{ev.call}({ev.target})",
+        return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests,
+                       trace, origin, fix=fix, function=func, anchor=f"{ev.call}({ev.target})",
                        benign=f"env:{ev.target}" if code == "HT203" else "")
     who = func.rsplit(".", 1)[-1] if func != "<module>" else "module import"
     if ev.import_time:
