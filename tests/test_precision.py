@@ -59,6 +59,8 @@ REACHED = [
     # p.exists() or False is not False: the fallback stays reachable, with medium confidence
     ("answer-or-literal", "HT102", B, 'return open("notes.txt").read()', "test_notes_fall_back"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
+    # Path("tests", "files", "repo.zip") is a known string; Path("tests", "fake-repo") never ends in .zip
+    ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
             for kind, code, path, snippet, test in REACHED]

@@ -14,7 +14,7 @@ from .controls import double
 from .decide import isinstance_of, library_class, regex_result, type_name
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES,
+from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
@@ -220,7 +220,8 @@ class Calls:
         if d in _PATH_CTORS:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
-            return _head(_join_head(args)).with_path(True)
+            whole = None if d == "py.path.local" else _whole_join(args, [_literal_str(a) for a in args], True)
+            return (whole or _head(_join_head(args))).with_path(True)
         if d in _CONTAINER_CTORS and not args:
             return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
         if d in _HEAD_FUNCS:
@@ -229,7 +230,12 @@ class Calls:
             if not args:
                 return EMPTY
             if d in ("os.path.join", "posixpath.join"):
-                return _head(_join_head(args)).with_path(False)
+                whole = _whole_join(args, [_literal_str(a) for a in args], False)
+                return (whole or _head(_join_head(args))).with_path(False)
+            if d in ("builtins.str", "os.fspath") and len(args) == 1:
+                whole = _whole_join(args, [_literal_str(args[0])], args[0].is_path)
+                if whole is not None:
+                    return whole.with_path(False)
             if d in ("os.path.dirname", "posixpath.dirname"):
                 return _up(_head(args[0])).with_path(False)
             return _head(args[0]).with_path(False)

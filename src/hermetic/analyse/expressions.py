@@ -8,7 +8,7 @@ from typing import Optional
 
 from .decide import compare, identical, regex_flag, values
 from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
-from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _with_text
+from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER
 from .state import DELETED, Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
@@ -152,6 +152,10 @@ class Expressions:
                 whole = _literal_str(left), _literal_str(right)
                 if whole[0] is not None and whole[1] is not None:   # MODULE + ".name": a whole string
                     return _with_text(left, whole[0] + whole[1])
+            if op == "Divide" and left.is_path:
+                whole = _whole_join([left, right], [_literal_str(left), _literal_str(right)], True)
+                if whole is not None:   # Path("tests") / "repo": a whole path
+                    return whole.with_path(True)
             if op in ("Add", "Divide", "Modulo"):
                 res = _head(_join_head([left, right]) if op == "Divide" else left)
                 if op == "Add" and not left.is_path:

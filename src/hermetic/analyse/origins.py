@@ -7,8 +7,10 @@ joins and wraps (a module constant) the origins of what it was computed from.
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import re
-from typing import Dict, List, Optional
+from pathlib import PurePosixPath
+from typing import Dict, List, Optional, Sequence
 
 from .values import DOUBLE, Origin, V, _short
 
@@ -212,6 +214,20 @@ def _join_head(args: List[V]) -> V:
         if _is_absolute(x):
             return x
     return args[0]
+
+
+def _whole_join(args: List[V], texts: Sequence[Optional[str]], path: bool) -> Optional[V]:
+    """``os.path.join('tests', 'repo')`` / ``Path('tests', 'repo')`` / ``str(Path('tests/'))`` of
+    whole string literals (``texts``, one per argument): the joined string, known whole (so
+    ``.endswith('.zip')`` or a regular expression decides on it), keeping the first literal's
+    origin; a path's text as ``str()`` gives it (``tests/`` -> ``tests``). None when any part is
+    not a whole literal."""
+    if not texts or any(t is None for t in texts):
+        return None
+    text = posixpath.join(*texts)
+    if path:
+        text = str(PurePosixPath(text))
+    return _with_text(args[0], text)
 
 
 _SCHEME_ONLY = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://?/?")
