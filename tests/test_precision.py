@@ -60,6 +60,8 @@ REACHED = [
     ("answer-or-literal", "HT102", B, 'return open("notes.txt").read()', "test_notes_fall_back"),
     ("run-time-name", "HT103", S, 'os.environ.get(f"_{prog}_COMPLETE"', "test_completion_var_unset"),
     # Path("tests", "files", "repo.zip") is a known string; Path("tests", "fake-repo") never ends in .zip
+    # Pool.__init__(self, creator, **kw) binds the instance, not the class: recycle keeps its default -1
+    ("base-init-through-the-class", "HT103", T, 'return os.environ.get("DECIDED_POOL_RECYCLE")', "test_pool_recycled"),
     ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

@@ -445,7 +445,7 @@ class Expressions:
                     if m is None and name in ("enterClassContext", "addClassCleanup") and self.is_testcase(a[1]):
                         out = out | of(("meth", ("testcase", a[1]), name))   # unittest's, on the class
                     else:
-                        out = out | (of(("func", m[1], ("cls", a[1]))) if m else UNKNOWN_V)
+                        out = out | (of(("func", m[1], self.class_bound(m[1], a))) if m else UNKNOWN_V)
             elif t == "inst":
                 out = out | self.inst_attr(a, name, frame)
             elif t == "super":

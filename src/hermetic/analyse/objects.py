@@ -82,6 +82,15 @@ class Objects:
                 return c, cd["methods"][name]
         return None
 
+    def class_bound(self, qn: str, cls_atom: tuple):
+        """What a method read from its class binds first: the class for a ``classmethod``;
+        nothing for a plain function (``Base.__init__(self, x)`` passes the instance itself)
+        or a ``staticmethod``."""
+        f = self.p.functions.get(qn, (None, None))[0]
+        if f is not None and any(dotted_name(d) == "classmethod" for d, _l in f["decorators"]):
+            return cls_atom
+        return None
+
     def class_attr(self, cls_qn: str, name: str) -> Optional[V]:
         for c in self.mro(cls_qn):
             key = (("cls", c), name)
