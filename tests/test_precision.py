@@ -62,6 +62,8 @@ REACHED = [
     # Path("tests", "files", "repo.zip") is a known string; Path("tests", "fake-repo") never ends in .zip
     # Pool.__init__(self, creator, **kw) binds the instance, not the class: recycle keeps its default -1
     ("base-init-through-the-class", "HT103", T, 'return os.environ.get("DECIDED_POOL_RECYCLE")', "test_pool_recycled"),
+    # assert self.args == [] on a parser given args raises before the read
+    ("assert-decided-false", "HT103", B, 'return os.environ.get("DECIDED_ADDOPTS")', "test_parsed_once"),
     ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

@@ -7,7 +7,7 @@ from typing import Dict, Sequence, Tuple
 
 from .literals import env_name, _canonical
 from .origins import wrap_constant
-from ..summarise.ir import SLICE_LOWER, SLICE_UPPER
+from ..summarise.ir import EXPR_ASSERT, SLICE_LOWER, SLICE_UPPER
 from .state import ANY_VARIABLE, Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
 
@@ -47,6 +47,9 @@ class Statements:
         kind = st[0]
         if kind == "expr":
             frame.line = st[2]
+            if len(st) > EXPR_ASSERT:   # `assert test`: a test the values decide false raises; an open one holds
+                # (in test code a false one means the values are misread: the test passes in practice)
+                return self.eval_cond(st[1], frame) is False and not frame.in_test
             self.eval(st[1], frame)
             e = st[1]
             if e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "name":

@@ -193,7 +193,7 @@ class Extractor:
         return [("raise", self.expr(s.exc) if s.exc is not None else None, line)]
 
     def _m_assert(self, s, line) -> List[Any]:
-        return [("expr", self.expr(s.test), line)]
+        return [("expr", self.expr(s.test), line, True)]
 
     def _m_other(self, s, line) -> List[Any]:
         return []

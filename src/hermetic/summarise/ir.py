@@ -42,7 +42,7 @@ STATEMENTS: Dict[str, Fields] = {
             ("line", "line")),
     "with": (("items", "[with_item]"), ("body", "[stmt]"), ("line", "line"), ("is_async", "bool")),
     "match": (("subject", "expr"), ("cases", "[[stmt]]"), ("line", "line")),
-    "expr": (("value", "expr"), ("line", "line")),      # also `assert test`
+    "expr": (("value", "expr"), ("line", "line"), ("assert", "bool")),   # `assert test`: assert True
     "assign": (("targets", "[target]"), ("value", "expr"), ("line", "line"), ("annotation", "expr")),
     "ann": (("target", "target"), ("annotation", "expr"), ("line", "line")),     # `x: T` with no value
     "augassign": (("target", "target"), ("op", "str"), ("value", "expr"), ("line", "line")),
@@ -101,6 +101,7 @@ ROWS: Dict[str, Fields] = {
 #: form or row -> how many trailing fields may be absent
 OPTIONAL: Dict[str, int] = {
     "assign": 1,
+    "expr": 1,      # the assert flag only on `assert test`
     "param": 1,     # kind "var" (*args) and "varkw" (**kwargs): [name, kind, None]
 }
 
@@ -130,7 +131,7 @@ WHILE_TEST, WHILE_BODY, WHILE_ORELSE, WHILE_LINE = 1, 2, 3, 4
 TRY_BODY, TRY_HANDLERS, TRY_ORELSE, TRY_FINALLY, TRY_LINE = 1, 2, 3, 4, 5
 WITH_ITEMS, WITH_BODY, WITH_LINE, WITH_IS_ASYNC = 1, 2, 3, 4
 MATCH_SUBJECT, MATCH_CASES, MATCH_LINE = 1, 2, 3
-EXPR_VALUE, EXPR_LINE = 1, 2
+EXPR_VALUE, EXPR_LINE, EXPR_ASSERT = 1, 2, 3
 ASSIGN_TARGETS, ASSIGN_VALUE, ASSIGN_LINE, ASSIGN_ANNOTATION = 1, 2, 3, 4
 ANN_TARGET, ANN_ANNOTATION, ANN_LINE = 1, 2, 3
 AUGASSIGN_TARGET, AUGASSIGN_OP, AUGASSIGN_VALUE, AUGASSIGN_LINE = 1, 2, 3, 4
