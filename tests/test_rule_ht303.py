@@ -55,6 +55,9 @@ EXPECTED = [
     # near miss of the per-test reset: a plain TestCase, whose base empties nothing per test
     Expect("outbox-outside-the-resetting-base", "HT303", TL, 'mailbox.outbox = ["sent"]',
            tests=[TL + "::TestOutboxOutsideTheBase::test_outbox_left_with_a_message"]),
+    # near miss of the context decorator's reset: the same write with no override around it
+    Expect("translations-without-the-override", "HT303", TL, "translation.active = translation.Translations()",
+           tests=[TL + "::test_translations_without_an_override"]),
 ]
 OPTIONAL = [
     # the writes that put a new literal back (not the import-time value) leave a state of their own
@@ -79,6 +82,8 @@ SILENT = [
            "tearDown puts back the empty cache the module starts with"),
     Silent("reset-by-the-base-entry-point", TR, 'mailbox.outbox = ["queued"]',
            "the TestCase base's __call__ empties the outbox before every test of its subclasses"),
+    Silent("reset-when-the-override-ends", TR, "translation.active = translation.Translations()",
+           "leaving @override_settings sends setting_changed, whose receiver sets it anew"),
     Silent("monkeypatch-setattr", TR, 'monkeypatch.setattr(settings, "RETRIES", 0)', "restored by monkeypatch"),
     Silent("monkeypatch-dotted", TR, 'monkeypatch.setattr("jobs.settings.RETRIES", 4)', "restored by monkeypatch"),
     Silent("monkeypatch-setitem", TR, 'monkeypatch.setitem(registry.RUNNERS, "shout", shout)', "restored"),

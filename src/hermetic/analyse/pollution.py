@@ -24,8 +24,8 @@ from ..summarise.unparse import calls_in
 from .effects import CONTAINER_METHODS
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
-from .statescan import Walk as _Walk, add as _add, ext_names as _ext, function_frame as _function_frame, \
-    key_of as _key_of, literal_locals, project_global as _project_global, resolve as _resolve, \
+from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
+    function_frame as _function_frame, key_of as _key_of, literal_locals, project_global as _project_global, resolve as _resolve, \
     restored as _restored, scan_frame as _frame
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
@@ -235,6 +235,8 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 sc.protected |= added
                 _walk(w, st[WITH_BODY], in_restore)
                 sc.protected -= added
+            elif k in ("import", "from"):
+                _bind_import(ip, st, frame)
             elif k == "return" and st[RETURN_VALUE] is not None and st[RETURN_VALUE][TAG] == "call":
                 _call(w, st[RETURN_VALUE], restoring)
         finally:

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
-from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, LIT_VALUE, NAME_ID, TAG
+from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, FROM_MODULE, FROM_NAMES, IMPORT_NAMES,
+                            LIT_VALUE, NAME_ID, TAG)
 from .effects import flat, is_container, locals_of
 from .values import V
 
@@ -183,3 +184,22 @@ def add(sc: Scan, m: Mutation, restoring: bool) -> None:
             restored(sc, m.key, "*" if m.item is None else m.item)
         return
     sc.mutations.append(m)
+
+
+def bind_import(ip: I.Interp, st, frame: I.Frame) -> None:
+    """A function's own ``import m`` / ``from pkg import m`` binds the project modules (and the
+    names they bind) in ``frame``, so ``m.NAME = ...`` after it is seen as module state (Django's
+    receivers import ``trans_real`` in their body)."""
+    if st[TAG] == "import":
+        for local, full, aliased in st[IMPORT_NAMES]:
+            name = full if aliased else full.split(".")[0]
+            if name in ip.p.summaries:
+                frame.locals[local] = I.of(("mod", ip.p.canonical.get(name, name)))
+        return
+    mod = st[FROM_MODULE]
+    for local, attr in st[FROM_NAMES]:
+        sub = f"{mod}.{attr}"
+        if sub in ip.p.summaries:
+            frame.locals[local] = I.of(("mod", ip.p.canonical.get(sub, sub)))
+        elif attr in ip.globals.get(mod, {}):
+            frame.locals[local] = ip.globals[mod][attr]

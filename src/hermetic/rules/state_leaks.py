@@ -23,6 +23,7 @@ from ..summarise.extract import may_name
 from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, NAME_ID, TAG
 from ..summarise.unparse import calls_in
 from .facts import Facts
+from .resets import _called_or_passed, _entry_resets, _reached, decorator_resets
 from .registry import severity
 
 
@@ -45,11 +46,6 @@ _SETUPS = ("setUp", "setUpClass", "setup_method", "setup_class", "asyncSetUp")
 _PER_TEST_HOOKS = {"pytest_runtest_setup", "pytest_runtest_teardown", "pytest_runtest_call", "pytest_runtest_protocol",
                    "pytest_runtest_logstart", "pytest_runtest_logfinish", "pytest_fixture_post_finalizer",
                    "pytest_runtest_makereport"}
-
-
-# unittest's per-test entry points: a TestCase base that overrides one runs its own set-up
-# before every test of its subclasses (Django's SimpleTestCase.__call__ -> _pre_setup)
-_ENTRY_POINTS = ("__call__", "run", "debug")
 
 
 _REGISTERS = ("addCleanup", "addClassCleanup", "addfinalizer", "callback")
@@ -91,8 +87,9 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
                     for item in P.fixture_restores(ip, f, mod, fins):
                         requested.setdefault(item, set()).update(users)
     snapshot_restored = _snapshot_restored(runner)
-    for key, tests in _entry_resets(ip, items).items():
-        snapshot_restored.setdefault((key, "*"), set()).update(tests)
+    for resets in (_entry_resets(ip, items), decorator_resets(ip, items)):
+        for key, tests in resets.items():
+            snapshot_restored.setdefault((key, "*"), set()).update(tests)
     hook_restores = hook_restores | restored_per_test(runner.pytest_cfg)
     tests_by_qn: Dict[str, List[str]] = {}
     tests_by_mod: Dict[str, List[str]] = {}
@@ -139,67 +136,6 @@ class _Ht3Scope:
     requested: Dict[tuple, Set[str]]
     registered_in: Dict[str, Dict[str, Set[str]]]
     snapshot_restored: Dict[tuple, Set[str]]
-
-
-def _entry_resets(ip: I.Interp, items: List[TestItem]) -> Dict[tuple, Set[str]]:
-    """Module state key -> the tests whose ``TestCase`` base overrides a per-test entry point
-    (``_ENTRY_POINTS``) with code that binds it anew before every test: Django's
-    ``SimpleTestCase.__call__`` runs ``_pre_setup``, which sets ``mail.outbox = []``, so what one
-    test leaves in the outbox no later test of that kind sees. Follows ``self.m()`` calls,
-    resolved on the base, a few levels deep."""
-    by_cls: Dict[str, List[str]] = {}
-    for it in items:
-        if it.cls and it.cls in ip.p.classes:
-            by_cls.setdefault(it.cls, []).append(it.node_id)
-    per_base: Dict[str, Set[tuple]] = {}
-    out: Dict[tuple, Set[str]] = {}
-    for cls, tests in by_cls.items():
-        if not ip.is_testcase(cls):
-            continue
-        for base in ip.mro(cls):
-            keys = per_base.get(base)
-            if keys is None:
-                keys = per_base[base] = _base_resets(ip, base)
-            for k in keys:
-                out.setdefault(k, set()).update(tests)
-    return out
-
-
-def _base_resets(ip: I.Interp, base: str) -> Set[tuple]:
-    """What ``base``'s own per-test entry points, and the ``self`` methods they call, rebind."""
-    cd, _mod = ip.p.classes[base]
-
-    def self_calls(f: dict, _mod: str) -> List[str]:
-        out = []
-        for call in calls_in(f["body"]):
-            fn = call[CALL_FUNC]
-            if fn[TAG] == "attr" and fn[ATTR_VALUE][TAG] == "name" and fn[ATTR_VALUE][NAME_ID] == "self":
-                found = ip.find_method(base, fn[ATTR_ATTR])
-                if found is not None:
-                    out.append(found[1])
-        return out
-
-    keys: Set[tuple] = set()
-    for qn in _reached(ip, [cd["methods"][n] for n in _ENTRY_POINTS if n in cd["methods"]], self_calls, 3, 50):
-        f, fmod = ip.p.functions[qn]
-        keys |= P.rebinds(ip, f, fmod)
-    return keys
-
-
-def _reached(ip: I.Interp, starts: List[str], callees, max_depth: int, limit: int):
-    """The project functions ``starts`` and what they call (``callees(f, module)``: the
-    qualnames a body calls), ``max_depth`` calls deep, at most ``limit`` of them; each once."""
-    todo = [(qn, 0) for qn in starts]
-    seen: Set[str] = set()
-    while todo and len(seen) < limit:
-        qn, depth = todo.pop()
-        if qn in seen or qn not in ip.p.functions:
-            continue
-        seen.add(qn)
-        yield qn
-        if depth < max_depth:
-            f, mod = ip.p.functions[qn]
-            todo.extend((c, depth + 1) for c in callees(f, mod))
 
 
 def _snapshot_restored(runner: Runner) -> Dict[tuple, Set[str]]:
@@ -414,33 +350,6 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
         # writes (PYTEST_CURRENT_TEST) put back nothing the test changed
         keys |= {k for k in effects.get(qn, ()) if k[0] in ("glob", "syspath")}
     return keys
-
-
-def _called_or_passed(ip: I.Interp, f: dict, mod: str) -> List[str]:
-    """The project functions ``f`` calls or passes on as an argument."""
-    out: List[str] = []
-    for call in calls_in(f["body"]):
-        for node in [call[CALL_FUNC]] + [a for a in call[CALL_ARGS] if a[TAG] in ("name", "attr")]:
-            if node[TAG] not in ("name", "attr"):
-                continue
-            try:
-                v = ip.eval_static(node, mod)
-            except RecursionError:
-                continue
-            funcs = [a[1] for a in v.refs() if a[0] == "func"]
-            if not funcs and node[TAG] == "attr" and node[ATTR_VALUE][TAG] == "name":
-                # `fixtures.after_test()` where `fixtures` is bound late (global + import in a
-                # set-up function): the project module of that name
-                base = node[ATTR_VALUE][NAME_ID]
-                for m, sm in ip.p.summaries.items():
-                    if sm["module"] == m and (m == base or m.endswith("." + base)):
-                        try:
-                            attr = ip.module_attr_static(m, node[ATTR_ATTR])
-                            funcs += [a[1] for a in attr.refs() if a[0] == "func"]
-                        except RecursionError:
-                            pass
-            out.extend(funcs)
-    return out
 
 
 def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
