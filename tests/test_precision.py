@@ -64,6 +64,9 @@ REACHED = [
     ("base-init-through-the-class", "HT103", T, 'return os.environ.get("DECIDED_POOL_RECYCLE")', "test_pool_recycled"),
     # assert self.args == [] on a parser given args raises before the read
     ("assert-decided-false", "HT103", B, 'return os.environ.get("DECIDED_ADDOPTS")', "test_parsed_once"),
+    # near miss: `seen` is set through a nonlocal callback the app calls, so the assertion holds
+    ("assert-after-nonlocal-callback", "HT103", B, 'return os.environ.get("DECIDED_AFTER_CALLBACK")',
+     "test_app_answers"),
     ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

@@ -7,7 +7,7 @@ from typing import Dict, Sequence, Tuple
 
 from .literals import env_name, _canonical
 from .origins import wrap_constant
-from ..summarise.ir import EXPR_ASSERT, SLICE_LOWER, SLICE_UPPER
+from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER
 from .state import ANY_VARIABLE, Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
 
@@ -128,6 +128,7 @@ class Statements:
             qn = st[2]
             frame.line = st[3]
             decos = self._define_function(qn, frame)
+            self._widen_nonlocals(qn, frame)
             self._bind(frame, st[1], self.decorated(qn, decos, frame) if decos else of(("func", qn, None)))
             return False
         if kind == "class":
@@ -398,6 +399,19 @@ class Statements:
         atoms = [a for a in val.ordered() if not (isinstance(a, tuple) and a[0] == "ext" and a[1] == name)]
         atoms.append(("partial", of(("ext", name)), (), (), (frame.path, frame.line)))
         return V(frozenset(atoms), val.is_path)
+
+    def _widen_nonlocals(self, qn: str, frame: Frame) -> None:
+        """A nested function that declares ``nonlocal x`` may change ``x`` whenever it is called
+        (``start_response`` handed to an app sets ``seen_status``): from its ``def`` on, the
+        enclosing ``x`` may also be anything, so no branch or assertion is decided on it."""
+        entry = self.p.functions.get(qn)
+        if entry is None:
+            return
+        for st in entry[0]["body"]:
+            if st[0] == "nonlocal":
+                for name in st[NONLOCAL_NAMES]:
+                    if name in frame.locals:
+                        frame.locals[name] = frame.locals[name] | UNKNOWN_V
 
     def _define_function(self, qn: str, frame: Frame) -> list:
         entry = self.p.functions.get(qn)

@@ -189,6 +189,9 @@ class Extractor:
     def _m_global(self, s, line) -> List[Any]:
         return [("global", [n.name.value for n in s.names], line)]
 
+    def _m_nonlocal(self, s, line) -> List[Any]:
+        return [("nonlocal", [n.name.value for n in s.names], line)]
+
     def _m_raise(self, s, line) -> List[Any]:
         return [("raise", self.expr(s.exc) if s.exc is not None else None, line)]
 
@@ -511,7 +514,7 @@ _STMT = _Dispatch({
 _SMALL = _Dispatch({
     "Expr": Extractor._m_expr, "Assign": Extractor._m_assign, "AnnAssign": Extractor._m_annassign,
     "AugAssign": Extractor._m_augassign, "Return": Extractor._m_return, "Import": Extractor._m_import,
-    "ImportFrom": Extractor._m_import_from, "Del": Extractor._m_del, "Global": Extractor._m_global,
+    "ImportFrom": Extractor._m_import_from, "Del": Extractor._m_del, "Global": Extractor._m_global, "Nonlocal": Extractor._m_nonlocal,
     "Raise": Extractor._m_raise, "Assert": Extractor._m_assert,
 }, Extractor._m_other)
 

@@ -51,6 +51,7 @@ STATEMENTS: Dict[str, Fields] = {
     "from": (("module", "str"), ("names", "[from_name]"), ("line", "line")),   # module resolved to absolute
     "del": (("target", "target"), ("line", "line")),
     "global": (("names", "[str]"), ("line", "line")),
+    "nonlocal": (("names", "[str]"), ("line", "line")),
     "raise": (("exc", "expr?"), ("line", "line")),
 }
 
@@ -140,6 +141,7 @@ IMPORT_NAMES, IMPORT_LINE = 1, 2
 FROM_MODULE, FROM_NAMES, FROM_LINE = 1, 2, 3
 DEL_TARGET, DEL_LINE = 1, 2
 GLOBAL_NAMES, GLOBAL_LINE = 1, 2
+NONLOCAL_NAMES, NONLOCAL_LINE = 1, 2
 RAISE_EXC, RAISE_LINE = 1, 2
 
 # expressions (and the targets of the same tag: name, attr, sub without its pos)
