@@ -550,3 +550,31 @@ def test_tests_bound_by_assignment_are_collected(tmp_path):
     report, _ = run_check([], tmp_path)
     assert report.tests == 1
     assert [f.tests for f in report.findings if f.code == "HT102"] == [["tests/test_made.py::test_made"]]
+
+
+def test_an_inherited_test_is_anchored_where_its_code_is(tmp_path):
+    # SQLAlchemy's dialect suite (`from sqlalchemy.testing.suite import *` in a one-line file)
+    # and every base class of tests kept in another file: the finding's line is in the file that
+    # defines the test, not in the one collecting it
+    found = project(tmp_path, {
+        "tests/__init__.py": "",
+        "tests/suite.py": """
+            from datetime import datetime
+
+
+            class ClockTests:
+                # inherited by the test classes of other files
+                def test_stamp(self):
+                    return datetime.now()
+        """,
+        "tests/test_dialect.py": """
+            from datetime import datetime
+            from tests.suite import ClockTests
+
+
+            class TestDialect(ClockTests):
+                def test_local_stamp(self):
+                    return datetime.now()
+        """,
+    })
+    assert found == [("HT104", "tests/suite.py", 8), ("HT104", "tests/test_dialect.py", 8)]

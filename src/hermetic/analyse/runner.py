@@ -307,7 +307,7 @@ class Runner:
         for c in chain:
             ip.import_module(c)
         ip.import_module(item.module)
-        test_fn, _ = self.p.functions[item.qualname]
+        test_fn, fmod = self.p.functions[item.qualname]
         mframe = I.Frame(module=item.module, path=item.path, name=item.display, in_test=True, line=item.def_line)
         mframe.locals = {}
         ip.stack = []
@@ -442,11 +442,15 @@ class Runner:
                 loc[test_fn["params"][0][PARAM_NAME]] = of(self_atom)
         if plugin is not None:   # the plugin's per-test set-up runs inside its function-scoped fixture
             self._call_methods(item, plugin.setup, self_atom, mframe)
-        frame = I.Frame(module=item.module, path=item.path, name=item.display, line=test_fn["line"], in_test=True,
-                        cls=test_fn.get("class"))
+        # the body runs in the module that defines it (a test inherited from a base class or
+        # star-imported from another file): its names and its findings' lines are that file's
+        frame = I.Frame(module=fmod, path=self.p.summaries[fmod]["path"], name=item.display, line=test_fn["line"],
+                        in_test=True, cls=test_fn.get("class"))
         frame.locals = loc
         ip.stack = [frame]
         ip.ran_code(item.module)
+        if fmod != item.module:
+            ip.ran_code(fmod)
         try:
             ip.exec_block(test_fn["body"], frame)
         except RecursionError:
