@@ -75,7 +75,8 @@ def test_a_reused_call_is_what_running_it_again_gives(name, tmp_path, monkeypatc
     from hermetic.api import run_check
 
     memos = recomputing(monkeypatch)
-    run_check(["."], copy_fixture(name, tmp_path), use_cache=False)
+    # in this process (jobs=1): a fixture of 64 tests or more would go to worker processes
+    run_check(["."], copy_fixture(name, tmp_path), use_cache=False, jobs=1)
     assert memos and sum(m.stored for m in memos) > 0
     assert [k for m in memos for k in m.differing] == []
 
@@ -161,7 +162,7 @@ def _lookups_by_test(monkeypatch, name: str, tmp_path, qn: str) -> dict:
 
     monkeypatch.setattr(I.Interp, "_lookup", counting)
     monkeypatch.setattr(Runner, "run", running)
-    run_check(["."], copy_fixture(name, tmp_path), use_cache=False)
+    run_check(["."], copy_fixture(name, tmp_path), use_cache=False, jobs=1)
     return seen
 
 
