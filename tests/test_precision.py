@@ -67,6 +67,11 @@ REACHED = [
     # near miss: `seen` is set through a nonlocal callback the app calls, so the assertion holds
     ("assert-after-nonlocal-callback", "HT103", B, 'return os.environ.get("DECIDED_AFTER_CALLBACK")',
      "test_app_answers"),
+    # a call that raises on every way ends the caller: only a valid port reads the variable
+    ("call-that-raises", "HT103", B, 'return os.environ.get("DECIDED_AFTER_VALIDATE")', "test_valid_port"),
+    # near miss: pytest.raises swallows the error, so what follows the block runs
+    ("after-an-expected-error", "HT103", B, 'return os.environ.get("DECIDED_AFTER_EXPECTED_ERROR")',
+     "test_after_an_expected_error"),
     ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

@@ -17,7 +17,7 @@ from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_te
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
-from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
+from .values import DOUBLE, DOUBLE_V, EMPTY, RAISED, UNKNOWN_V, Origin, V, lit, of, union
 
 
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
@@ -67,60 +67,74 @@ class Calls:
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,
               star=False) -> V:
+        """Call every alternative of ``callee``. When each of them raises (a project function every
+        way through which raises with these values), ``call_raised`` is set and nothing is returned;
+        a library's raise is not known."""
+        before = self.call_raised
         out = EMPTY
         resolved = False
+        all_raise = None
         for a in callee.ordered():
             if isinstance(a, Origin):
-                if a.kind == "unknown":
-                    continue
                 continue
-            t = a[0]
-            resolved = True
-            if t == "func":
-                out = out | self.call_function(a[1], args, kwargs, frame, self_atom=a[2])
-            elif t == "cls":
-                out = out | self.instantiate(a[1], args, kwargs, frame)
-            elif t == "ext":
-                out = out | self.call_external(a[1], args, kwargs, frame, pos)
-            elif a == DOUBLE:
-                out = out | DOUBLE_V
-            elif t == "double":
-                out = out | a[1]   # a double with a return_value
-            elif t == "meth":
-                out = out | self.call_meth(a[1], a[2], args, kwargs, frame, pos)
-            elif t == "dmeth":
-                out = out | self.call_data_method(a[1], a[2], args, kwargs, frame, pos)
-            elif t == "missed":
-                self.missed_depth += 1
-                try:
-                    out = out | self.apply(of(a[1]), args, kwargs, frame, pos, fexpr, star)
-                finally:
-                    self.missed_depth -= 1
-            elif t == "partial":
-                if len(a) > 4 and a[4]:
-                    # a clock function captured at import: HT204 at the capture, HT205 at a freeze
-                    if isinstance(a[4], tuple):
-                        self.consumed.append(a[4])
-                    if self.ctx.frozen:
-                        self._add_miss(("freeze",), ("the clock",
-                                                     f"a function captured at import ({_expr_text(fexpr)})", "captured"))
-                    out = out | of(Origin("clock", expr="captured", path=frame.path, line=pos[0], value="import"))
-                    continue
-                out = out | self.apply(a[1], list(a[2]) + args, {**dict(a[3]), **kwargs}, frame, pos)
-            elif t == "lambda":
-                out = out | self.call_lambda(a[1], args, frame)
-            elif t == "super":
-                out = out | UNKNOWN_V
-            elif t == "inst" and self.callable_instance(a):
-                out = out | self.call_method_of(a, "__call__", args, kwargs, frame)   # Middleware()(environ)
-            else:
-                resolved = False
+            self.call_raised = False
+            r = self._apply_one(a, args, kwargs, frame, pos, fexpr, star)
+            resolved = r is not None
+            if r is None:
+                continue
+            raised = a[0] != "ext" and (self.call_raised or RAISED in r.atoms)
+            all_raise = raised if all_raise is None else all_raise and raised
+            out = out | r.without(RAISED)
+        self.call_raised = before or bool(all_raise)
         if not resolved:
             if not self.sweep and not self.builtin_call(fexpr, frame):
                 self.note_unresolved((frame.path, pos[0], pos[1]), _expr_text(fexpr))
             return UNKNOWN_V
+        if all_raise:
+            return EMPTY
         return out if out.atoms else EMPTY
 
+    def _apply_one(self, a: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr,
+                   star) -> Optional[V]:  # noqa: C901 - one dispatch over callable kinds
+        """Call one callable atom; None when it is nothing the analysis calls."""
+        t = a[0]
+        if t == "func":
+            return self.call_function(a[1], args, kwargs, frame, self_atom=a[2])
+        if t == "cls":
+            return self.instantiate(a[1], args, kwargs, frame)
+        if t == "ext":
+            return self.call_external(a[1], args, kwargs, frame, pos)
+        if a == DOUBLE:
+            return DOUBLE_V
+        if t == "double":
+            return a[1]   # a double with a return_value
+        if t == "meth":
+            return self.call_meth(a[1], a[2], args, kwargs, frame, pos)
+        if t == "dmeth":
+            return self.call_data_method(a[1], a[2], args, kwargs, frame, pos)
+        if t == "missed":
+            self.missed_depth += 1
+            try:
+                return self.apply(of(a[1]), args, kwargs, frame, pos, fexpr, star)
+            finally:
+                self.missed_depth -= 1
+        if t == "partial":
+            if len(a) > 4 and a[4]:
+                # a clock function captured at import: HT204 at the capture, HT205 at a freeze
+                if isinstance(a[4], tuple):
+                    self.consumed.append(a[4])
+                if self.ctx.frozen:
+                    self._add_miss(("freeze",), ("the clock",
+                                                 f"a function captured at import ({_expr_text(fexpr)})", "captured"))
+                return of(Origin("clock", expr="captured", path=frame.path, line=pos[0], value="import"))
+            return self.apply(a[1], list(a[2]) + args, {**dict(a[3]), **kwargs}, frame, pos)
+        if t == "lambda":
+            return self.call_lambda(a[1], args, frame)
+        if t == "super":
+            return UNKNOWN_V
+        if t == "inst" and self.callable_instance(a):
+            return self.call_method_of(a, "__call__", args, kwargs, frame)   # Middleware()(environ)
+        return None
     def builtin_call(self, fexpr, frame: Frame) -> bool:
         """Whether the call the analysis did not follow is of a builtin (``TypeError(...)``, a
         name no module or function binds) or a builtin container's method (``rv.append`` on a

@@ -172,7 +172,13 @@ class Expressions:
                 return self.eval(e[2], frame)
             if cond is False:
                 return self.eval(e[3], frame)
-            return self.eval(e[2], frame) | self.eval(e[3], frame)
+            before = self.call_raised   # either way may run: it raises only if both do
+            self.call_raised = False
+            body = self.eval(e[2], frame)
+            raised, self.call_raised = self.call_raised, False
+            orelse = self.eval(e[3], frame)
+            self.call_raised = before or (raised and self.call_raised)
+            return body | orelse
         if k == "sub":
             return self.eval_sub(e, frame)
         if k == "seq":
@@ -218,11 +224,15 @@ class Expressions:
             return EMPTY
         if k == "comp":
             saved = dict(frame.locals)
-            for tgt, it, ifs in e[1]:
+            before = self.call_raised
+            for i, (tgt, it, ifs) in enumerate(e[1]):
                 self.assign(tgt, self._element(self.eval(it, frame)), frame)
+                if i == 0:
+                    before = self.call_raised   # the first iterable is evaluated; the rest may never be
                 for cond in ifs:
                     self.eval(cond, frame)
             out = union(self.eval(x, frame) for x in e[2])
+            self.call_raised = before
             frame.locals = saved
             return of(("seq", "list", (out,))) if out.atoms else EMPTY
         if k == "walrus":
@@ -234,28 +244,35 @@ class Expressions:
         return UNKNOWN_V
 
     def eval_boolop(self, e, frame: Frame) -> V:
+        """``a and b`` / ``a or b``: the operands the test's values leave to run. A call that
+        raises on every way raises the expression only in an operand that surely runs (the ones
+        before it decided to go on)."""
         op, operands = e[1], e[2]
         out = EMPTY
+        surely = True
         for i, x in enumerate(operands):
             last = i == len(operands) - 1
+            before = self.call_raised
             if x[0] in ("cmp", "unary", "bool"):
                 t = self.eval_cond(x, frame)
                 v = EMPTY
             else:
                 v = self.eval(x, frame)
                 t = truthiness(v)
+            if not surely:
+                self.call_raised = before   # this operand may not run
             if op == "or":
                 if t is True:
                     return out | v
                 if t is False and not last:
                     continue
-                out = out | v
             else:
                 if t is False:
                     return out | v
                 if t is True and not last:
                     continue
-                out = out | v
+            out = out | v
+            surely = False
         return out
 
     def eval_cond(self, e, frame: Frame) -> Optional[bool]:

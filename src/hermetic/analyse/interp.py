@@ -41,7 +41,7 @@ from .relocate import _call_bit, _remap, _remap_write
 from .sinks import Sinks
 from .state import Ctx, Frame, SinkEvent, _Effects, _MemoEntry
 from .statements import Statements
-from .values import CONTROLLED, EMPTY, UNCONTROLLED, UNKNOWN_V, Origin, V, of
+from .values import CONTROLLED, EMPTY, RAISED_V, UNCONTROLLED, UNKNOWN_V, Origin, V, of
 
 
 # the names runner, pollution, check, engine and the tests use from here
@@ -121,6 +121,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
         self.test_instance = None   # the running test method's ``self`` atom: a fixture's ``request.instance``
         self.way_cut = False   # the statement just run left what follows on an undecided way (``exec_block``)
+        self.raising = False   # the block that just ended ended by raising, on every way (not by a return)
+        self.call_raised = False   # a call of the statement being run raises on every way
         self.finalizers: List[tuple] = []   # (callable, fixture frame) a fixture registered with request.addfinalizer
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
         self.depth_cut = False   # a call inside the running one was cut for depth
@@ -244,11 +246,14 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         fr.locals = loc
         self.stack.append(fr)
         self._on_stack.setdefault(qn, []).append(here)
+        outer_raising, outer_raised = self.raising, self.call_raised
+        raised = False
         try:
-            self.exec_block(f["body"], fr)
+            raised = self.exec_block(f["body"], fr) and self.raising
         except RecursionError:
             self.cut_at = 0   # how deep Python's own stack was: depends on everything below
         finally:
+            self.raising, self.call_raised = outer_raising, outer_raised
             self.way_cut = False   # the callee's own early returns leave the caller's way as it was
             self.stack.pop()
             idx = self._on_stack[qn]
@@ -266,6 +271,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             self.reads |= outer_reads
             self.greads |= outer_greads
         ret = fr.returns
+        if raised and not f["generator"] and not f["is_async"]:
+            ret = RAISED_V   # (a generator or a coroutine raises only when it is run)
         if f["generator"]:
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
             if any(dotted_name(d).endswith("contextmanager") for d, _l in f["decorators"]):

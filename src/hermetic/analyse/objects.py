@@ -12,7 +12,7 @@ from .literals import _canonical, _literal_str, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, scheme_only
 from .state import Ctx, Frame
-from .values import EMPTY, UNKNOWN_V, Origin, V, lit, of
+from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, lit, of
 
 # names both str and Path have, told apart by their arity (Path.replace(target) takes one)
 _STR_ONLY_ARITY = {"replace"}
@@ -131,7 +131,7 @@ class Objects:
             f = self.p.functions.get(m[1], (None, None))[0]
             if f is not None and any(dotted_name(d) in ("property", "cached_property", "functools.cached_property")
                                      for d, _l in f["decorators"]):
-                return self.call_function(m[1], [], {}, frame, self_atom=a)
+                return self.settled(self.call_function(m[1], [], {}, frame, self_atom=a))
             if f is not None and any(dotted_name(d) in ("staticmethod",) for d, _l in f["decorators"]):
                 return of(("func", m[1], None))
             if f is not None and any(dotted_name(d) in ("classmethod",) for d, _l in f["decorators"]):
@@ -175,7 +175,8 @@ class Objects:
         init = self.find_method(qn, "__init__")
         self._catalogued_bases(qn, init is None, args, kwargs, frame)
         if init is not None:
-            self.call_function(init[1], args, kwargs, frame, self_atom=atom)
+            if RAISED in self.call_function(init[1], args, kwargs, frame, self_atom=atom).atoms:
+                return RAISED_V   # __init__ raises on every way: so does making the object
         else:
             self._dataclass_init(qn, args, kwargs, atom)
         return of(atom)
@@ -252,7 +253,14 @@ class Objects:
         m = self.find_method(h["cls"], name)
         if m is None:
             return None
-        return self.call_function(m[1], args, kwargs, frame, self_atom=atom)
+        return self.settled(self.call_function(m[1], args, kwargs, frame, self_atom=atom))
+
+    def settled(self, v: V) -> V:
+        """A call's result where no ``apply`` reads it: a raise on every way sets ``call_raised``."""
+        if RAISED in v.atoms:
+            self.call_raised = True
+            return EMPTY
+        return v
 
     def _str_join(self, sep: Optional[str], items: V, frame: Frame) -> V:
         """``sep.join(items)``: the whole string when ``sep`` and every item are known strings,

@@ -22,14 +22,20 @@ class Statements:
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, stmts: Sequence, frame: Frame) -> bool:
-        """Run statements; True when the block always ends in return/raise. After an ``if``
-        the test's values do not decide, with a branch that returns or raises, the rest of the
-        block runs only on the other way: undecided too (medium confidence)."""
+        """Run statements; True when the block always ends in return/raise (``raising`` then
+        tells which: True when every way raised, also through a call that raises on every way).
+        After an ``if`` the test's values do not decide, with a branch that returns or raises,
+        the rest of the block runs only on the other way: undecided too (medium confidence)."""
         open_ways = 0
         self.way_cut = False   # left by a statement run outside a block (a class body's)
         try:
             for st in stmts:
+                self.call_raised = False
                 if self.exec_stmt(st, frame):
+                    return True
+                if self.call_raised:   # validate(x) raises for these values: nothing after it runs
+                    self.call_raised = False
+                    self.raising = True
                     return True
                 if self.way_cut:
                     self.way_cut = False
@@ -74,6 +80,7 @@ class Statements:
             frame.line = st[2]
             if st[1] is not None:
                 frame.returns = frame.returns | self.eval(st[1], frame)
+            self.raising = self.call_raised   # `return f(x)` where f raises raises
             return True
         if kind == "import":
             frame.line = st[2]
@@ -184,6 +191,7 @@ class Statements:
             frame.line = st[2]
             if st[1] is not None:
                 self.eval(st[1], frame)
+            self.raising = True
             return True
         if kind == "del":
             return False
@@ -210,17 +218,19 @@ class Statements:
         block, and whether some block (or an undecided way inside one), returns or raises."""
         base = dict(frame.locals)
         results = []
-        all_end, some_end = True, False
+        all_end, some_end, all_raise = True, False, True
         for b in blocks:
             frame.locals = dict(base)
             ended = self.exec_block(b, frame)
             all_end = all_end and ended
+            all_raise = all_raise and ended and self.raising
             some_end = some_end or ended or self.way_cut
             if not ended:
                 results.append(frame.locals)
         self.way_cut = False
         if not results:
             frame.locals = base
+            self.raising = all_raise
             return all_end, some_end
         merged: Dict[str, V] = {}
         for loc in results:
@@ -259,6 +269,8 @@ class Statements:
             if tgt is not None:
                 self.assign(tgt, bound, frame)
         ended = self.exec_block(body, frame)
+        if ended and self.raising:
+            ended = False   # the context may swallow what the body raises (pytest.raises, suppress)
         cut = self.way_cut   # the body's undecided returns hold for what follows the with
         for a in exits:
             self.call_method_of(a, exit_name, [UNKNOWN_V, UNKNOWN_V, UNKNOWN_V], {}, frame)

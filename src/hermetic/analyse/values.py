@@ -111,6 +111,10 @@ class V:
             return other if (other.is_path or not self.is_path) else V(other.atoms, True)
         return V(self.atoms | other.atoms, self.is_path or other.is_path)
 
+    def without(self, atom) -> "V":
+        """This value less one atom (itself when it does not hold it)."""
+        return V(self.atoms - {atom}, self.is_path) if atom in self.atoms else self
+
     def ordered(self) -> tuple:
         """The atoms in one order that every process agrees on (``stable_key``).
 
@@ -260,6 +264,10 @@ def union(values: Iterable[V]) -> V:
 UNKNOWN_V = of(Origin("unknown"))
 DOUBLE = ("double",)
 DOUBLE_V = of(DOUBLE)
+# what a call returns when every way through the function the test's values take raises: the
+# calling statement raises too (``Calls.apply`` turns it into ``Interp.call_raised``)
+RAISED = ("raised",)
+RAISED_V = of(RAISED)
 
 
 _LITERALS: Dict[tuple, V] = {}
