@@ -72,6 +72,8 @@ REACHED = [
     # near miss: pytest.raises swallows the error, so what follows the block runs
     ("after-an-expected-error", "HT103", B, 'return os.environ.get("DECIDED_AFTER_EXPECTED_ERROR")',
      "test_after_an_expected_error"),
+    # a double whose side_effect is an exception class raises when called
+    ("double-raising", "HT103", B, 'return os.environ.get("DECIDED_AFTER_ENSURE")', "test_dump_with_its_folder"),
     ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

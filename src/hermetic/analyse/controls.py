@@ -7,6 +7,7 @@ substitutes are modelled in ``runner``.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
@@ -14,7 +15,7 @@ from ..catalogue.loader import SinkSpec
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .state import DELETED, Frame
 from .decide import regex_result
-from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
+from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
 
 
 class Controls:
@@ -344,6 +345,20 @@ def _dict_view(atom, name: str) -> V:
 
 def double(kwargs) -> V:
     """A test double; called, it returns its ``return_value`` when one is given
-    (``patch("m.is_installed", return_value=False)``, ``Mock(return_value=1816)``)."""
+    (``patch("m.is_installed", return_value=False)``, ``Mock(return_value=1816)``), and raises
+    when its ``side_effect`` is an exception class (``side_effect=IOError``)."""
+    effect = kwargs.get("side_effect")
+    if effect is not None and _exception_classes(effect):
+        return of(("double", RAISED_V))
     ret = kwargs.get("return_value")
     return DOUBLE_V if ret is None else of(("double", ret))
+
+
+_EXCEPTION_NAME = re.compile(r"(Error|Exception|Exit|Interrupt|Timeout)$")
+
+
+def _exception_classes(v: V) -> bool:
+    """Every alternative of ``v`` is a class named as an exception (``OSError``,
+    ``requests.exceptions.ConnectionError``, a project's ``RepositoryNotFound`` is not)."""
+    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] in ("ext", "cls") and isinstance(a[1], str)
+                                 and _EXCEPTION_NAME.search(a[1].rpartition(".")[2]) for a in v.atoms)

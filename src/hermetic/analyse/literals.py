@@ -4,6 +4,7 @@ and the dotted names of calls and decorators (canonical spellings, ``mock.`` ->
 """
 from __future__ import annotations
 
+import builtins
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .limits import TEST_HEAP_BASE
@@ -16,6 +17,9 @@ _BUILTINS = {"open", "str", "bytes", "int", "float", "bool", "len", "print", "is
              "staticmethod", "classmethod", "property", "iter", "next", "enumerate", "zip", "range", "min", "max",
              "sum", "any", "all", "map", "filter", "reversed", "type", "object", "Exception", "ValueError",
              "vars", "frozenset", "abs", "round", "divmod", "issubclass", "exec", "eval", "compile", "__import__"}
+# the built-in exception classes (``side_effect=IOError``, ``except OSError``): library names
+_BUILTINS |= {name for name, obj in vars(builtins).items()
+              if isinstance(obj, type) and issubclass(obj, BaseException) and not name.startswith("_")}
 
 
 def _literal_str(v: Optional[V], prefix: bool = False) -> Optional[str]:
