@@ -58,6 +58,9 @@ EXPECTED = [
     # near miss of the context decorator's reset: the same write with no override around it
     Expect("translations-without-the-override", "HT303", TL, "translation.active = translation.Translations()",
            tests=[TL + "::test_translations_without_an_override"]),
+    # a module imported in the test's own body is the module: changing it is module state
+    Expect("function-level-import", "HT303", TL, "direct.RETRIES = 11",
+           tests=[TL + "::test_function_level_import_changed"]),
 ]
 OPTIONAL = [
     # the writes that put a new literal back (not the import-time value) leave a state of their own
@@ -84,6 +87,8 @@ SILENT = [
            "the TestCase base's __call__ empties the outbox before every test of its subclasses"),
     Silent("reset-when-the-override-ends", TR, "translation.active = translation.Translations()",
            "leaving @override_settings sends setting_changed, whose receiver sets it anew"),
+    Silent("fresh-module-copy", TR, "fresh.RETRIES = 3",
+           "imported inside a block that puts sys.modules back: a copy the block's end discards"),
     Silent("monkeypatch-setattr", TR, 'monkeypatch.setattr(settings, "RETRIES", 0)', "restored by monkeypatch"),
     Silent("monkeypatch-dotted", TR, 'monkeypatch.setattr("jobs.settings.RETRIES", 4)', "restored by monkeypatch"),
     Silent("monkeypatch-setitem", TR, 'monkeypatch.setitem(registry.RUNNERS, "shout", shout)', "restored"),

@@ -114,6 +114,20 @@ def _protected_by(ip, call, frame) -> Set[tuple]:
     return {("glob",) + g} if g is not None else set()
 
 
+def _puts_modules_back(ip, call, frame) -> bool:
+    """The context ``call`` makes puts ``sys.modules`` back on exit: ``patch.dict(sys.modules)``
+    or a project context manager that restores it after its ``yield`` (celery's
+    ``reset_modules``)."""
+    if ("sysmod", "*") in _protected_by(ip, call, frame):
+        return True
+    for a in _resolve(ip, call[CALL_FUNC], frame).refs():
+        entry = ip.p.functions.get(a[1]) if a[0] == "func" else None
+        if entry is not None and entry[0]["generator"]:
+            if any(k[0][0] == "sysmod" for k in fixture_restores(ip, entry[0], entry[1], [])):
+                return True
+    return False
+
+
 def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation]:
     frame = _frame(ip, mod)
     sc = Scan()
@@ -228,15 +242,19 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 _walk(w, st[TRY_FINALLY], True)
             elif k == "with":
                 added: Set[tuple] = set()
+                fresh = 0
                 for item, _t in st[WITH_ITEMS]:
                     if item[TAG] == "call":
                         _call(w, item, restoring, as_context=True)
                         added |= _protected_by(ip, item, frame) - sc.protected
+                        fresh = fresh or int(_puts_modules_back(ip, item, frame))
                 sc.protected |= added
+                w.fresh_modules += fresh
                 _walk(w, st[WITH_BODY], in_restore)
+                w.fresh_modules -= fresh
                 sc.protected -= added
             elif k in ("import", "from"):
-                _bind_import(ip, st, frame)
+                _bind_import(ip, st, frame, fresh=w.fresh_modules > 0)
             elif k == "return" and st[RETURN_VALUE] is not None and st[RETURN_VALUE][TAG] == "call":
                 _call(w, st[RETURN_VALUE], restoring)
         finally:

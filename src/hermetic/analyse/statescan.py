@@ -75,6 +75,9 @@ class Walk:
     # the function's variables bound once, to a string literal (``key = "NAME"``): the
     # environment variable ``os.environ[key]`` names (``literal_locals``)
     literals: Dict[str, str] = field(default_factory=dict)
+    # inside a `with` whose context puts sys.modules back: a module imported there is a fresh
+    # copy the block's end discards, so writes to it change no module state
+    fresh_modules: int = 0
 
 
 def literal_locals(stmts) -> Dict[str, str]:
@@ -186,20 +189,25 @@ def add(sc: Scan, m: Mutation, restoring: bool) -> None:
     sc.mutations.append(m)
 
 
-def bind_import(ip: I.Interp, st, frame: I.Frame) -> None:
+def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
     """A function's own ``import m`` / ``from pkg import m`` binds the project modules (and the
     names they bind) in ``frame``, so ``m.NAME = ...`` after it is seen as module state (Django's
-    receivers import ``trans_real`` in their body)."""
+    receivers import ``trans_real`` in their body). ``fresh``: the import makes a copy that is
+    discarded later (``Walk.fresh_modules``): the names are bound to nothing."""
     if st[TAG] == "import":
         for local, full, aliased in st[IMPORT_NAMES]:
             name = full if aliased else full.split(".")[0]
-            if name in ip.p.summaries:
+            if fresh:
+                frame.locals[local] = I.EMPTY
+            elif name in ip.p.summaries:
                 frame.locals[local] = I.of(("mod", ip.p.canonical.get(name, name)))
         return
     mod = st[FROM_MODULE]
     for local, attr in st[FROM_NAMES]:
         sub = f"{mod}.{attr}"
-        if sub in ip.p.summaries:
+        if fresh:
+            frame.locals[local] = I.EMPTY
+        elif sub in ip.p.summaries:
             frame.locals[local] = I.of(("mod", ip.p.canonical.get(sub, sub)))
         elif attr in ip.globals.get(mod, {}):
             frame.locals[local] = ip.globals[mod][attr]
