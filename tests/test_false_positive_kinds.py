@@ -578,3 +578,32 @@ def test_an_inherited_test_is_anchored_where_its_code_is(tmp_path):
         """,
     })
     assert found == [("HT104", "tests/suite.py", 8), ("HT104", "tests/test_dialect.py", 8)]
+
+
+def test_an_augmented_string_keeps_the_origin_of_what_it_extends(tmp_path):
+    # pytest's argcomplete: `prefix += "*"` then glob(prefix) globs what the test passed, not
+    # the code's "*" in the working folder
+    (tmp_path / "src/app").mkdir(parents=True)
+    (tmp_path / "src/app/__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "src/app/complete.py").write_text(textwrap.dedent("""
+        from glob import glob
+
+
+        def complete(prefix):
+            if "*" not in prefix:
+                prefix += "*"
+            return glob(prefix)
+    """), encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests/test_complete.py").write_text(textwrap.dedent("""
+        from app.complete import complete
+
+
+        def test_system_folder():
+            complete("/usr/")
+    """), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
+    report, _ = run_check([], tmp_path)
+    [found] = report.findings
+    assert (found.code, found.line) == ("HT102", 8)
+    assert "the literal '/usr/*', tests/test_complete.py:6" in found.message, found.message

@@ -135,35 +135,7 @@ class Expressions:
                 return whole if len(parts) == 1 else _head(whole)
             return _head(vals[0]).with_path(False)   # an f-string is a string, whatever it formats
         if k == "bin":
-            left = self.eval(e[2], frame)
-            right = self.eval(e[3], frame)
-            op = e[1]
-            number = _arithmetic(op, left, right)
-            if number is not None:   # re.I | re.X, 60 * 60, a count + 1
-                return lit(number, frame.path, frame.line, frame.in_test)
-            if op == "Modulo" and _literal_str(left, prefix=True) is not None:
-                tmpl = _literal_str(left, prefix=True)
-                if tmpl.startswith("%"):
-                    return _head(_first_item(right)).with_path(False)
-                return _head(left)
-            if op == "Add" and _SCHEME.match(_literal_str(left) or "") and right.atoms and _literal_str(right) is None:
-                return _head(right).with_path(False)   # "file://" + folder: the folder is the origin
-            if op == "Add":
-                whole = _literal_str(left), _literal_str(right)
-                if whole[0] is not None and whole[1] is not None:   # MODULE + ".name": a whole string
-                    return _with_text(left, whole[0] + whole[1])
-            if op == "Divide" and left.is_path:
-                whole = _whole_join([left, right], [_literal_str(left), _literal_str(right)], True)
-                if whole is not None:   # Path("tests") / "repo": a whole path
-                    return whole.with_path(True)
-            if op in ("Add", "Divide", "Modulo"):
-                res = _head(_join_head([left, right]) if op == "Divide" else left)
-                if op == "Add" and not left.is_path:
-                    res = res.with_path(False)   # str + str is a string
-                if op == "Divide":
-                    res = res.with_path(left.is_path or right.is_path or _has_path_origin(left))
-                return res
-            return EMPTY
+            return self.binop(e[1], self.eval(e[2], frame), self.eval(e[3], frame), frame)
         if k == "bool":
             return self.eval_boolop(e, frame)
         if k == "ifx":
@@ -242,6 +214,37 @@ class Expressions:
         if k == "star":
             return self.eval(e[1], frame)
         return UNKNOWN_V
+
+    def binop(self, op: str, left: V, right: V, frame: Frame) -> V:
+        """``left OP right`` (``op``: libcst's operator class name, ``Add``, ``Divide`` ...): a
+        number when both are known numbers, a string or path built from ``left`` (``right`` for
+        ``"file://" + folder``), a whole string or path when both are whole literals; else empty."""
+        number = _arithmetic(op, left, right)
+        if number is not None:   # re.I | re.X, 60 * 60, a count + 1
+            return lit(number, frame.path, frame.line, frame.in_test)
+        if op == "Modulo" and _literal_str(left, prefix=True) is not None:
+            tmpl = _literal_str(left, prefix=True)
+            if tmpl.startswith("%"):
+                return _head(_first_item(right)).with_path(False)
+            return _head(left)
+        if op == "Add" and _SCHEME.match(_literal_str(left) or "") and right.atoms and _literal_str(right) is None:
+            return _head(right).with_path(False)   # "file://" + folder: the folder is the origin
+        if op == "Add":
+            whole = _literal_str(left), _literal_str(right)
+            if whole[0] is not None and whole[1] is not None:   # MODULE + ".name": a whole string
+                return _with_text(left, whole[0] + whole[1])
+        if op == "Divide" and left.is_path:
+            whole = _whole_join([left, right], [_literal_str(left), _literal_str(right)], True)
+            if whole is not None:   # Path("tests") / "repo": a whole path
+                return whole.with_path(True)
+        if op in ("Add", "Divide", "Modulo"):
+            res = _head(_join_head([left, right]) if op == "Divide" else left)
+            if op == "Add" and not left.is_path:
+                res = res.with_path(False)   # str + str is a string
+            if op == "Divide":
+                res = res.with_path(left.is_path or right.is_path or _has_path_origin(left))
+            return res
+        return EMPTY
 
     def eval_boolop(self, e, frame: Frame) -> V:
         """``a and b`` / ``a or b``: the operands the test's values leave to run. A call that

@@ -74,7 +74,11 @@ class Statements:
             frame.line = st[4]
             cur = self.eval_target_value(st[1], frame)
             val = self.eval(st[3], frame)
-            self.assign(st[1], cur | val if cur.atoms else val, frame)
+            new = EMPTY
+            if cur.atoms and all(isinstance(a, Origin) for a in cur.atoms):
+                # a string, a path or a number: `prefix += "*"` is a string built from prefix
+                new = self.binop(st[2][:-len("Assign")], cur, val, frame)
+            self.assign(st[1], new if new.atoms else cur | val if cur.atoms else val, frame)
             return False
         if kind == "return":
             frame.line = st[2]
