@@ -39,10 +39,14 @@ def ht2_findings(facts: Facts) -> List[Finding]:
                 u["read"] = u["read"] or not ev.write
                 consumers.setdefault(key, set()).add((ev.path, ev.pos))
     tests_at: Dict[tuple, set] = {}
+    tests_with: Dict[tuple, set] = {}   # constant -> the tests whose own target there was built from it
     for run in runs:
         for ev in run.events:
             if ev.category == "file":
                 tests_at.setdefault((ev.path, ev.pos), set()).add(run.item.node_id)
+                for o in ev.targets:
+                    for c in constants_of(o):
+                        tests_with.setdefault((c.path, c.line, c.expr), set()).add(run.item.node_id)
     for key, u in sorted(usage.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or 0, kv[0][2])):
         c: Origin = u["origin"]
         if not c.inner or all(i.kind == "literal" for i in c.inner):
@@ -53,7 +57,9 @@ def ht2_findings(facts: Facts) -> List[Finding]:
         external = leaves & {"home", "environment", "cwd"}
         if not (u["write"] or external):
             continue
-        tests = sorted(set().union(*(tests_at.get(p, set()) for p in consumers.get(key, ()))) or [])
+        # the tests whose values take the constant there; where none does in its own run (the
+        # sweep reached the site apart from any test), every test that reaches the site
+        tests = sorted(tests_with.get(key) or set().union(*(tests_at.get(p, set()) for p in consumers.get(key, ()))))
         base = _describe_base(c)
         what = "written through" if u["write"] else "read"
         msg = f"{c.expr} is a path computed at import from {base} and {what}; a test cannot redirect it " \
