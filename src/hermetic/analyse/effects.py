@@ -15,7 +15,7 @@ from . import interp as I
 from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, FOR_BODY, \
-    GLOBAL_NAMES, IF_BODY, IF_ORELSE, IF_TEST, LIT_VALUE, NAME_ID, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, \
+    GLOBAL_NAMES, IF_BODY, IF_ORELSE, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, \
     TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
 from .values import V
 
@@ -79,6 +79,7 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
     holding containers."""
     declared = set()
     keys: Set[tuple] = set()
+    bound = _bound_container_methods(f, containers)
     for st in flat(f["body"]):
         if st[TAG] == "global":
             declared |= set(st[GLOBAL_NAMES])
@@ -99,11 +100,26 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
             if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS and fn[ATTR_VALUE][TAG] == "name" \
                     and fn[ATTR_VALUE][NAME_ID] in containers and fn[ATTR_VALUE][NAME_ID] not in locals_of(f):
                 keys.add(("glob", mod, fn[ATTR_VALUE][NAME_ID]))
+            elif fn[TAG] == "name" and fn[NAME_ID] in bound:
+                keys.add(("glob", mod, bound[fn[NAME_ID]]))
     keys |= _process_effects(f["body"])
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
     keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
     return keys
+
+
+def _bound_container_methods(f: dict, containers: Set[str]) -> Dict[str, str]:
+    """Parameters whose default is a method of a module container (celery's
+    ``task_reserved(request, add_request=requests.__setitem__)``) -> that container: calling
+    the parameter with its default changes the container."""
+    out: Dict[str, str] = {}
+    for p in f["params"]:
+        d = p[PARAM_DEFAULT] if len(p) > PARAM_DEFAULT else None
+        if d is not None and d[TAG] == "attr" and d[ATTR_ATTR] in CONTAINER_METHODS \
+                and d[ATTR_VALUE][TAG] == "name" and d[ATTR_VALUE][NAME_ID] in containers:
+            out[p[PARAM_NAME]] = d[ATTR_VALUE][NAME_ID]
+    return out
 
 
 def _lazy_inits(stmts, declared: Set[str]) -> Set[str]:
