@@ -51,6 +51,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("project-context-manager-own-finally", TR, 'with loader.plugins_importable(tmp_path / "plugins"):',
+           "the context manager removes what it inserted in its own finally"),
     Silent("sys-modules-del-under-patch-dict", TR, 'del sys.modules["toolkit.catalog"]   # the whole',
            "patch.dict(sys.modules) puts every entry back on exit"),
     Silent("syspath-prepend", TR, "monkeypatch.syspath_prepend(", "restored by monkeypatch"),

@@ -103,10 +103,29 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
             elif fn[TAG] == "name" and fn[NAME_ID] in bound:
                 keys.add(("glob", mod, bound[fn[NAME_ID]]))
     keys |= _process_effects(f["body"])
+    if ("syspath",) in keys and _syspath_put_back(f["body"]):
+        keys.discard(("syspath",))   # cwd_in_path(): inserts, and removes it again in its finally
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
     keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
     return keys
+
+
+def _syspath_put_back(body) -> bool:
+    """A ``finally`` of the function takes out of ``sys.path`` what it put in (``remove``,
+    ``pop``) or assigns it whole again."""
+    for st in flat(body):
+        if st[TAG] != "try":
+            continue
+        for inner in flat(st[TRY_FINALLY]):
+            if inner[TAG] == "expr" and inner[EXPR_VALUE][TAG] == "call" and \
+                    dotted_name(inner[EXPR_VALUE][CALL_FUNC]) in ("sys.path.remove", "sys.path.pop"):
+                return True
+            if inner[TAG] == "assign" and any(dotted_name(t) == "sys.path" or
+                                              (t[TAG] == "sub" and dotted_name(t[SUB_VALUE]) == "sys.path")
+                                              for t in inner[ASSIGN_TARGETS]):
+                return True
+    return False
 
 
 def _bound_container_methods(f: dict, containers: Set[str]) -> Dict[str, str]:
