@@ -74,6 +74,9 @@ REACHED = [
      "test_after_an_expected_error"),
     # a double whose side_effect is an exception class raises when called
     ("double-raising", "HT103", B, 'return os.environ.get("DECIDED_AFTER_ENSURE")', "test_dump_with_its_folder"),
+    # `try: import x` / `except ImportError: x = None` at module level leaves either: not decided
+    ("optional-import", "HT103", "src/decided/optional.py", 'return os.environ.get("DECIDED_BACKEND_CONFIG")',
+     "test_config_through_the_optional_backend"),
     ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

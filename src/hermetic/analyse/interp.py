@@ -249,7 +249,9 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         outer_raising, outer_raised = self.raising, self.call_raised
         raised = False
         try:
-            raised = self.exec_block(f["body"], fr) and self.raising
+            # every way raised: the block ended raising and no way returned before (a `return`
+            # on an undecided way in a loop, then a `raise` after it, is not that)
+            raised = self.exec_block(f["body"], fr) and self.raising and not fr.returned
         except RecursionError:
             self.cut_at = 0   # how deep Python's own stack was: depends on everything below
         finally:

@@ -28,6 +28,7 @@ class Frame:
     globals_decl: Tuple[str, ...] = ()
     yield_ctx: Optional["Ctx"] = None   # fixtures: the control state at the yield
     step0: int = 0                      # the run's step count when the frame was entered (its budget)
+    returned: bool = False              # a `return` ran on some way (so not every way raises)
 
 
 @dataclass

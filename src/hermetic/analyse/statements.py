@@ -3,11 +3,11 @@
 """
 from __future__ import annotations
 
-from typing import Dict, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from .literals import env_name, _canonical
 from .origins import wrap_constant
-from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER
+from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name
 from .state import ANY_VARIABLE, Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
 
@@ -85,6 +85,7 @@ class Statements:
             if st[1] is not None:
                 frame.returns = frame.returns | self.eval(st[1], frame)
             self.raising = self.call_raised   # `return f(x)` where f raises raises
+            frame.returned = frame.returned or not self.call_raised
             return True
         if kind == "import":
             frame.line = st[2]
@@ -196,6 +197,9 @@ class Statements:
             if st[1] is not None:
                 self.eval(st[1], frame)
             self.raising = True
+            if st[1] is not None and dotted_name(st[1]) == "NotImplementedError":
+                # an abstract method: at run time an override is called, which may return
+                frame.returned = True
             return True
         if kind == "del":
             return False
@@ -221,26 +225,35 @@ class Statements:
         """Run alternative blocks on copies of the locals and merge them (union): whether every
         block, and whether some block (or an undecided way inside one), returns or raises."""
         base = dict(frame.locals)
+        # a module's top level binds its globals: `try: import yaml` / `except ImportError:
+        # yaml = None` leaves either, not the one bound last
+        g = self.globals.setdefault(frame.module, {}) if frame.is_module else None
+        base_g = dict(g) if g is not None else None
         results = []
+        g_results = []
         all_end, some_end, all_raise = True, False, True
         for b in blocks:
             frame.locals = dict(base)
+            if g is not None:
+                g.clear()
+                g.update(base_g)
             ended = self.exec_block(b, frame)
             all_end = all_end and ended
             all_raise = all_raise and ended and self.raising
             some_end = some_end or ended or self.way_cut
             if not ended:
                 results.append(frame.locals)
+                if g is not None:
+                    g_results.append(dict(g))
+        if g is not None:
+            g.clear()
+            g.update(base_g if not g_results else _union_dicts(g_results))
         self.way_cut = False
         if not results:
             frame.locals = base
             self.raising = all_raise
             return all_end, some_end
-        merged: Dict[str, V] = {}
-        for loc in results:
-            for k, v in loc.items():
-                merged[k] = merged[k] | v if k in merged else v
-        frame.locals = merged
+        frame.locals = _union_dicts(results)
         return False, some_end
 
     def exec_with(self, items, body, frame: Frame, is_async: bool = False) -> bool:
@@ -486,3 +499,12 @@ class Statements:
         attrs = self.class_attrs.setdefault(qn, {})
         for k, v in cframe.locals.items():
             attrs.setdefault(k, wrap_constant(v, f"{c['name']}.{k}", frame.path, c["line"]))
+
+
+def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
+    """Each name bound in any of ``dicts``, to the union of what they bind it to."""
+    merged: Dict[str, V] = {}
+    for d in dicts:
+        for k, v in d.items():
+            merged[k] = merged[k] | v if k in merged else v
+    return merged
