@@ -135,6 +135,7 @@ class Calls:
         if t == "inst" and self.callable_instance(a):
             return self.call_method_of(a, "__call__", args, kwargs, frame)   # Middleware()(environ)
         return None
+
     def builtin_call(self, fexpr, frame: Frame) -> bool:
         """Whether the call the analysis did not follow is of a builtin (``TypeError(...)``, a
         name no module or function binds) or a builtin container's method (``rv.append`` on a
