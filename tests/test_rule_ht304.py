@@ -22,6 +22,7 @@ CF = "tests/conftest.py"
 
 
 EXPECTED = [
+    Expect("per-thread-state-in-the-test", "HT304", TL, "    asyncio.set_event_loop(asyncio.new_event_loop())"),
     Expect("sys-path-insert-in-test", "HT304", TL, 'sys.path.insert(0, str(tmp_path / "plugins"))'),
     Expect("sys-path-append-in-fixture", "HT304", CF, "sys.path.append(str(tmp_path))"),
     Expect("sys-modules-set", "HT304", TL, 'sys.modules["toolkit_fake"] = types.ModuleType'),
@@ -51,6 +52,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("per-thread-state-in-a-thread", TR, "        asyncio.set_event_loop(asyncio.new_event_loop())",
+           "a thread's target sets that thread's own current event loop"),
     Silent("project-context-manager-own-finally", TR, 'with loader.plugins_importable(tmp_path / "plugins"):',
            "the context manager removes what it inserted in its own finally"),
     Silent("sys-modules-del-under-patch-dict", TR, 'del sys.modules["toolkit.catalog"]   # the whole',

@@ -191,7 +191,7 @@ def add(sc: Scan, m: Mutation, restoring: bool) -> None:
 
 def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
     """A function's own ``import m`` / ``from pkg import m`` binds the project modules (and the
-    names they bind) in ``frame``, so ``m.NAME = ...`` after it is seen as module state (Django's
+    names they bind), and library names, in ``frame``, so ``m.NAME = ...`` after it is seen as module state (Django's
     receivers import ``trans_real`` in their body). ``fresh``: the import makes a copy that is
     discarded later (``Walk.fresh_modules``): the names are bound to nothing."""
     if st[TAG] == "import":
@@ -201,6 +201,8 @@ def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
                 frame.locals[local] = I.EMPTY
             elif name in ip.p.summaries:
                 frame.locals[local] = I.of(("mod", ip.p.canonical.get(name, name)))
+            elif name.split(".")[0] not in ip.p.summaries:
+                frame.locals[local] = I.of(("ext", name))   # a library module: asyncio, os
         return
     mod = st[FROM_MODULE]
     for local, attr in st[FROM_NAMES]:
@@ -211,3 +213,5 @@ def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
             frame.locals[local] = I.of(("mod", ip.p.canonical.get(sub, sub)))
         elif attr in ip.globals.get(mod, {}):
             frame.locals[local] = ip.globals[mod][attr]
+        elif mod.split(".")[0] not in ip.p.summaries:
+            frame.locals[local] = I.of(("ext", sub))   # from os import environ

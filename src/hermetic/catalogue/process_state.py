@@ -27,6 +27,7 @@ class ProcessState:
     restored_per_test: Dict[str, str] = field(default_factory=dict)     # state -> pytest plugin
     restoring_fixtures: Dict[str, Tuple[str, ...]] = field(default_factory=dict)   # fixture -> states
     snapshots: Dict[str, Tuple[str, ...]] = field(default_factory=dict)   # class -> states its restore() puts back
+    per_thread: Tuple[str, ...] = ()     # states each thread holds its own of (the current event loop)
 
 
 def state_key(name: str) -> tuple:
@@ -48,4 +49,5 @@ def process_state() -> ProcessState:
         restored_per_test=dict(raw.get("restored-per-test", {})),
         restoring_fixtures={k: tuple(v) for k, v in raw.get("restoring-fixtures", {}).items()},
         snapshots={k: tuple(v) for k, v in raw.get("snapshots", {}).items()},
+        per_thread=tuple(raw.get("per-thread", {}).get("states", ())),
     )

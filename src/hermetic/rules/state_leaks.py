@@ -20,7 +20,7 @@ from ..catalogue.process_state import process_state, state_key
 from ..summarise.bodies import bodies_of, transient_bodies
 from ..report.model import Finding
 from ..summarise.extract import may_name
-from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, NAME_ID, TAG
+from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS, NAME_ID, TAG, dotted_name
 from ..summarise.unparse import calls_in
 from .facts import Facts
 from .resets import _called_or_passed, _entry_resets, _reached, decorator_resets
@@ -190,6 +190,7 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
     for cqn, c in s["classes"].items():
         tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
         class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
+    threads: Dict[str, Set[str]] = {}   # per module: the nested functions run as a thread's target
     registered = registered_in[mod] if mod in registered_in else _finalizers(s)
     finalizers = set().union(*registered.values()) if registered else set()
     for qn, f in sorted(s["functions"].items()):
@@ -201,6 +202,9 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         if nested:
             restores |= P.teardown_restores(ip, nested)
         mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
+        if mutations and qn in _thread_targets(s, threads):
+            per_thread = {state_key(st) for st in process_state().per_thread}
+            mutations = [m for m in mutations if m.key not in per_thread]   # the thread's own
         if not mutations:
             continue
         direct = _direct_tests(qn, f, runner, tests_by_qn, index)
@@ -224,6 +228,22 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         for m in mutations:
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
+
+
+def _thread_targets(s: dict, memo: Dict[str, Set[str]]) -> Set[str]:
+    """The nested functions of module summary ``s`` that their enclosing function hands to
+    ``threading.Thread(target=...)`` (qualnames; read once per module into ``memo``)."""
+    found = memo.get(s["module"])
+    if found is None:
+        found = memo[s["module"]] = set()
+        for qn, f in s["functions"].items():
+            for call in calls_in(f["body"]):
+                if dotted_name(call[CALL_FUNC]).rpartition(".")[2] != "Thread":
+                    continue
+                for name, value in call[CALL_KWARGS]:
+                    if name == "target" and value[TAG] == "name":
+                        found.add(f"{qn}.<locals>.{value[NAME_ID]}")
+    return found
 
 
 def _callers(qn: str, f: dict, s: dict, runner: Runner, tests_by_qn, index: "_TestIndex") -> List[str]:
