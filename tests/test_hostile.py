@@ -635,13 +635,18 @@ def test_a_worker_ends_when_its_parent_end_closes_without_a_stop(tmp_path):
         pytest.skip("fork only: elsewhere nothing is inherited")
     ctx = multiprocessing.get_context("fork")
     first, first_end = start_worker(ctx, _read_until_eof, ())
-    second, second_end = start_worker(ctx, _read_until_eof, ())   # forked while first_end is open
-    release(first_end)
-    first.join(timeout=20)
-    assert not first.is_alive() and first.exitcode == 0
-    release(second_end)
-    second.join(timeout=20)
-    assert not second.is_alive() and second.exitcode == 0
+    try:
+        second, second_end = start_worker(ctx, _read_until_eof, ())   # forked while first_end is open
+        try:
+            release(first_end)
+            first.join(timeout=20)
+            assert not first.is_alive() and first.exitcode == 0
+        finally:
+            release(second_end)   # the module's list of ends is as before, however the test ends
+        second.join(timeout=20)
+        assert not second.is_alive() and second.exitcode == 0
+    finally:
+        release(first_end)
 
 
 def _read_until_eof(conn) -> None:

@@ -2,6 +2,7 @@
 warm and one-file-changed guarantees (asserted through ``report.statistics``)."""
 import json
 import marshal
+import signal
 import sys
 import time
 
@@ -355,7 +356,11 @@ def test_console_script_runs_the_command_in_a_roomy_frame(monkeypatch):
     seen = []
     monkeypatch.setattr(hermetic.engine.workers, "roomy", lambda fn, *a: seen.append(fn))
     monkeypatch.setattr(sys, "argv", ["hermetic", "--version"])
-    main()
+    sigint = signal.getsignal(signal.SIGINT)
+    try:
+        main()   # installs its Ctrl-C handler: put pytest's back for the tests after this one
+    finally:
+        signal.signal(signal.SIGINT, sigint)
     assert seen == [hermetic.cli.main]
 
 

@@ -25,8 +25,9 @@ from .effects import CONTAINER_METHODS
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
-    function_frame as _function_frame, key_of as _key_of, literal_locals, project_global as _project_global, resolve as _resolve, \
-    restored as _restored, scan_frame as _frame
+    function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatched_global as _mp_global, \
+    project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
+    effect_shown as _effect_shown
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
 # the container methods whose first argument names the one entry they change
@@ -456,6 +457,11 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
         sc.protected.add(("env", _key_of(w, args[0])))
         sc.mp_protected.add(("env", _key_of(w, args[0])))
         return
+    saved_global = _mp_global(w, e)
+    if saved_global is not None:   # what the test or its callees write there later is put back too
+        sc.protected |= {saved_global}
+        sc.mp_protected |= {saved_global}
+        return
     if fn[TAG] == "attr" and fn[ATTR_ATTR] == "undo" and fn[ATTR_VALUE][TAG] == "name" \
             and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and sc.mp_protected:
         # undone now: what is written from here on stays
@@ -538,17 +544,6 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 shown = re.sub(r"@\d+$", "", I.dotted_qualname(a[1]))
                 _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}"), restoring)
             return
-
-
-def _effect_shown(key: tuple) -> Tuple[str, str]:
-    """The rule code and the words for what a project function's effect (``effects``) changes."""
-    if key[0] == "glob":
-        return "HT303", f"{key[1]}.{key[2]}"
-    if key[0] == "env":
-        return "HT302", "os.environ" if key[1] == "*" else f"os.environ[{key[1]!r}]"
-    if key[0] == "syspath":
-        return "HT304", "sys.path"
-    return "HT304", f"process state ({key[0]})"
 
 
 def _is_patch_call(ip, e, frame) -> bool:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import interp as I
-from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, FROM_MODULE, FROM_NAMES, IMPORT_NAMES,
-                            LIT_VALUE, NAME_ID, TAG)
+from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
+                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, TAG)
 from .effects import flat, is_container, locals_of
 from .values import V
 
@@ -215,3 +215,34 @@ def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
             frame.locals[local] = ip.globals[mod][attr]
         elif mod.split(".")[0] not in ip.p.summaries:
             frame.locals[local] = I.of(("ext", sub))   # from os import environ
+
+
+def monkeypatched_global(w: "Walk", e) -> Optional[tuple]:
+    """The module global ``monkeypatch.setattr(mod, "NAME", v)`` (or ``setattr("pkg.mod.NAME",
+    v)``) saves: its teardown puts it back, whatever writes it after the call (``("glob", mod,
+    NAME)``); None for another call."""
+    fn, args = e[CALL_FUNC], e[CALL_ARGS]
+    if not (fn[TAG] == "attr" and fn[ATTR_ATTR] == "setattr" and fn[ATTR_VALUE][TAG] == "name"
+            and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and args):
+        return None
+    ip = w.ip
+    if len(args) >= 2 and args[1][TAG] == "lit" and isinstance(args[1][LIT_VALUE], str):
+        for a in resolve(ip, args[0], w.frame).refs():
+            if a[0] == "mod":
+                return ("glob", a[1], args[1][LIT_VALUE])
+    elif args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str) and "." in args[0][LIT_VALUE]:
+        modname, _, name = args[0][LIT_VALUE].rpartition(".")
+        if modname in ip.p.summaries:
+            return ("glob", ip.p.canonical.get(modname, modname), name)
+    return None
+
+
+def effect_shown(key: tuple) -> Tuple[str, str]:
+    """The rule code and the words for what a project function's effect (``effects``) changes."""
+    if key[0] == "glob":
+        return "HT303", f"{key[1]}.{key[2]}"
+    if key[0] == "env":
+        return "HT302", "os.environ" if key[1] == "*" else f"os.environ[{key[1]!r}]"
+    if key[0] == "syspath":
+        return "HT304", "sys.path"
+    return "HT304", f"process state ({key[0]})"
