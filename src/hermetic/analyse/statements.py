@@ -55,7 +55,9 @@ class Statements:
             frame.line = st[2]
             if len(st) > EXPR_ASSERT:   # `assert test`: a test the values decide false raises; an open one holds
                 # (in test code a false one means the values are misread: the test passes in practice)
-                return self.eval_cond(st[1], frame) is False and not frame.in_test
+                fails = self.eval_cond(st[1], frame) is False and not frame.in_test
+                self.raising = self.raising or fails
+                return fails
             self.eval(st[1], frame)
             e = st[1]
             if e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "name":
