@@ -52,6 +52,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("finalizer-partial", TR, "partial_logger.addHandler(handler)",
+           "request.addfinalizer(partial(logger.removeHandler, handler)) removes it at teardown"),
     Silent("per-thread-state-in-a-thread", TR, "        asyncio.set_event_loop(asyncio.new_event_loop())",
            "a thread's target sets that thread's own current event loop"),
     Silent("project-context-manager-own-finally", TR, 'with loader.plugins_importable(tmp_path / "plugins"):',

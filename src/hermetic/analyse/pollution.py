@@ -429,10 +429,17 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 for inner in calls_in(a[LAMBDA_BODY]):
                     _call(w, inner, True)
                 sc.finalizing -= 1
-        # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments
+        # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments;
+        # addfinalizer(partial(logger.removeHandler, h)): with the partial's
         if fn[ATTR_ATTR] in ("addCleanup", "addClassCleanup", "callback") and args and args[0][TAG] in ("attr", "name"):
             sc.finalizing += 1
             _call(w, ("call", args[0], list(args[1:]), e[CALL_KWARGS], e[CALL_POS]), True)
+            sc.finalizing -= 1
+        elif args and args[0][TAG] == "call" and "functools.partial" in _ext(_resolve(ip, args[0][CALL_FUNC], frame)) \
+                and args[0][CALL_ARGS]:
+            sc.finalizing += 1
+            inner = args[0]
+            _call(w, ("call", inner[CALL_ARGS][0], list(inner[CALL_ARGS][1:]), inner[CALL_KWARGS], e[CALL_POS]), True)
             sc.finalizing -= 1
         for a in args:
             if a[TAG] == "attr" and a[ATTR_ATTR] == "stop":
