@@ -77,6 +77,9 @@ REACHED = [
     # `try: import x` / `except ImportError: x = None` at module level leaves either: not decided
     ("optional-import", "HT103", "src/decided/optional.py", 'return os.environ.get("DECIDED_BACKEND_CONFIG")',
      "test_config_through_the_optional_backend"),
+    # near miss of a raising call: a raise decided on an object made at import is not passed on
+    ("raise-on-import-time-state", "HT103", T, 'return os.environ.get("DECIDED_MODEL_SOURCE")',
+     "test_model_after_set_up"),
     ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

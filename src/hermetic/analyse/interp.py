@@ -29,8 +29,8 @@ from ..link.program import Program
 from .calls import Calls
 from .controls import Controls
 from .expressions import Expressions
-from .limits import (MAX_DEPTH, MEMO_LIMIT, NO_CUT, RUN_STEPS, STEP_BUDGET, SWEEP_BUDGET, SWEEP_DEPTH,
-                     SWEEP_RUN_STEPS, TEST_HEAP_BASE)
+from .limits import (IMPORT_STATE_READ, MAX_DEPTH, MEMO_LIMIT, NO_CUT, RUN_STEPS, STEP_BUDGET, SWEEP_BUDGET,
+                     SWEEP_DEPTH, SWEEP_RUN_STEPS, TEST_HEAP_BASE)
 from ..summarise.ir import dotted_name
 from .literals import _BUILTINS, _canonical, dotted_qualname, _literal_str
 from .memo import Memo
@@ -251,7 +251,9 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         try:
             # every way raised: the block ended raising and no way returned before (a `return`
             # on an undecided way in a loop, then a `raise` after it, is not that)
-            raised = self.exec_block(f["body"], fr) and self.raising and not fr.returned
+            # and not on the state of an object made at import, which set-up may have changed
+            raised = self.exec_block(f["body"], fr) and self.raising and not fr.returned \
+                and not self.greads & IMPORT_STATE_READ
         except RecursionError:
             self.cut_at = 0   # how deep Python's own stack was: depends on everything below
         finally:

@@ -19,6 +19,10 @@ RUN_STEPS = 200_000       # a run (a test, a module's import) stops after this m
 MEMO_LIMIT = 8_000         # memo entries kept before a reset (alternatives count): Django's largest worker 353-388 MiB (at 15k 380-445 since more branches stay open), about 6% slower
 _GROUP_MASK = 1023          # ``Interp.greads``: 1,024 bits
 _GROUP_BITS = [1 << i for i in range(_GROUP_MASK + 1)]   # shared: a cached bit is a pointer, not a 1,024-bit int
+# a bit of ``greads`` past the groups: the run read an attribute of an object made at import (a
+# registry, a settings object), which set-up the analysis does not see may have changed
+# (``django.setup()`` populating the app registry): a raise decided on it is not passed on
+IMPORT_STATE_READ = 1 << (_GROUP_MASK + 1)
 _TOUCH = "<touch>"   # the name of a module's touch cell (``Interp._touch``)
 MEMO_ALTERNATIVES = 2      # entries kept per memo key (the same call on other shared state); 4 reused no more on Django
 SWEEP_BUDGET = 3_000

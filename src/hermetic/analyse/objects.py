@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from .limits import TEST_HEAP_BASE
+from .limits import IMPORT_STATE_READ, TEST_HEAP_BASE
 from .sinks import writes_of
 from ..summarise.ir import dotted_name
 from .literals import _canonical, _literal_str, _str_affix
@@ -114,6 +114,7 @@ class Objects:
             return self.ctx.patches[key]
         if a[1] < TEST_HEAP_BASE:   # an instance made at import: shared state
             self._read("attr", a[1], name)
+            self.greads |= IMPORT_STATE_READ
         h = self.heap.get(a[1])
         if h is None:
             return UNKNOWN_V
