@@ -319,7 +319,7 @@ class Calls:
             found = regex_result(d[3:], args[0], args[1], args[2] if len(args) > 2 else kwargs.get("flags"))
             return UNKNOWN_V if found is None else self.match_value(found, frame)
         if d == "builtins.bool" and len(args) == 1:
-            t = truthiness(args[0])
+            t = truthiness(args[0], self.inst_truth)
             return EMPTY if t is None else lit(t, frame.path, frame.line, frame.in_test)
         if d == "platform.system" and not args:
             return self.platform_value(self.p.platform["platform.system()"], frame)
@@ -445,6 +445,14 @@ class Calls:
         if name == "object":
             return True
         return self._no_unless_library(cls)
+
+    def inst_truth(self, a: tuple) -> Optional[bool]:
+        """An instance is truthy unless its class (or a base) defines ``__bool__`` or ``__len__``,
+        or derives from a library class (``class ErrorDict(dict)`` is falsy while empty)."""
+        cls = (self.heap.get(a[1]) or {}).get("cls")
+        if not cls or self.find_method(cls, "__bool__") or self.find_method(cls, "__len__"):
+            return None
+        return None if self._no_unless_library(cls) is None else True
 
     def _no_unless_library(self, cls: str) -> Optional[bool]:
         """False for a class whose bases are all the project's; None (not known) when a library

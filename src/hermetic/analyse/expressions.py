@@ -261,7 +261,7 @@ class Expressions:
                 v = EMPTY
             else:
                 v = self.eval(x, frame)
-                t = truthiness(v)
+                t = truthiness(v, self.inst_truth)
             if not surely:
                 self.call_raised = before   # this operand may not run
             if op == "or":
@@ -292,7 +292,7 @@ class Expressions:
             r = self.eval_cond(e[2], frame)
             return None if r is None else (not r)
         if k in ("name", "attr"):
-            return truthiness(self.eval(e, frame))
+            return truthiness(self.eval(e, frame), self.inst_truth)
         if k == "bool":
             # short-circuit: operands after a deciding one are not evaluated (nor their sinks)
             unknown = False
@@ -310,7 +310,7 @@ class Expressions:
         v = self.eval(e, frame)
         if k == "call" and v.atoms and all((isinstance(a, tuple) and a[0] in ("inst", "modobj")) or
                                            (isinstance(a, Origin) and a.kind == "literal") for a in v.atoms):
-            return truthiness(v)
+            return truthiness(v, self.inst_truth)
         return None
 
     def eval_cmp(self, e, frame: Frame) -> V:

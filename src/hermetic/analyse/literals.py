@@ -177,8 +177,10 @@ def _pick(spec_target: Sequence, args: List[V], kwargs: Dict[str, V]) -> Optiona
 _TRUTHY_KINDS = ("test-value", "project-file", "home", "cwd")
 
 
-def truthiness(v: V) -> Optional[bool]:
-    """True / False when every atom of ``v`` is known truthy / falsy; else None."""
+def truthiness(v: V, inst_truth=None) -> Optional[bool]:
+    """True / False when every atom of ``v`` is known truthy / falsy; else None. ``inst_truth``:
+    an instance atom -> its truth (None: not known), where the caller knows the classes; without
+    it an instance is truthy."""
     if not v.atoms:
         return None
     states = set()
@@ -200,6 +202,11 @@ def truthiness(v: V) -> Optional[bool]:
                     states.add(t)
             else:
                 return None
+        elif a[0] == "inst" and inst_truth is not None:
+            t = inst_truth(a)
+            if t is None:
+                return None
+            states.add(t)
         elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "handle", "modobj"):
             states.add(True)
         elif a[0] == "seq":
