@@ -35,8 +35,11 @@ class Statements:
                     return True
                 if self.call_raised:   # validate(x) raises for these values: nothing after it runs
                     self.call_raised = False
-                    self.raising = True
-                    return True
+                    if not frame.is_module and not (frame.cls is not None and frame.name == frame.cls):
+                        self.raising = True
+                        return True
+                    # a module or class body that imports in practice does not raise: the
+                    # analysis misread a value its calls decided on, so the rest still runs
                 if self.way_cut:
                     self.way_cut = False
                     open_ways += 1
@@ -228,17 +231,16 @@ class Statements:
         block, and whether some block (or an undecided way inside one), returns or raises."""
         base = dict(frame.locals)
         # a module's top level binds its globals: `try: import yaml` / `except ImportError:
-        # yaml = None` leaves either, not the one bound last
+        # yaml = None` leaves either, not the one bound last. Each way's bindings are kept while
+        # the next runs (a module it imports may read them), and joined at the end
         g = self.globals.setdefault(frame.module, {}) if frame.is_module else None
         base_g = dict(g) if g is not None else None
         results = []
-        g_results = []
+        g_bound: List[Dict[str, V]] = []
         all_end, some_end, all_raise = True, False, True
         for b in blocks:
             frame.locals = dict(base)
-            if g is not None:
-                g.clear()
-                g.update(base_g)
+            before_g = dict(g) if g is not None else None
             ended = self.exec_block(b, frame)
             all_end = all_end and ended
             all_raise = all_raise and ended and self.raising
@@ -246,10 +248,13 @@ class Statements:
             if not ended:
                 results.append(frame.locals)
                 if g is not None:
-                    g_results.append(dict(g))
-        if g is not None:
-            g.clear()
-            g.update(base_g if not g_results else _union_dicts(g_results))
+                    g_bound.append({k: v for k, v in g.items() if before_g.get(k) is not v})
+        if g is not None and g_bound:
+            for name in {k for bound in g_bound for k in bound}:
+                vals = [bound[name] for bound in g_bound if name in bound]
+                if name in base_g and len(vals) < len(g_bound):
+                    vals.append(base_g[name])   # a way that did not bind it keeps what was there
+                g[name] = union(vals)
         self.way_cut = False
         if not results:
             frame.locals = base
