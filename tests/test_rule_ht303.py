@@ -35,7 +35,7 @@ EXPECTED = [
     Expect("update", "HT303", TL, 'registry.RUNNERS.update({"loud": shout})'),
     Expect("setdefault", "HT303", TL, 'registry.RUNNERS.setdefault("quiet", str.lower)'),
     Expect("pop", "HT303", TL, 'registry.RUNNERS.pop("upper")'),
-    Expect("clear", "HT303", TL, "registry.HOOKS.clear()"),
+    Expect("clear", "HT303", TL, "registry.HOOKS.clear()  # empties the hooks import registered"),
     Expect("del-item", "HT303", TL, 'del registry.RUNNERS["echo"]'),
     Expect("project-function-in-test", "HT303", TL, 'registry.register("shout", shout)'),
     Expect("project-function-in-fixture", "HT303", CF, "registry.add_hook(seen.append)"),
@@ -64,6 +64,9 @@ EXPECTED = [
     # a project function changing a container through its method bound as a default argument
     Expect("bound-container-method", "HT303", TL, 'registry.register_fast("fast", shout)',
            tests=[TL + "::test_registered_through_a_bound_method"]),
+    # the test fills HOOKS through a project function and empties it later: the filling is the change
+    Expect("filled-then-emptied", "HT303", TL, "registry.add_hook(print)",
+           tests=[TL + "::test_hooks_filled_then_emptied_later"]),
 ]
 OPTIONAL = [
     # the writes that put a new literal back (not the import-time value) leave a state of their own
@@ -96,6 +99,8 @@ SILENT = [
            "monkeypatch saved the global first: its teardown puts it back"),
     Silent("project-function-after-dotted-monkeypatch", TR, "dispatch.mark_busy()  # saved by the dotted setattr",
            "monkeypatch saved the global first: its teardown puts it back"),
+    Silent("emptied-after-filling", TL, "registry.HOOKS.clear()  # the test's own cleanup",
+           "the test empties what it filled itself: its cleanup, not a change of its own"),
     Silent("monkeypatch-setattr", TR, 'monkeypatch.setattr(settings, "RETRIES", 0)', "restored by monkeypatch"),
     Silent("monkeypatch-dotted", TR, 'monkeypatch.setattr("jobs.settings.RETRIES", 4)', "restored by monkeypatch"),
     Silent("monkeypatch-setitem", TR, 'monkeypatch.setitem(registry.RUNNERS, "shout", shout)', "restored"),

@@ -186,6 +186,8 @@ def add(sc: Scan, m: Mutation, restoring: bool) -> None:
         if m.restore_like:
             restored(sc, m.key, "*" if m.item is None else m.item)
         return
+    if m.restore_like and m.code == "HT303" and any(p.key == m.key and not p.restore_like for p in sc.mutations):
+        return   # emptying what this code filled itself: its cleanup; the filling is the change
     sc.mutations.append(m)
 
 
