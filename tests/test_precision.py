@@ -85,6 +85,9 @@ REACHED = [
     # a module's top level goes on past a call the analysis takes to raise (it imports in practice)
     ("module-body-past-a-raising-call", "HT103", "src/decided/checked.py",
      'return os.environ.get("DECIDED_AFTER_IMPORT_CHECK")', "test_defined_after_a_top_level_check"),
+    # `raise _unexpected(...)` on one way of an undecided if: what follows the if still runs
+    ("raise-of-a-raising-call-on-one-way", "HT103", B, 'return os.environ.get("DECIDED_AFTER_KW_CHECK")',
+     "test_returning_columns"),
     ("joined-literal-path", "HT103", S, 'return os.environ.get("DECIDED_ZIP_CACHE")', "test_archive_template"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])

@@ -32,6 +32,7 @@ class Statements:
             for st in stmts:
                 self.call_raised = False
                 if self.exec_stmt(st, frame):
+                    self.call_raised = False   # spent here: `raise _error(...)` on one way of an if
                     return True
                 if self.call_raised:   # validate(x) raises for these values: nothing after it runs
                     self.call_raised = False
