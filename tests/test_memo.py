@@ -176,6 +176,17 @@ def test_a_call_is_reused_where_the_shared_state_it_read_is_unchanged(tmp_path, 
     assert seen["test_save_redirected"] == [False]
     assert seen["test_save_redirected_again"] == [True]
     assert seen["test_save_elsewhere"] == [False]
+    # an object of the test's own in module state that save() does not read leaves its key alone
+    assert seen["test_save_with_a_target_registered"] == [True]
+
+
+def test_a_call_that_read_a_test_object_through_shared_state_is_keyed_by_its_state(tmp_path, monkeypatch):
+    # flush() reads store.current, where each test puts a Target of its own: the first run is
+    # not stored under a key without the shared objects (it read one), and from then on flush()
+    # is keyed with them, so a Target holding another path is never answered by the first run
+    # (the cell's version, a hash of the ids, is the same in both tests)
+    seen = _lookups_by_test(monkeypatch, "determinism-shared-state", tmp_path, "app.store.flush")
+    assert seen == {"test_flush_to_var": [False], "test_flush_to_srv": [False], "test_flush_redirected": [False]}
 
 
 def test_a_call_that_read_an_instance_attribute_waits_for_its_value(tmp_path, monkeypatch):
@@ -192,7 +203,9 @@ def test_each_test_gets_the_verdict_of_its_own_shared_state(tmp_path):
     listed = {f.message.split("(", 1)[0].split()[0]: sorted(t.rsplit("::", 1)[-1] for t in f.tests)
               for f in report.findings if f.code == "HT102"}
     assert listed == {
-        "save": ["test_save_after_unrelated_write", "test_save_elsewhere", "test_save_live"],
+        "flush": ["test_flush_to_srv", "test_flush_to_var"],
+        "save": ["test_save_after_unrelated_write", "test_save_elsewhere", "test_save_live",
+                 "test_save_with_a_target_registered"],
         "save_setting": ["test_save_setting_live"],
         "spool": ["test_spool_live", "test_spool_live_again"],
     }
