@@ -94,10 +94,10 @@ class Memo:
                 sig = h["sig"] = (hash((h["cls"], tuple((k, attrs[k].shape()) for k in names))),
                                   tuple(iid for k in names for iid in attrs[k].instances()))
             _number(sig[1], found, order)
-            states.append((sig[0], tuple(found.get(iid, iid) for iid in sig[1])))
+            states.append((sig[0], tuple(map(found.get, sig[1], sig[1]))))   # found.get(iid, iid) each
 
         def canon(v: V) -> tuple:
-            return (v.shape(), tuple(found.get(iid, iid) for iid in v._insts)) if v._insts else hash(v)
+            return (v.shape(), tuple(map(found.get, v._insts, v._insts))) if v._insts else hash(v)
 
         args = tuple((k, canon(v)) for k, v in loc.items())
         cl = tuple((k, canon(closure[k])) for k in ck) if ck else ()
