@@ -137,6 +137,28 @@ def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
     assert to_json(run_check(["."], project, use_cache=False)[0]) == with_memo
 
 
+def test_a_call_the_run_step_cap_would_cut_is_run_again(tmp_path, monkeypatch):
+    # determinism-run-cap: the second test calls write_report() about 30 steps in; under a run cap
+    # of 40 a first run of it is cut before save(), so the run the first test stored (24 steps)
+    # must not answer it. Reused, it reported the second test too (SQLAlchemy: two budget notes
+    # fewer once more calls were answered)
+    from hermetic.api import run_check
+    from hermetic.report.text import to_json
+
+    monkeypatch.setattr(I, "RUN_STEPS", 40)
+    project = copy_fixture("determinism-run-cap", tmp_path)
+    report = run_check(["."], project, use_cache=False)[0]
+    assert [[t.rsplit("::", 1)[-1] for t in f.tests] for f in report.findings if f.code == "HT102"] == [["test_report"]]
+    init = I.Interp.__init__
+
+    def without_memo(self, program):
+        init(self, program)
+        self.use_memo = False
+
+    monkeypatch.setattr(I.Interp, "__init__", without_memo)
+    assert to_json(run_check(["."], project, use_cache=False)[0]) == to_json(report)
+
+
 def _lookups_by_test(monkeypatch, name: str, tmp_path, qn: str) -> dict:
     """Run ``hermetic check`` on fixture ``name``: test name -> whether each memo lookup of
     ``qn`` the test made was answered."""

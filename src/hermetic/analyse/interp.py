@@ -309,7 +309,10 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
 
     def _usable(self, hit: "_MemoEntry", depth: int) -> bool:
         """Whether a stored call gives here what a first run would: the depth limit and the
-        recursion limit cut it where they cut its first run (or nowhere, both times)."""
+        recursion limit cut it where they cut its first run (or nowhere, both times), and the
+        run's step cap does not fall inside it (a first run would be cut there)."""
+        if self.steps + hit.effects.steps > (SWEEP_RUN_STEPS if self.sweep else RUN_STEPS):
+            return False
         if hit.at_depth is not None:
             if hit.at_depth != depth:
                 return False
