@@ -138,10 +138,11 @@ def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
 
 
 def test_a_call_the_run_step_cap_would_cut_is_run_again(tmp_path, monkeypatch):
-    # determinism-run-cap: the second test calls write_report() about 30 steps in; under a run cap
-    # of 40 a first run of it is cut before save(), so the run the first test stored (24 steps)
-    # must not answer it. Reused, it reported the second test too (SQLAlchemy: two budget notes
-    # fewer once more calls were answered)
+    # determinism-run-cap: the second test puts an object of its own in module state, so
+    # write_report() is keyed without the shared roots, and calls it about 30 steps in; under a
+    # run cap of 40 a first run of it is cut before save(), so the run the first test stored
+    # (24 steps) must not answer it. Reused, it reported the second test too (SQLAlchemy: two
+    # budget notes fewer once the short keys answered more calls)
     from hermetic.api import run_check
     from hermetic.report.text import to_json
 

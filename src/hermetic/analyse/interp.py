@@ -125,6 +125,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         # runs did read one are keyed with them from then on
         self.inst_cells = 0
         self.deep_calls: set = set()
+        self.short_key = False   # the call being looked up is keyed without them
         self.test_instance = None   # the running test method's ``self`` atom: a fixture's ``request.instance``
         self.way_cut = False   # the statement just run left what follows on an undecided way (``exec_block``)
         self.finalizers: List[tuple] = []   # (callable, fixture frame) a fixture registered with request.addfinalizer
@@ -224,6 +225,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         closure = self.closures.get(qn)
         inst0 = self.inst_cells
         deep = inst0 != 0 and qn in self.deep_calls
+        self.short_key = inst0 != 0 and not deep   # read by ``_usable``
         shape, ids = self._canon_inputs(loc, closure, deep)
         key = (qn, shape, self.ctx.key(), self.import_time, self.import_version if self.import_time else 0,
                self.missed_depth > 0, self.sweep, self.undecided > 0, deep)
@@ -309,9 +311,10 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
 
     def _usable(self, hit: "_MemoEntry", depth: int) -> bool:
         """Whether a stored call gives here what a first run would: the depth limit and the
-        recursion limit cut it where they cut its first run (or nowhere, both times), and the
-        run's step cap does not fall inside it (a first run would be cut there)."""
-        if self.steps + hit.effects.steps > (SWEEP_RUN_STEPS if self.sweep else RUN_STEPS):
+        recursion limit cut it where they cut its first run (or nowhere, both times). Under a
+        key that left the shared roots out, also that the run's step cap does not fall inside it:
+        a first run would be cut there (docs/limits.md: calls keyed as before still are)."""
+        if self.short_key and self.steps + hit.effects.steps > (SWEEP_RUN_STEPS if self.sweep else RUN_STEPS):
             return False
         if hit.at_depth is not None:
             if hit.at_depth != depth:
