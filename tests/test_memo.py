@@ -138,6 +138,29 @@ def test_the_memo_does_not_change_the_report(name, tmp_path, monkeypatch):
     assert to_json(run_check(["."], project, use_cache=False)[0]) == with_memo
 
 
+def test_a_call_the_run_step_cap_would_cut_is_run_again(tmp_path, monkeypatch):
+    # determinism-run-cap: the second test puts an object of its own in module state, so
+    # write_report() is keyed without the shared roots, and calls it about 30 steps in; under a
+    # run cap of 40 a first run of it is cut before save(), so the run the first test stored
+    # (24 steps) must not answer it. Reused, it reported the second test too (SQLAlchemy: two
+    # budget notes fewer once the short keys answered more calls)
+    from hermetic.api import run_check
+    from hermetic.report.text import to_json
+
+    monkeypatch.setattr(I, "RUN_STEPS", 40)
+    project = copy_fixture("determinism-run-cap", tmp_path)
+    report = run_check(["."], project, use_cache=False)[0]
+    assert [[t.rsplit("::", 1)[-1] for t in f.tests] for f in report.findings if f.code == "HT102"] == [["test_report"]]
+    init = I.Interp.__init__
+
+    def without_memo(self, program):
+        init(self, program)
+        self.use_memo = False
+
+    monkeypatch.setattr(I.Interp, "__init__", without_memo)
+    assert to_json(run_check(["."], project, use_cache=False)[0]) == to_json(report)
+
+
 def _lookups_by_test(monkeypatch, name: str, tmp_path, qn: str) -> dict:
     """Run ``hermetic check`` on fixture ``name``: test name -> whether each memo lookup of
     ``qn`` the test made was answered."""
@@ -177,6 +200,17 @@ def test_a_call_is_reused_where_the_shared_state_it_read_is_unchanged(tmp_path, 
     assert seen["test_save_redirected"] == [False]
     assert seen["test_save_redirected_again"] == [True]
     assert seen["test_save_elsewhere"] == [False]
+    # an object of the test's own in module state that save() does not read leaves its key alone
+    assert seen["test_save_with_a_target_registered"] == [True]
+
+
+def test_a_call_that_read_a_test_object_through_shared_state_is_keyed_by_its_state(tmp_path, monkeypatch):
+    # flush() reads store.current, where each test puts a Target of its own: the first run is
+    # not stored under a key without the shared objects (it read one), and from then on flush()
+    # is keyed with them, so a Target holding another path is never answered by the first run
+    # (the cell's version, a hash of the ids, is the same in both tests)
+    seen = _lookups_by_test(monkeypatch, "determinism-shared-state", tmp_path, "app.store.flush")
+    assert seen == {"test_flush_to_var": [False], "test_flush_to_srv": [False], "test_flush_redirected": [False]}
 
 
 def test_a_call_that_read_an_instance_attribute_waits_for_its_value(tmp_path, monkeypatch):
@@ -193,7 +227,9 @@ def test_each_test_gets_the_verdict_of_its_own_shared_state(tmp_path):
     listed = {f.message.split("(", 1)[0].split()[0]: sorted(t.rsplit("::", 1)[-1] for t in f.tests)
               for f in report.findings if f.code == "HT102"}
     assert listed == {
-        "save": ["test_save_after_unrelated_write", "test_save_elsewhere", "test_save_live"],
+        "flush": ["test_flush_to_srv", "test_flush_to_var"],
+        "save": ["test_save_after_unrelated_write", "test_save_elsewhere", "test_save_live",
+                 "test_save_with_a_target_registered"],
         "save_setting": ["test_save_setting_live"],
         "spool": ["test_spool_live", "test_spool_live_again"],
     }

@@ -119,6 +119,13 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self._gbits: Dict[Any, Dict[str, int]] = {}   # owner -> name -> its bit among ``greads``' (``_gbit``)
         self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
+        # the cells among them, as bits: a call that reads none of those written before it began
+        # depends on the instances only its inputs reach, so its memo key leaves the shared
+        # roots out (walking them was most of the key's cost on SQLAlchemy); the functions whose
+        # runs did read one are keyed with them from then on
+        self.inst_cells = 0
+        self.deep_calls: set = set()
+        self.short_key = False   # the call being looked up is keyed without them
         self.test_instance = None   # the running test method's ``self`` atom: a fixture's ``request.instance``
         self.way_cut = False   # the statement just run left what follows on an undecided way (``exec_block``)
         self.raising = False   # the block that just ended ended by raising, on every way (not by a return)
@@ -218,9 +225,12 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         # a decorator that wraps and replaces the function is not followed (contextmanager is)
         loc = self.bind_params(qn, f, args, kwargs, self_atom)
         closure = self.closures.get(qn)
-        shape, ids = self._canon_inputs(loc, closure)
+        inst0 = self.inst_cells
+        deep = inst0 != 0 and qn in self.deep_calls
+        self.short_key = inst0 != 0 and not deep   # read by ``_usable``
+        shape, ids = self._canon_inputs(loc, closure, deep)
         key = (qn, shape, self.ctx.key(), self.import_time, self.import_version if self.import_time else 0,
-               self.missed_depth > 0, self.sweep, self.undecided > 0)
+               self.missed_depth > 0, self.sweep, self.undecided > 0, deep)
         found = self._lookup(key, depth, ids) if self.use_memo else None
         if found is not None:
             return self._reuse(found[0], found[1], here)
@@ -287,7 +297,11 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             ret = UNKNOWN_V
         if len(self.memo) + self.memo_alts > MEMO_LIMIT:
             self.clear_memo()   # bounded memory on large projects: recompute rather than grow
-        if inner_cut >= here:   # cut, if at all, by its own frames only: the same result anywhere
+        if inst0 and not deep and inner_reads & inst0:
+            # it read test instances through shared state, which its key left out: not stored,
+            # and from now on keyed with them
+            self.deep_calls.add(qn)
+        elif inner_cut >= here:   # cut, if at all, by its own frames only: the same result anywhere
             ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
             effects = _Effects(
                 tuple(self.wlog[wstart:]), ctx_after, tuple(self.escape_keys[estart:]),
@@ -308,7 +322,11 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
 
     def _usable(self, hit: "_MemoEntry", depth: int) -> bool:
         """Whether a stored call gives here what a first run would: the depth limit and the
-        recursion limit cut it where they cut its first run (or nowhere, both times)."""
+        recursion limit cut it where they cut its first run (or nowhere, both times). Under a
+        key that left the shared roots out, also that the run's step cap does not fall inside it:
+        a first run would be cut there (docs/limits.md: calls keyed as before still are)."""
+        if self.short_key and self.steps + hit.effects.steps > (SWEEP_RUN_STEPS if self.sweep else RUN_STEPS):
+            return False
         if hit.at_depth is not None:
             if hit.at_depth != depth:
                 return False

@@ -39,21 +39,24 @@ class Memo:
             last.alt = None
         self.memo[key] = entry
 
-    def _canon_inputs(self, loc: Dict[str, V], closure: Optional[Dict[str, V]]) -> Tuple[tuple, tuple]:
+    def _canon_inputs(self, loc: Dict[str, V], closure: Optional[Dict[str, V]],
+                      shared: bool = True) -> Tuple[tuple, tuple]:
         """A call's inputs with the instances a test made renamed by the order they are found in:
         ``(shape, ids)``, where ``shape`` is hashable and equal for calls on equal state (the
         arguments, a nested function's enclosing variables, the variables the lambdas among them
         captured, and every instance reachable from these, from the patches in force and from
-        what the test wrote into module state), and ``ids`` the instance ids in that order.
-        Instances made at import are shared by every test and keep their ids: the state
-        reads of their attributes are the call's dependencies on shared state (``_same_cells``)."""
+        what the test wrote into module state, unless ``shared`` is false), and ``ids`` the
+        instance ids in that order. Instances made at import are shared by every test and keep
+        their ids: the state reads of their attributes are the call's dependencies on shared
+        state (``_same_cells``). Without ``shared`` the form is for a call that reads no cell
+        holding the test's instances (``Interp.deep_calls``)."""
         roots: List[V] = list(loc.values())
         ck = sorted(closure) if closure else ()
         if ck:
             roots.extend([closure[k] for k in ck])
         if self.ctx.patches:
             roots.extend(self.ctx.patches.values())
-        if self.shared_roots:
+        if shared and self.shared_roots:
             roots.extend(self.shared_roots)
         found: Dict[int, int] = {}
         order: List[int] = []
@@ -91,10 +94,10 @@ class Memo:
                 sig = h["sig"] = (hash((h["cls"], tuple((k, attrs[k].shape()) for k in names))),
                                   tuple(iid for k in names for iid in attrs[k].instances()))
             _number(sig[1], found, order)
-            states.append((sig[0], tuple(found.get(iid, iid) for iid in sig[1])))
+            states.append((sig[0], tuple(map(found.get, sig[1], sig[1]))))   # found.get(iid, iid) each
 
         def canon(v: V) -> tuple:
-            return (v.shape(), tuple(found.get(iid, iid) for iid in v._insts)) if v._insts else hash(v)
+            return (v.shape(), tuple(map(found.get, v._insts, v._insts))) if v._insts else hash(v)
 
         args = tuple((k, canon(v)) for k, v in loc.items())
         cl = tuple((k, canon(closure[k])) for k in ck) if ck else ()
@@ -256,9 +259,11 @@ class Memo:
             self.import_version = hash((self.import_version, kind, owner, name, hash(val)))
         else:
             self.undo.append((kind, owner, name, name in store, store.get(name)))
+            bit = self._cell(kind, owner, name)
             if val.instances():   # test instances now reachable from shared state: memo inputs
                 self.shared_roots.append(val)
-            self._set_cell(self._cell(kind, owner, name), hash(val))
+                self.inst_cells |= bit
+            self._set_cell(bit, hash(val))
         store[name] = val
         self.wlog.append((kind, owner, name, val))
 
@@ -302,6 +307,7 @@ class Memo:
                 store.pop(name, None)
         self.undo = []
         self.dirty, self.cver, self.cjournal = 0, {}, []
+        self.inst_cells = 0
 
     def _replay(self, writes, m: Dict[int, int]) -> None:
         for w in writes:
