@@ -24,7 +24,7 @@ _ENTRY_POINTS = ("__call__", "run", "debug")
 
 
 
-def _entry_resets(ip: I.Interp, items: List[TestItem]) -> Dict[tuple, Set[str]]:
+def entry_resets(ip: I.Interp, items: List[TestItem]) -> Dict[tuple, Set[str]]:
     """Module state key -> the tests whose ``TestCase`` base overrides a per-test entry point
     (``_ENTRY_POINTS``) with code that binds it anew before every test: Django's
     ``SimpleTestCase.__call__`` runs ``_pre_setup``, which sets ``mail.outbox = []``, so what one
@@ -63,13 +63,13 @@ def _base_resets(ip: I.Interp, base: str) -> Set[tuple]:
         return out
 
     keys: Set[tuple] = set()
-    for qn in _reached(ip, [cd["methods"][n] for n in _ENTRY_POINTS if n in cd["methods"]], self_calls, 3, 50):
+    for qn in reached(ip, [cd["methods"][n] for n in _ENTRY_POINTS if n in cd["methods"]], self_calls, 3, 50):
         f, fmod = ip.p.functions[qn]
         keys |= P.rebinds(ip, f, fmod)
     return keys
 
 
-def _reached(ip: I.Interp, starts: List[str], callees, max_depth: int, limit: int):
+def reached(ip: I.Interp, starts: List[str], callees, max_depth: int, limit: int):
     """The project functions ``starts`` and what they call (``callees(f, module)``: the
     qualnames a body calls), ``max_depth`` calls deep, at most ``limit`` of them; each once."""
     todo = [(qn, 0) for qn in starts]
@@ -86,7 +86,7 @@ def _reached(ip: I.Interp, starts: List[str], callees, max_depth: int, limit: in
 
 
 
-def _called_or_passed(ip: I.Interp, f: dict, mod: str) -> List[str]:
+def called_or_passed(ip: I.Interp, f: dict, mod: str) -> List[str]:
     """The project functions ``f`` calls or passes on as an argument."""
     out: List[str] = []
     for call in calls_in(f["body"]):
@@ -162,7 +162,7 @@ def _exit_resets(ip: I.Interp, cls: str, receivers: Dict[str, List[str]]) -> Set
         return set()
 
     def callees(f: dict, mod: str) -> List[str]:
-        out = _called_or_passed(ip, f, mod)
+        out = called_or_passed(ip, f, mod)
         for call in calls_in(f["body"]):
             fn = call[CALL_FUNC]
             if fn[TAG] != "attr":
@@ -176,7 +176,7 @@ def _exit_resets(ip: I.Interp, cls: str, receivers: Dict[str, List[str]]) -> Set
         return out
 
     keys: Set[tuple] = set()
-    for qn in _reached(ip, [start[1]], callees, 4, 200):
+    for qn in reached(ip, [start[1]], callees, 4, 200):
         f, fmod = ip.p.functions[qn]
         keys |= P.rebinds(ip, f, fmod)
     return keys

@@ -23,7 +23,7 @@ from ..summarise.extract import may_name
 from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS, NAME_ID, TAG, dotted_name
 from ..summarise.unparse import calls_in
 from .facts import Facts
-from .resets import _called_or_passed, _entry_resets, _reached, decorator_resets
+from .resets import called_or_passed, decorator_resets, entry_resets, reached
 from .registry import severity
 
 
@@ -87,7 +87,7 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
                     for item in P.fixture_restores(ip, f, mod, fins):
                         requested.setdefault(item, set()).update(users)
     snapshot_restored = _snapshot_restored(runner)
-    for resets in (_entry_resets(ip, items), decorator_resets(ip, items)):
+    for resets in (entry_resets(ip, items), decorator_resets(ip, items)):
         for key, tests in resets.items():
             snapshot_restored.setdefault((key, "*"), set()).update(tests)
     hook_restores = hook_restores | restored_per_test(runner.pytest_cfg)
@@ -365,7 +365,7 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
     call or pass on, a few levels deep."""
     hooks = [qn for qn, (f, _m) in ip.p.functions.items() if f["name"] in _PER_TEST_HOOKS]
     keys: Set[tuple] = set()
-    for qn in _reached(ip, hooks, lambda f, mod: _called_or_passed(ip, f, mod), 6, 500):
+    for qn in reached(ip, hooks, lambda f, mod: called_or_passed(ip, f, mod), 6, 500):
         # module state a hook writes is reset per test; a hook's environment or process
         # writes (PYTEST_CURRENT_TEST) put back nothing the test changed
         keys |= {k for k in effects.get(qn, ()) if k[0] in ("glob", "syspath")}
