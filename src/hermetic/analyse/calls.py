@@ -235,7 +235,7 @@ class Calls:
         if d in _PATH_CTORS:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
-            whole = None if d == "py.path.local" else _whole_join(args, [_literal_str(a) for a in args], True)
+            whole = None if d == "py.path.local" else _whole_join(args, True)
             return (whole or _head(_join_head(args))).with_path(True)
         if d in _CONTAINER_CTORS and not args:
             return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
@@ -245,10 +245,10 @@ class Calls:
             if not args:
                 return EMPTY
             if d in ("os.path.join", "posixpath.join"):
-                whole = _whole_join(args, [_literal_str(a) for a in args], False)
+                whole = _whole_join(args, False)
                 return (whole or _head(_join_head(args))).with_path(False)
             if d in ("builtins.str", "os.fspath") and len(args) == 1:
-                whole = _whole_join(args, [_literal_str(args[0])], args[0].is_path)
+                whole = _whole_join(args, args[0].is_path)
                 if whole is not None:
                     return whole.with_path(False)
             if d in ("os.path.dirname", "posixpath.dirname"):

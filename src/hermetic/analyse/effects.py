@@ -15,8 +15,8 @@ from . import interp as I
 from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, FOR_BODY, \
-    GLOBAL_NAMES, IF_BODY, IF_ORELSE, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, \
-    TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
+    GLOBAL_NAMES, IF_BODY, IF_ORELSE, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, \
+    TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
 from .values import V
 
 # the container methods that change a container in place
@@ -91,10 +91,6 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
                 elif t[TAG] == "sub" and t[SUB_VALUE][TAG] == "name" and t[SUB_VALUE][NAME_ID] in containers \
                         and t[SUB_VALUE][NAME_ID] not in locals_of(f):
                     keys.add(("glob", mod, t[SUB_VALUE][NAME_ID]))
-        elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call" and st[EXPR_VALUE][CALL_FUNC][TAG] == "attr" and \
-                st[EXPR_VALUE][CALL_FUNC][ATTR_ATTR] in ("insert", "append", "extend") and \
-                dotted_name(st[EXPR_VALUE][CALL_FUNC][ATTR_VALUE]) == "sys.path":
-            keys.add(("syspath",))
         elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
             fn = st[EXPR_VALUE][CALL_FUNC]
             if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS and fn[ATTR_VALUE][TAG] == "name" \
@@ -103,29 +99,10 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
             elif fn[TAG] == "name" and fn[NAME_ID] in bound:
                 keys.add(("glob", mod, bound[fn[NAME_ID]]))
     keys |= _process_effects(f["body"])
-    if ("syspath",) in keys and _syspath_put_back(f["body"]):
-        keys.discard(("syspath",))   # cwd_in_path(): inserts, and removes it again in its finally
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
     keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
     return keys
-
-
-def _syspath_put_back(body) -> bool:
-    """A ``finally`` of the function takes out of ``sys.path`` what it put in (``remove``,
-    ``pop``) or assigns it whole again."""
-    for st in flat(body):
-        if st[TAG] != "try":
-            continue
-        for inner in flat(st[TRY_FINALLY]):
-            if inner[TAG] == "expr" and inner[EXPR_VALUE][TAG] == "call" and \
-                    dotted_name(inner[EXPR_VALUE][CALL_FUNC]) in ("sys.path.remove", "sys.path.pop"):
-                return True
-            if inner[TAG] == "assign" and any(dotted_name(t) == "sys.path" or
-                                              (t[TAG] == "sub" and dotted_name(t[SUB_VALUE]) == "sys.path")
-                                              for t in inner[ASSIGN_TARGETS]):
-                return True
-    return False
 
 
 def _bound_container_methods(f: dict, containers: Set[str]) -> Dict[str, str]:
@@ -184,15 +161,25 @@ def _process_effects(body) -> Set[tuple]:
     for st in flat(body):
         if st[TAG] == "try":
             for inner in flat(st[TRY_FINALLY]):
-                out -= _process_writes(inner, cat)
+                out -= _process_writes(inner, cat, restoring=True)
     return out
 
 
-def _process_writes(st, cat) -> Set[tuple]:
+# what adds to sys.path, and what else a ``finally`` may do to put it back (celery's cwd_in_path())
+_SYSPATH_ADDS = ("insert", "append", "extend")
+_SYSPATH_PUTS_BACK = _SYSPATH_ADDS + ("remove", "pop")
+
+
+def _process_writes(st, cat, restoring: bool = False) -> Set[tuple]:
+    """The process state statement ``st`` writes; ``restoring``: in a ``finally``, where taking
+    an entry out of ``sys.path`` or assigning it whole puts it back."""
     out: Set[tuple] = set()
     if st[TAG] == "assign":
         for t in st[ASSIGN_TARGETS]:
-            if t[TAG] == "attr" and dotted_name(t) in cat.attributes:
+            whole = t[SUB_VALUE] if t[TAG] == "sub" else t
+            if restoring and dotted_name(whole) == "sys.path":   # sys.path = saved / sys.path[:] = saved
+                out.add(("syspath",))
+            elif t[TAG] == "attr" and dotted_name(t) in cat.attributes:
                 out.add((cat.attributes[dotted_name(t)],))
             elif t[TAG] == "sub" and dotted_name(t[SUB_VALUE]) == "os.environ":
                 idx = t[SUB_INDEX]
@@ -203,6 +190,9 @@ def _process_writes(st, cat) -> Set[tuple]:
         name = dotted_name(call[CALL_FUNC])
         if name in cat.calls:
             out.add((cat.calls[name],))
+        elif name.startswith("sys.path.") and name[len("sys.path."):] in (
+                _SYSPATH_PUTS_BACK if restoring else _SYSPATH_ADDS):
+            out.add(("syspath",))
         elif name.startswith("os.environ.") and name.rsplit(".", 1)[1] in ("setdefault", "__setitem__"):
             args = call[CALL_ARGS]
             if args and args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str):

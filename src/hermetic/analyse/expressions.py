@@ -234,7 +234,7 @@ class Expressions:
             if whole[0] is not None and whole[1] is not None:   # MODULE + ".name": a whole string
                 return _with_text(left, whole[0] + whole[1])
         if op == "Divide" and left.is_path:
-            whole = _whole_join([left, right], [_literal_str(left), _literal_str(right)], True)
+            whole = _whole_join([left, right], True)
             if whole is not None:   # Path("tests") / "repo": a whole path
                 return whole.with_path(True)
         if op in ("Add", "Divide", "Modulo"):

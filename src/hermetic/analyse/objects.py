@@ -86,10 +86,7 @@ class Objects:
         """What a method read from its class binds first: the class for a ``classmethod``;
         nothing for a plain function (``Base.__init__(self, x)`` passes the instance itself)
         or a ``staticmethod``."""
-        f = self.p.functions.get(qn, (None, None))[0]
-        if f is not None and any(dotted_name(d) == "classmethod" for d, _l in f["decorators"]):
-            return cls_atom
-        return None
+        return cls_atom if _decorated(self.p.functions.get(qn, (None, None))[0], "classmethod") else None
 
     def class_attr(self, cls_qn: str, name: str) -> Optional[V]:
         for c in self.mro(cls_qn):
@@ -130,12 +127,11 @@ class Objects:
         m = self.find_method(cls, name)
         if m is not None:
             f = self.p.functions.get(m[1], (None, None))[0]
-            if f is not None and any(dotted_name(d) in ("property", "cached_property", "functools.cached_property")
-                                     for d, _l in f["decorators"]):
+            if _decorated(f, "property", "cached_property", "functools.cached_property"):
                 return self.settled(self.call_function(m[1], [], {}, frame, self_atom=a))
-            if f is not None and any(dotted_name(d) in ("staticmethod",) for d, _l in f["decorators"]):
+            if _decorated(f, "staticmethod"):
                 return of(("func", m[1], None))
-            if f is not None and any(dotted_name(d) in ("classmethod",) for d, _l in f["decorators"]):
+            if _decorated(f, "classmethod"):
                 return of(("func", m[1], ("cls", cls)))
             wrapper = self.method_wrappers.get(m[1])
             if wrapper is not None:   # a decorated method: its wrapper, with the instance first
@@ -322,6 +318,11 @@ class Objects:
         if not h or not h["cls"]:
             return False
         return self.p.in_test.get(self.p.classes[h["cls"]][1], False)
+
+
+def _decorated(f: Optional[dict], *names: str) -> bool:
+    """Whether function summary ``f`` has one of the decorators ``names`` (dotted as written)."""
+    return f is not None and any(dotted_name(d) in names for d, _l in f["decorators"])
 
 
 def _with_entry(table: V, key: V, val: V) -> V:

@@ -10,8 +10,9 @@ import dataclasses
 import posixpath
 import re
 from pathlib import PurePosixPath
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional
 
+from .literals import _literal_str
 from .values import DOUBLE, Origin, V, _short
 
 
@@ -216,12 +217,12 @@ def _join_head(args: List[V]) -> V:
     return args[0]
 
 
-def _whole_join(args: List[V], texts: Sequence[Optional[str]], path: bool) -> Optional[V]:
+def _whole_join(args: List[V], path: bool) -> Optional[V]:
     """``os.path.join('tests', 'repo')`` / ``Path('tests', 'repo')`` / ``str(Path('tests/'))`` of
-    whole string literals (``texts``, one per argument): the joined string, known whole (so
-    ``.endswith('.zip')`` or a regular expression decides on it), keeping the first literal's
-    origin; a path's text as ``str()`` gives it (``tests/`` -> ``tests``). None when any part is
-    not a whole literal."""
+    whole string literals: the joined string, known whole (so ``.endswith('.zip')`` or a regular
+    expression decides on it), keeping the first literal's origin; a path's text as ``str()``
+    gives it (``tests/`` -> ``tests``). None when any part is not a whole literal."""
+    texts = [_literal_str(a) for a in args]
     if not texts or any(t is None for t in texts):
         return None
     text = posixpath.join(*texts)

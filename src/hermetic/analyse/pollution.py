@@ -25,7 +25,7 @@ from .effects import CONTAINER_METHODS
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
-    function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatched_global as _mp_global, \
+    function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
     effect_shown as _effect_shown
 
@@ -116,11 +116,8 @@ def _protected_by(ip, call, frame) -> Set[tuple]:
 
 
 def _puts_modules_back(ip, call, frame) -> bool:
-    """The context ``call`` makes puts ``sys.modules`` back on exit: ``patch.dict(sys.modules)``
-    or a project context manager that restores it after its ``yield`` (celery's
-    ``reset_modules``)."""
-    if ("sysmod", "*") in _protected_by(ip, call, frame):
-        return True
+    """The context ``call`` makes is a project context manager that puts ``sys.modules`` back
+    after its ``yield`` (celery's ``reset_modules``)."""
     for a in _resolve(ip, call[CALL_FUNC], frame).refs():
         entry = ip.p.functions.get(a[1]) if a[0] == "func" else None
         if entry is not None and entry[0]["generator"]:
@@ -247,8 +244,9 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 for item, _t in st[WITH_ITEMS]:
                     if item[TAG] == "call":
                         _call(w, item, restoring, as_context=True)
-                        added |= _protected_by(ip, item, frame) - sc.protected
-                        fresh = fresh or int(_puts_modules_back(ip, item, frame))
+                        protects = _protected_by(ip, item, frame)
+                        added |= protects - sc.protected
+                        fresh = fresh or int(("sysmod", "*") in protects or _puts_modules_back(ip, item, frame))
                 sc.protected |= added
                 w.fresh_modules += fresh
                 _walk(w, st[WITH_BODY], in_restore)
@@ -431,15 +429,15 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 sc.finalizing -= 1
         # addCleanup(os.environ.pop, "K", None): the callable is called with the other arguments;
         # addfinalizer(partial(logger.removeHandler, h)): with the partial's
+        later = None   # (callable, its arguments, its keywords) run at teardown
         if fn[ATTR_ATTR] in ("addCleanup", "addClassCleanup", "callback") and args and args[0][TAG] in ("attr", "name"):
-            sc.finalizing += 1
-            _call(w, ("call", args[0], list(args[1:]), e[CALL_KWARGS], e[CALL_POS]), True)
-            sc.finalizing -= 1
+            later = (args[0], list(args[1:]), e[CALL_KWARGS])
         elif args and args[0][TAG] == "call" and "functools.partial" in _ext(_resolve(ip, args[0][CALL_FUNC], frame)) \
                 and args[0][CALL_ARGS]:
+            later = (args[0][CALL_ARGS][0], list(args[0][CALL_ARGS][1:]), args[0][CALL_KWARGS])
+        if later is not None:
             sc.finalizing += 1
-            inner = args[0]
-            _call(w, ("call", inner[CALL_ARGS][0], list(inner[CALL_ARGS][1:]), inner[CALL_KWARGS], e[CALL_POS]), True)
+            _call(w, ("call",) + later + (e[CALL_POS],), True)
             sc.finalizing -= 1
         for a in args:
             if a[TAG] == "attr" and a[ATTR_ATTR] == "stop":
@@ -457,17 +455,12 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             if ext & {"sys.path.remove", "sys.path.pop"}:
                 _restored(sc, ("syspath",))
         return
-    if fn[TAG] == "attr" and fn[ATTR_ATTR] in ("setenv", "delenv") and fn[ATTR_VALUE][TAG] == "name" \
-            and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and args and _key_of(w, args[0]) != "*":
-        # monkeypatch saved the variable: its undo at teardown puts it back, whatever writes it
-        # from here on (not what was written before: that is the value it puts back)
-        sc.protected.add(("env", _key_of(w, args[0])))
-        sc.mp_protected.add(("env", _key_of(w, args[0])))
-        return
-    saved_global = _mp_global(w, e)
-    if saved_global is not None:   # what the test or its callees write there later is put back too
-        sc.protected |= {saved_global}
-        sc.mp_protected |= {saved_global}
+    saved = _mp_saves(w, e)
+    if saved is not None:
+        # monkeypatch saved it: its undo at teardown puts it back, whatever the test or its
+        # callees write there from here on (not what was written before: that is what it puts back)
+        sc.protected.add(saved)
+        sc.mp_protected.add(saved)
         return
     if fn[TAG] == "attr" and fn[ATTR_ATTR] == "undo" and fn[ATTR_VALUE][TAG] == "name" \
             and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and sc.mp_protected:

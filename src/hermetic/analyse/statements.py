@@ -235,13 +235,15 @@ class Statements:
         # yaml = None` leaves either, not the one bound last. Each way's bindings are kept while
         # the next runs (a module it imports may read them), and joined at the end
         g = self.globals.setdefault(frame.module, {}) if frame.is_module else None
-        base_g = dict(g) if g is not None else None
+        base_g: Dict[str, V] = {}   # the globals before the first way
         results = []
         g_bound: List[Dict[str, V]] = []
         all_end, some_end, all_raise = True, False, True
-        for b in blocks:
+        for i, b in enumerate(blocks):
             frame.locals = dict(base)
             before_g = dict(g) if g is not None else None
+            if i == 0 and g is not None:
+                base_g = before_g
             ended = self.exec_block(b, frame)
             all_end = all_end and ended
             all_raise = all_raise and ended and self.raising

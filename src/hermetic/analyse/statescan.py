@@ -193,8 +193,8 @@ def add(sc: Scan, m: Mutation, restoring: bool) -> None:
 
 def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
     """A function's own ``import m`` / ``from pkg import m`` binds the project modules (and the
-    names they bind), and library names, in ``frame``, so ``m.NAME = ...`` after it is seen as module state (Django's
-    receivers import ``trans_real`` in their body). ``fresh``: the import makes a copy that is
+    names they bind), and library names, in ``frame``, so ``m.NAME = ...`` after it is seen as
+    module state (Django's receivers import ``trans_real`` in their body). ``fresh``: the import makes a copy that is
     discarded later (``Walk.fresh_modules``): the names are bound to nothing."""
     if st[TAG] == "import":
         for local, full, aliased in st[IMPORT_NAMES]:
@@ -219,13 +219,19 @@ def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
             frame.locals[local] = I.of(("ext", sub))   # from os import environ
 
 
-def monkeypatched_global(w: "Walk", e) -> Optional[tuple]:
-    """The module global ``monkeypatch.setattr(mod, "NAME", v)`` (or ``setattr("pkg.mod.NAME",
-    v)``) saves: its teardown puts it back, whatever writes it after the call (``("glob", mod,
-    NAME)``); None for another call."""
+def monkeypatch_saves(w: "Walk", e) -> Optional[tuple]:
+    """The state key a monkeypatch call saves, which its teardown puts back whatever writes it
+    after the call: ``setenv`` / ``delenv`` of a named variable (``("env", NAME)``),
+    ``setattr(mod, "NAME", v)`` or ``setattr("pkg.mod.NAME", v)`` of a module global
+    (``("glob", mod, NAME)``); None for another call."""
     fn, args = e[CALL_FUNC], e[CALL_ARGS]
-    if not (fn[TAG] == "attr" and fn[ATTR_ATTR] == "setattr" and fn[ATTR_VALUE][TAG] == "name"
-            and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and args):
+    if not (fn[TAG] == "attr" and fn[ATTR_VALUE][TAG] == "name" and "monkeypatch" in fn[ATTR_VALUE][NAME_ID]
+            and args):
+        return None
+    if fn[ATTR_ATTR] in ("setenv", "delenv"):
+        name = key_of(w, args[0])
+        return None if name == "*" else ("env", name)
+    if fn[ATTR_ATTR] != "setattr":
         return None
     ip = w.ip
     if len(args) >= 2 and args[1][TAG] == "lit" and isinstance(args[1][LIT_VALUE], str):

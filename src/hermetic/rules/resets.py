@@ -8,7 +8,8 @@ restores for those tests.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Set
+import functools
+from typing import Callable, Dict, List, Set
 
 from ..analyse import interp as I
 from ..analyse import pollution as P
@@ -51,19 +52,26 @@ def entry_resets(ip: I.Interp, items: List[TestItem]) -> Dict[tuple, Set[str]]:
 def _base_resets(ip: I.Interp, base: str) -> Set[tuple]:
     """What ``base``'s own per-test entry points, and the ``self`` methods they call, rebind."""
     cd, _mod = ip.p.classes[base]
+    starts = [cd["methods"][n] for n in _ENTRY_POINTS if n in cd["methods"]]
+    return _rebound_by(ip, reached(ip, starts, lambda f, _m: _self_calls(ip, base, f), 3, 50))
 
-    def self_calls(f: dict, _mod: str) -> List[str]:
-        out = []
-        for call in calls_in(f["body"]):
-            fn = call[CALL_FUNC]
-            if fn[TAG] == "attr" and fn[ATTR_VALUE][TAG] == "name" and fn[ATTR_VALUE][NAME_ID] == "self":
-                found = ip.find_method(base, fn[ATTR_ATTR])
-                if found is not None:
-                    out.append(found[1])
-        return out
 
+def _self_calls(ip: I.Interp, cls: str, f: dict) -> List[str]:
+    """The methods ``self.m()`` calls in ``f`` reach, resolved on ``cls``."""
+    out = []
+    for call in calls_in(f["body"]):
+        fn = call[CALL_FUNC]
+        if fn[TAG] == "attr" and fn[ATTR_VALUE][TAG] == "name" and fn[ATTR_VALUE][NAME_ID] == "self":
+            found = ip.find_method(cls, fn[ATTR_ATTR])
+            if found is not None:
+                out.append(found[1])
+    return out
+
+
+def _rebound_by(ip: I.Interp, functions) -> Set[tuple]:
+    """The module globals the ``functions`` (qualnames) bind anew (``pollution.rebinds``)."""
     keys: Set[tuple] = set()
-    for qn in reached(ip, [cd["methods"][n] for n in _ENTRY_POINTS if n in cd["methods"]], self_calls, 3, 50):
+    for qn in functions:
         f, fmod = ip.p.functions[qn]
         keys |= P.rebinds(ip, f, fmod)
     return keys
@@ -126,7 +134,7 @@ def decorator_resets(ip: I.Interp, items: List[TestItem]) -> Dict[tuple, Set[str
     there no later test sees. Follows ``__exit__``, the methods and functions it calls and the
     receivers of the signals it sends (by the signal's name), a few levels deep; the receivers'
     own conditions (which setting changed) are not decided, so any such decorator counts."""
-    receivers = _receivers(ip)
+    receivers = functools.lru_cache(maxsize=1)(lambda: _receivers(ip))   # read once, when a decorator needs it
     per_cls: Dict[str, Set[tuple]] = {}
     out: Dict[tuple, Set[str]] = {}
     for it in items:
@@ -156,30 +164,20 @@ def _classes_of(ip: I.Interp, node, mod: str) -> List[str]:
     return [a[1] for a in v.refs() if a[0] == "cls" and a[1] in ip.p.classes]
 
 
-def _exit_resets(ip: I.Interp, cls: str, receivers: Dict[str, List[str]]) -> Set[tuple]:
+def _exit_resets(ip: I.Interp, cls: str, receivers: Callable[[], Dict[str, List[str]]]) -> Set[tuple]:
     start = ip.find_method(cls, "__exit__")
     if start is None:
         return set()
 
     def callees(f: dict, mod: str) -> List[str]:
-        out = called_or_passed(ip, f, mod)
+        out = called_or_passed(ip, f, mod) + _self_calls(ip, cls, f)   # self.disable() on the decorator's class
         for call in calls_in(f["body"]):
             fn = call[CALL_FUNC]
-            if fn[TAG] != "attr":
-                continue
-            if fn[ATTR_VALUE][TAG] == "name" and fn[ATTR_VALUE][NAME_ID] == "self":
-                found = ip.find_method(cls, fn[ATTR_ATTR])   # self.disable() on the decorator's class
-                if found is not None:
-                    out.append(found[1])
-            elif fn[ATTR_ATTR] in _SENDS:
-                out.extend(receivers.get(dotted_name(fn[ATTR_VALUE]).rpartition(".")[2], ()))
+            if fn[TAG] == "attr" and fn[ATTR_ATTR] in _SENDS and fn[ATTR_VALUE][TAG] in ("name", "attr"):
+                out.extend(receivers().get(dotted_name(fn[ATTR_VALUE]).rpartition(".")[2], ()))
         return out
 
-    keys: Set[tuple] = set()
-    for qn in reached(ip, [start[1]], callees, 4, 200):
-        f, fmod = ip.p.functions[qn]
-        keys |= P.rebinds(ip, f, fmod)
-    return keys
+    return _rebound_by(ip, reached(ip, [start[1]], callees, 4, 200))
 
 
 def _receivers(ip: I.Interp) -> Dict[str, List[str]]:

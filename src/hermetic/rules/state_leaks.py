@@ -190,7 +190,7 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
     for cqn, c in s["classes"].items():
         tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
         class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
-    threads: Dict[str, Set[str]] = {}   # per module: the nested functions run as a thread's target
+    threads: List[Set[str]] = []   # the nested functions run as a thread's target, read when first needed
     registered = registered_in[mod] if mod in registered_in else _finalizers(s)
     finalizers = set().union(*registered.values()) if registered else set()
     for qn, f in sorted(s["functions"].items()):
@@ -202,7 +202,9 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         if nested:
             restores |= P.teardown_restores(ip, nested)
         mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
-        if mutations and qn in _thread_targets(s, threads):
+        if mutations and not threads:
+            threads.append(_thread_targets(s))
+        if mutations and qn in threads[0]:
             per_thread = {state_key(st) for st in process_state().per_thread}
             mutations = [m for m in mutations if m.key not in per_thread]   # the thread's own
         if not mutations:
@@ -230,19 +232,17 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
     return out
 
 
-def _thread_targets(s: dict, memo: Dict[str, Set[str]]) -> Set[str]:
+def _thread_targets(s: dict) -> Set[str]:
     """The nested functions of module summary ``s`` that their enclosing function hands to
-    ``threading.Thread(target=...)`` (qualnames; read once per module into ``memo``)."""
-    found = memo.get(s["module"])
-    if found is None:
-        found = memo[s["module"]] = set()
-        for qn, f in s["functions"].items():
-            for call in calls_in(f["body"]):
-                if dotted_name(call[CALL_FUNC]).rpartition(".")[2] != "Thread":
-                    continue
-                for name, value in call[CALL_KWARGS]:
-                    if name == "target" and value[TAG] == "name":
-                        found.add(f"{qn}.<locals>.{value[NAME_ID]}")
+    ``threading.Thread(target=...)`` (qualnames)."""
+    found: Set[str] = set()
+    for qn, f in s["functions"].items():
+        for call in calls_in(f["body"]):
+            if dotted_name(call[CALL_FUNC]).rpartition(".")[2] != "Thread":
+                continue
+            for name, value in call[CALL_KWARGS]:
+                if name == "target" and value[TAG] == "name":
+                    found.add(f"{qn}.<locals>.{value[NAME_ID]}")
     return found
 
 
