@@ -17,7 +17,7 @@ from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_te
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
-from .values import DOUBLE, DOUBLE_V, EMPTY, RAISED, UNKNOWN_V, Origin, V, lit, of, union
+from .values import DOUBLE, DOUBLE_V, EMPTY, EXISTING, RAISED, UNKNOWN_V, Origin, V, lit, of, union
 
 
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
@@ -232,6 +232,10 @@ class Calls:
         if invoke is not None:
             self.invoke_argument(invoke, args, kwargs, frame, pos)
             return UNKNOWN_V
+        shipped = self.p.catalogue.existing.get(d)
+        if shipped:
+            # a library's own data file: unknown where, but it exists (catalogue [existing])
+            return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=EXISTING + shipped))
         if d in _PATH_CTORS:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)

@@ -13,7 +13,7 @@ from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
-                     classify, of)
+                     classify, exists_answer, lit, of)
 
 
 _import_reads: Dict[V, tuple] = {}   # value -> the import-time reads it carries (Interp._consume)
@@ -58,8 +58,12 @@ class Sinks:
         if spec.methods:
             return of(("client", d, spec, "targeted"))
         if cat == "file":
-            # os.path.exists(p) answers a question about the machine: no branch is decided by it
-            return UNKNOWN_V if spec.returns == "value" else of(("handle", d))
+            # os.path.exists(p) answers a question about the machine: no branch is decided by it,
+            # unless p is a library's shipped file
+            if spec.returns == "value":
+                known = exists_answer(d, target)
+                return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
+            return of(("handle", d))
         return of(("client", d, spec))
 
     def _import_marks(self, names) -> None:
@@ -210,7 +214,8 @@ class Sinks:
             if spec.returns == "value":
                 # an answer about the machine: unknown, and kept unknown where it meets other
                 # values (safe_exists() returning p.exists() or False decides nothing)
-                return UNKNOWN_V
+                known = exists_answer(call, target)
+                return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
             return EMPTY
         return EMPTY
 

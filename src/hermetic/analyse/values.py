@@ -270,6 +270,27 @@ RAISED = ("raised",)
 RAISED_V = of(RAISED)
 
 
+# the ``value`` of an unknown origin that names a file or folder a library ships ("existing file",
+# "existing dir"): which one is unknown, that it exists is not (catalogue ``[existing]``)
+EXISTING = "existing "
+_EXISTS_QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file": "file", "isdir": "dir",
+                     "is_dir": "dir"}
+
+
+def exists_answer(call: str, target: Optional[V]) -> Optional[bool]:
+    """The answer of an existence question (``os.path.exists``, ``Path.is_file`` ...: ``call``
+    is its dotted name) about ``target`` when every atom names a shipped file or folder; else None."""
+    if call.rsplit(".", 1)[-1] not in _EXISTS_QUESTIONS or target is None or not target.atoms:
+        return None
+    wanted = _EXISTS_QUESTIONS[call.rsplit(".", 1)[-1]]
+    answers = set()
+    for a in target.atoms:
+        if not (isinstance(a, Origin) and a.kind == "unknown" and (a.value or "").startswith(EXISTING)):
+            return None
+        answers.add(wanted is None or a.value == EXISTING + wanted)
+    return answers.pop() if len(answers) == 1 else None
+
+
 _LITERALS: Dict[tuple, V] = {}
 LITERALS_LIMIT = 20_000   # each entry costs about 700 bytes; Django's run made 155,000 (100 MiB)
 

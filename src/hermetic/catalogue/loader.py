@@ -59,6 +59,7 @@ class Catalogue:
     calls: Dict[str, SinkSpec] = field(default_factory=dict)
     path_methods: Dict[str, SinkSpec] = field(default_factory=dict)
     invokes: Dict[str, Invoke] = field(default_factory=dict)
+    existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
 
     def lookup(self, dotted: str) -> Optional[SinkSpec]:
         return self.calls.get(dotted)
@@ -142,6 +143,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
     for category, entries in data.items():
         if category == "invokes":
             cat.invokes = {n: Invoke(n, tuple(r["target"]), int(r["nargs"])) for n, r in entries.items()}
+            continue
+        if category == "existing":
+            cat.existing = {n: str(kind) for n, kind in entries.items()}
             continue
         for name, raw in entries.items():
             if name == "path_methods":
