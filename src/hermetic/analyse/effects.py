@@ -19,6 +19,8 @@ from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CAL
     TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
 from .values import V
 
+# the methods that take one given entry out (not clear(): it empties what others filled)
+_TAKE_ONE = {"pop", "discard", "remove", "__delitem__"}
 # the container methods that change a container in place
 CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
                       "discard", "popitem", "__setitem__", "__delitem__"}
@@ -33,7 +35,7 @@ def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
     globals hold containers, nothing else: the per-module part, ``module -> (content key,
     container names, {qualname: sorted keys})``, is what the per-test result cache keeps, and a
     module whose two inputs match its entry in ``prev`` is not read again."""
-    containers = {mod: tuple(sorted(n for n, v in g.items() if is_container(v)))
+    containers = {mod: tuple(sorted((n, is_empty_container(v)) for n, v in g.items() if is_container(v)))
                   for mod, g in ip.globals.items() if g}
     return effects_of(ip.p, containers, keys, prev)
 
@@ -41,8 +43,9 @@ def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
 def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys: Optional[Dict[str, str]] = None,
                prev: Optional[Dict[str, tuple]] = None) -> Tuple[Dict[str, Set[tuple]], Dict[str, tuple]]:
     """``function_effects`` from the names of each imported module's globals that hold
-    containers (``containers``: module -> sorted names; a module absent was not imported), as
-    an earlier run's per-module part records them for a run that imports nothing."""
+    containers (``containers``: module -> sorted ``(name, empty at its definition)`` pairs; a
+    module absent was not imported), as an earlier run's per-module part records them for a run
+    that imports nothing."""
     out: Dict[str, Set[tuple]] = {}
     per_module: Dict[str, tuple] = {}
     keys, prev = keys or {}, prev or {}
@@ -63,9 +66,10 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
             else:
                 scope.release()
                 found = {}
-                names = set(held)
+                names = {n for n, _ in held}
+                empty = {n for n, e in held if e}
                 for qn, f in funcs:
-                    fx = _direct_effects(f, mod, names)
+                    fx = _direct_effects(f, mod, names, empty)
                     if fx:
                         found[qn] = sorted(fx)
             per_module[mod] = (key, held, found)
@@ -74,11 +78,16 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
     return out, per_module
 
 
-def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
+def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = frozenset()) -> Set[tuple]:
     """``f``'s direct writes to its module's state; ``containers``: the module's globals
-    holding containers."""
+    holding containers, ``empty``: those the module defines empty.
+
+    A container the module defines empty that ``f`` only takes single entries out of (``pop(k)``,
+    ``discard(x)``, ``remove(x)``) is no change: it removes what a call put in, and that call is
+    where the change is reported (a pool's finalizer popping the record its checkout added)."""
     declared = set()
     keys: Set[tuple] = set()
+    added: Set[str] = set()   # containers f changes other than by taking one entry out
     bound = _bound_container_methods(f, containers)
     for st in flat(f["body"]):
         if st[TAG] == "global":
@@ -91,13 +100,19 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
                 elif t[TAG] == "sub" and t[SUB_VALUE][TAG] == "name" and t[SUB_VALUE][NAME_ID] in containers \
                         and t[SUB_VALUE][NAME_ID] not in locals_of(f):
                     keys.add(("glob", mod, t[SUB_VALUE][NAME_ID]))
+                    added.add(t[SUB_VALUE][NAME_ID])
         elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
             fn = st[EXPR_VALUE][CALL_FUNC]
             if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS and fn[ATTR_VALUE][TAG] == "name" \
                     and fn[ATTR_VALUE][NAME_ID] in containers and fn[ATTR_VALUE][NAME_ID] not in locals_of(f):
                 keys.add(("glob", mod, fn[ATTR_VALUE][NAME_ID]))
+                if fn[ATTR_ATTR] not in _TAKE_ONE:
+                    added.add(fn[ATTR_VALUE][NAME_ID])
             elif fn[TAG] == "name" and fn[NAME_ID] in bound:
-                keys.add(("glob", mod, bound[fn[NAME_ID]]))
+                keys.add(("glob", mod, bound[fn[NAME_ID]][0]))
+                if bound[fn[NAME_ID]][1] not in _TAKE_ONE:
+                    added.add(bound[fn[NAME_ID]][0])
+    keys -= {("glob", mod, n) for n in empty - added}
     keys |= _process_effects(f["body"])
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
@@ -105,16 +120,16 @@ def _direct_effects(f: dict, mod: str, containers: Set[str]) -> Set[tuple]:
     return keys
 
 
-def _bound_container_methods(f: dict, containers: Set[str]) -> Dict[str, str]:
+def _bound_container_methods(f: dict, containers: Set[str]) -> Dict[str, Tuple[str, str]]:
     """Parameters whose default is a method of a module container (celery's
-    ``task_reserved(request, add_request=requests.__setitem__)``) -> that container: calling
-    the parameter with its default changes the container."""
-    out: Dict[str, str] = {}
+    ``task_reserved(request, add_request=requests.__setitem__)``) -> (that container, the
+    method): calling the parameter with its default changes the container."""
+    out: Dict[str, Tuple[str, str]] = {}
     for p in f["params"]:
         d = p[PARAM_DEFAULT] if len(p) > PARAM_DEFAULT else None
         if d is not None and d[TAG] == "attr" and d[ATTR_ATTR] in CONTAINER_METHODS \
                 and d[ATTR_VALUE][TAG] == "name" and d[ATTR_VALUE][NAME_ID] in containers:
-            out[p[PARAM_NAME]] = d[ATTR_VALUE][NAME_ID]
+            out[p[PARAM_NAME]] = (d[ATTR_VALUE][NAME_ID], d[ATTR_ATTR])
     return out
 
 
@@ -214,6 +229,12 @@ def _reset_in_finally(stmts) -> Set[str]:
 def is_container(v: V) -> bool:
     """A module global known to hold a list, dict or set (not a proxy or other object)."""
     return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms)
+
+
+def is_empty_container(v: V) -> bool:
+    """A module global that holds an empty list, dict or set on every way it was bound."""
+    return bool(v.atoms) and all(isinstance(a, tuple) and (a[0] == "seq" and not a[2] or a[0] == "dict" and not a[1])
+                                 for a in v.atoms)
 
 
 def locals_of(f: dict) -> Set[str]:
