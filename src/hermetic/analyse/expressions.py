@@ -15,6 +15,7 @@ from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, unio
 
 
 _STR_ATTRS = {"name", "stem", "suffix", "anchor", "root", "drive"}
+_SENTINELS = ("unittest.mock.sentinel", "mock.sentinel")   # their attributes: unique test objects
 # a URL's scheme alone ("file://", "sqlite:///", and "file://localhost", the local host named):
 # what follows it is the location
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://+|file://localhost)$")
@@ -452,6 +453,8 @@ class Expressions:
                     out = out | lit(False, None, None, False)   # the imports only type checkers read
                 elif a[1] == "re" and regex_flag(name) is not None:
                     out = out | lit(regex_flag(name), None, None, False)
+                elif a[1] in _SENTINELS:
+                    out = out | DOUBLE_V   # sentinel.name: a unique object made for the test, never None
                 else:
                     full = f"{a[1]}.{name}"
                     fact = self.p.platform.get(full)
