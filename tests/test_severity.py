@@ -220,6 +220,32 @@ def test_durations_rule():
     assert duration_reads("def (:\n") == set()
 
 
+def test_durations_across_methods_deadlines_and_relative_clocks():
+    src = (
+        "import time\n"
+        "class Stream:\n"
+        "    def __init__(self, start):\n"
+        "        self._start = start\n"
+        "    def close(self):\n"
+        "        return time.perf_counter() - self._start\n"   # a relative clock in a difference
+        "    def wall(self):\n"
+        "        return time.time() - self._start\n"           # the wall clock minus a parameter: not
+        "class Log:\n"
+        "    def begin(self):\n"
+        "        self.started = time.time()\n"                # also formatted: not a duration
+        "    def end(self):\n"
+        "        stop = time.time()\n"                         # subtracted from the class's start
+        "        return stop - self.started, str(self.started)\n"
+        "def wait(timeout):\n"
+        "    end = time.time() + timeout\n"                    # a deadline only subtracted from
+        "    return end - time.time()\n"
+        "def expired(timeout):\n"
+        "    end = time.time() + timeout\n"                    # a deadline compared: not
+        "    return time.time() < end\n"
+    )
+    assert sorted(duration_reads(src)) == [(6, 16), (13, 16), (16, 11), (17, 18)]
+
+
 def test_catalogue_effects_default_from_the_category():
     assert effect_of("connection", {}) == "change" and effect_of("subprocess", {}) == "change"
     assert effect_of("file", {}) == "read" and effect_of("file", {"write": True}) == "change"

@@ -9,6 +9,9 @@ The rule, read from the source of the function (or class) that holds the read:
   duration when that name is used at least once and every use is such an operand of ``-``; one
   assigned to several names (``self.start = self.last_eta = time.time()``) when every one of
   them that is read is only subtracted, and one is.
+A deadline (``end = time() + timeout``) is bound like a read; a read of a clock that counts from
+an arbitrary point (``monotonic``, ``perf_counter``) is a duration in any difference; a method
+sees the ``self`` attributes its class binds only to clock reads.
 Any other use (returned, passed on, compared, formatted, added to) keeps the read a warning.
 """
 from __future__ import annotations
@@ -20,6 +23,8 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 #: sink event already says the call reads the clock does a position here matter
 CLOCK_CALLS = frozenset({"time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns",
                          "clock_gettime", "clock_gettime_ns", "now", "utcnow", "today"})
+#: the clocks that count from an arbitrary point: their reads only mean something as differences
+RELATIVE_CLOCKS = frozenset({"monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns"})
 
 
 def duration_reads(source: str) -> Set[Tuple[int, int]]:
@@ -33,8 +38,17 @@ def duration_reads(source: str) -> Set[Tuple[int, int]]:
     out: Set[Tuple[int, int]] = set()
     scopes: List[ast.AST] = [tree]
     scopes += [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    # a method sees its class's `self` attributes bound only to clock reads (a start kept by one
+    # method, subtracted from in another)
+    class_clocks: Dict[int, Set[str]] = {}
     for scope in scopes:
-        for call in _durations_in(scope):
+        if isinstance(scope, ast.ClassDef):
+            attrs = _clock_bindings(scope, list(_own_nodes(scope)), True)[0]
+            for n in scope.body:
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    class_clocks[id(n)] = attrs
+    for scope in scopes:
+        for call in _durations_in(scope, class_clocks.get(id(scope), set())):
             out.add(_position(call, lines))
     return out
 
@@ -43,6 +57,17 @@ def _position(node: ast.AST, lines: List[str]) -> Tuple[int, int]:
     line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
     col = len(line.encode("utf-8")[:node.col_offset].decode("utf-8", "replace"))   # ast counts bytes
     return node.lineno, col + 1
+
+
+def _relative_clock(node: ast.AST) -> bool:
+    """A call of a clock whose value means nothing alone (``monotonic``, ``perf_counter``): any
+    difference it is part of is a duration."""
+    return _is_clock_call(node) and _call_name(node) in RELATIVE_CLOCKS
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
 def _is_clock_call(node: Optional[ast.AST]) -> bool:
@@ -76,42 +101,69 @@ def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
         todo.extend(ast.iter_child_nodes(n))
 
 
-def _durations_in(scope: ast.AST) -> List[ast.Call]:
-    in_class = isinstance(scope, ast.ClassDef)
-    nodes = list(_own_nodes(scope))
-    parent: Dict[int, ast.AST] = {}
-    for n in nodes:
-        for c in ast.iter_child_nodes(n):
-            parent[id(c)] = n
+def _clock_read(value: ast.AST) -> Optional[ast.Call]:
+    """The clock call a bound value is: the call itself, or a deadline ``clock() + timeout``."""
+    if _is_clock_call(value):
+        return value
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        for side in (value.left, value.right):
+            if _is_clock_call(side):
+                return side
+    return None
+
+
+def _clock_bindings(scope: ast.AST, nodes: List[ast.AST], in_class: bool):
+    """``(names bound only to clock reads, name -> those reads, read -> every name it is bound
+    to)``; a read bound into something not followed counts the name ``""``."""
     bound: Dict[str, List[ast.Call]] = {}   # binding -> the clock calls assigned to it
     other: Set[str] = set()                  # bindings also assigned something else
     keys_of: Dict[int, List[str]] = {}        # a clock call -> every binding it is assigned to
     for n in nodes:
         if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None:
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            read = _clock_read(n.value)
             for t in targets:
                 k = _key(t, in_class)
                 if k is None:
-                    if _is_clock_call(n.value):   # also into something not followed: not only subtracted
-                        keys_of.setdefault(id(n.value), []).append("")
+                    if read is not None:   # also into something not followed: not only subtracted
+                        keys_of.setdefault(id(read), []).append("")
                     continue
                 if in_class and not k.startswith("self."):
                     continue
-                if _is_clock_call(n.value):   # self.start = self.last_eta = time.time(): each target
-                    bound.setdefault(k, []).append(n.value)
-                    keys_of.setdefault(id(n.value), []).append(k)
+                if read is not None:   # self.start = self.last_eta = time.time(): each target
+                    bound.setdefault(k, []).append(read)
+                    keys_of.setdefault(id(read), []).append(k)
                 else:
                     other.add(k)
-    clock_names = set(bound) - other
+    return set(bound) - other, bound, keys_of
+
+
+def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset()) -> List[ast.Call]:
+    """The duration reads of one scope; ``class_clocks``: the ``self.x`` its class binds only to
+    clock reads (for a method)."""
+    in_class = isinstance(scope, ast.ClassDef)
+    nodes = list(_own_nodes(scope))
+    parent: Dict[int, ast.AST] = {}
+    for n in nodes:
+        for c in ast.iter_child_nodes(n):
+            parent[id(c)] = n
+    clock_names, bound, keys_of = _clock_bindings(scope, nodes, in_class)
 
     def clock_operand(node: ast.AST) -> bool:
-        return _is_clock_call(node) or (_key(node, in_class) in clock_names and isinstance(node.ctx, ast.Load))
+        if _is_clock_call(node):
+            return True
+        if _key(node, in_class) in clock_names and isinstance(node.ctx, ast.Load):
+            return True
+        return _key(node, True) in class_clocks and isinstance(node.ctx, ast.Load)
 
     def subtracted(node: ast.AST) -> bool:
-        """``node`` is one side of ``a - b`` whose other side is a clock read."""
+        """``node`` is one side of ``a - b`` whose other side is a clock read, or ``node`` reads a
+        clock that only counts from an arbitrary point (``perf_counter() - self._start``)."""
         p = parent.get(id(node))
         if not (isinstance(p, ast.BinOp) and isinstance(p.op, ast.Sub)):
             return False
+        if _relative_clock(node):
+            return True
         other_side = p.right if p.left is node else p.left
         return clock_operand(other_side)
 

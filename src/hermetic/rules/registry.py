@@ -301,7 +301,10 @@ _SEVERITY_WORDS: Dict[str, str] = {
              "checks, listings and `stat`).",
     "HT103": "warning; a note for a variable that only changes presentation (listed here).",
     "HT104": "warning; a note for a duration: a clock read whose value is only subtracted from another clock "
-             "read (`start = monotonic(); ...; monotonic() - start`).",
+             "read (`start = monotonic(); ...; monotonic() - start`, also a start kept in a `self` attribute "
+             "by another method of the class, or a deadline `end = time() + timeout; end - time()`), or a "
+             "read of a clock that counts from an arbitrary point (`monotonic`, `perf_counter`) in any "
+             "difference.",
     "HT203": "warning; a note for a variable that only changes presentation (listed here).",
 }
 
