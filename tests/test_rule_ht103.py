@@ -18,6 +18,12 @@ EXPECTED = [
     # V3: setenv controls the read, but the value it installs (/srv/notices) is then written to
     Expect("setenv-installs-server-path", "HT102", C, '(outbox_dir() / f"{name}.txt").write_text',
            tests=[T + "test_notice_in_server_outbox"]),
+    # pytester sets PY_COLORS=0 and HOME to its folder (catalogue [fixture_environment]): only the
+    # test without it reads the variables and the home folder
+    Expect("pytester-environment", "HT103", C, 'os.environ.get("PY_COLORS")', tests=[T + "test_colour_scheme"]),
+    Expect("pytester-environment-later-read", "HT103", C, 'os.environ.get("NOTIFIER_COLOUR_SCHEME")',
+           tests=[T + "test_colour_scheme"]),
+    Expect("pytester-home", "HT102", C, '(Path.home() / ".notifierrc").read_text()', tests=[T + "test_rc_file"]),
 ]
 
 SILENT = [

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Set
 
 from . import interp as I
+from ..catalogue.controls import _FIXTURE_ENVIRONMENT
 from ..catalogue.process_state import process_state
 from ..summarise.ir import CALL_KWARGS, LIT_VALUE, PARAM_KIND, PARAM_NAME, TAG
 from .runs import TestItem
-from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, of
+from .state import DELETED
+from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
 
 # pytest sets fixtures up by scope, higher first
 SCOPE_RANK = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
@@ -211,8 +213,13 @@ class FixtureScope:
         if name in ("tmp_path", "tmpdir"):
             return of(Origin("test-value", expr=name), is_path=True)
         if name in ("pytester", "testdir"):
-            # it changes into its own temporary folder for the test (monkeypatch.chdir)
+            # it changes into its own temporary folder for the test (monkeypatch.chdir) and sets
+            # variables (HOME there, PY_COLORS=0, ...: the catalogue's [fixture_environment])
             ip.ctx.cwd = of(Origin("test-value", expr=f"{name}.path"), is_path=True)
+            for key, value in _FIXTURE_ENVIRONMENT.get(name, {}).items():
+                ip.ctx.env[key] = DELETED if value is False else \
+                    of(Origin("test-value", expr=f"{name}.path"), is_path=True) if value == "tmp" else \
+                    lit(str(value), None, None, True)
             return of(Origin("test-value", expr=name))
         if name in ("tmp_path_factory", "tmpdir_factory"):
             return of(("fixture", name))

@@ -30,3 +30,5 @@ _NET_FIXTURES: Dict[str, str] = dict(_TABLE["net_fixtures"])
 _FREEZE_FIXTURES: Set[str] = set(_TABLE["freeze_fixtures"])
 _FS_FIXTURES: Set[str] = set(_TABLE["fs_fixtures"])
 _SUBPROCESS_FIXTURES: Set[str] = set(_TABLE["subprocess_fixtures"])
+# fixture -> {variable: "tmp" | a string | False (deleted)} it sets for the test (row S2)
+_FIXTURE_ENVIRONMENT: Dict[str, Dict[str, object]] = {k: dict(v) for k, v in _TABLE["fixture_environment"].items()}
