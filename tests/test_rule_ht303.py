@@ -69,7 +69,7 @@ EXPECTED = [
            tests=[TL + "::test_hooks_filled_then_emptied_later"]),
     # near misses of a project function that only takes entries out (Silent "take-one-entry-out"):
     # what the test put in, clear() of a container others fill, one entry of one defined full
-    Expect("put-in-before-taken-out", "HT303", TL, "registry.checkout(conn)", tests=[TL + "::test_checked_out_then_in"]),
+    Expect("put-in-before-taken-out", "HT303", TL, "registry.checkout(conn)  # reported", tests=[TL + "::test_checked_out_then_in"]),
     Expect("clear-through-a-project-function", "HT303", TL, "registry.check_all_in()",
            tests=[TL + "::test_all_checked_in"]),
     Expect("entry-taken-from-a-filled-container", "HT303", TL, 'registry.drop_default("echo")',
@@ -106,8 +106,10 @@ SILENT = [
            "monkeypatch saved the global first: its teardown puts it back"),
     Silent("project-function-after-dotted-monkeypatch", TR, "dispatch.mark_busy()  # saved by the dotted setattr",
            "monkeypatch saved the global first: its teardown puts it back"),
-    Silent("take-one-entry-out", TL, "registry.checkin(conn)",
+    Silent("take-one-entry-out", TL, "registry.checkin(conn)  # takes one entry out of",
            "a project function taking one entry out of a container its module defines empty changes nothing"),
+    Silent("put-in-then-taken-out-in-finally", TL, "registry.checkout(conn)  # put back by the checkin",
+           "the same function in a finally is the test's cleanup"),
     Silent("emptied-after-filling", TL, "registry.HOOKS.clear()  # the test's own cleanup",
            "the test empties what it filled itself: its cleanup, not a change of its own"),
     Silent("monkeypatch-setattr", TR, 'monkeypatch.setattr(settings, "RETRIES", 0)', "restored by monkeypatch"),

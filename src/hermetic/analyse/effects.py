@@ -83,8 +83,9 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
     holding containers, ``empty``: those the module defines empty.
 
     A container the module defines empty that ``f`` only takes single entries out of (``pop(k)``,
-    ``discard(x)``, ``remove(x)``) is no change: it removes what a call put in, and that call is
-    where the change is reported (a pool's finalizer popping the record its checkout added)."""
+    ``discard(x)``, ``remove(x)``) is ``("takes", mod, NAME)``: no change (it removes what a call
+    put in, and that call is where the change is reported: a pool's finalizer popping the record
+    its checkout added), but a cleanup where it runs in a ``finally`` or a teardown."""
     declared = set()
     keys: Set[tuple] = set()
     added: Set[str] = set()   # containers f changes other than by taking one entry out
@@ -112,7 +113,10 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
                 keys.add(("glob", mod, bound[fn[NAME_ID]][0]))
                 if bound[fn[NAME_ID]][1] not in _TAKE_ONE:
                     added.add(bound[fn[NAME_ID]][0])
-    keys -= {("glob", mod, n) for n in empty - added}
+    for n in empty - added:
+        if ("glob", mod, n) in keys:   # only taken out of: a cleanup where it runs as one, else no change
+            keys.discard(("glob", mod, n))
+            keys.add(("takes", mod, n))
     keys |= _process_effects(f["body"])
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}

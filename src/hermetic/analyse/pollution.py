@@ -537,6 +537,10 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     for a in callee.refs():
         if a[0] == "func" and a[1] in effects:
             for key in sorted(effects[a[1]]):
+                if key[0] == "takes":   # only takes entries out: a cleanup, never a change
+                    if restoring:
+                        _restored(sc, ("glob",) + key[1:])
+                    continue
                 if restoring:
                     _restored(sc, key)
                     continue

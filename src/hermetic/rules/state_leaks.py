@@ -368,7 +368,8 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
     for qn in reached(ip, hooks, lambda f, mod: called_or_passed(ip, f, mod), 6, 500):
         # module state a hook writes is reset per test; a hook's environment or process
         # writes (PYTEST_CURRENT_TEST) put back nothing the test changed
-        keys |= {k for k in effects.get(qn, ()) if k[0] in ("glob", "syspath")}
+        keys |= {("glob",) + k[1:] if k[0] == "takes" else k for k in effects.get(qn, ())
+                 if k[0] in ("glob", "syspath", "takes")}
     return keys
 
 
