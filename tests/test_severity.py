@@ -242,8 +242,12 @@ def test_durations_across_methods_deadlines_and_relative_clocks():
         "def expired(timeout):\n"
         "    end = time.time() + timeout\n"                    # a deadline compared: not
         "    return time.time() < end\n"
+        "def long_ago(s):\n"
+        "    s.last = time.monotonic() - 10000\n"              # a fixed amount back: a point in time
+        "    s.seen = time.monotonic() - LIMIT - 1\n"
+        "    return s.eta - time.monotonic()\n"                # what is left until a point: a duration
     )
-    assert sorted(duration_reads(src)) == [(6, 16), (13, 16), (16, 11), (17, 18)]
+    assert sorted(duration_reads(src)) == [(6, 16), (13, 16), (16, 11), (17, 18), (24, 20)]
 
 
 def test_catalogue_effects_default_from_the_category():

@@ -10,7 +10,8 @@ The rule, read from the source of the function (or class) that holds the read:
   assigned to several names (``self.start = self.last_eta = time.time()``) when every one of
   them that is read is only subtracted, and one is.
 A deadline (``end = time() + timeout``) is bound like a read; a read of a clock that counts from
-an arbitrary point (``monotonic``, ``perf_counter``) is a duration in any difference; a method
+an arbitrary point (``monotonic``, ``perf_counter``) is a duration in any difference but one
+that takes a fixed amount from it (``monotonic() - 10000``: a point in time); a method
 sees the ``self`` attributes its class binds only to clock reads.
 Any other use (returned, passed on, compared, formatted, added to) keeps the read a warning.
 """
@@ -63,6 +64,20 @@ def _relative_clock(node: ast.AST) -> bool:
     """A call of a clock whose value means nothing alone (``monotonic``, ``perf_counter``): any
     difference it is part of is a duration."""
     return _is_clock_call(node) and _call_name(node) in RELATIVE_CLOCKS
+
+
+def _offset(node: ast.AST) -> bool:
+    """A fixed amount of time: a number, an ALL_CAPS constant, or arithmetic of them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float))
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = node.id if isinstance(node, ast.Name) else node.attr
+        return name.isupper()
+    if isinstance(node, ast.BinOp):
+        return _offset(node.left) and _offset(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _offset(node.operand)
+    return False
 
 
 def _call_name(node: ast.Call) -> str:
@@ -162,9 +177,9 @@ def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset()) -> List[
         p = parent.get(id(node))
         if not (isinstance(p, ast.BinOp) and isinstance(p.op, ast.Sub)):
             return False
-        if _relative_clock(node):
-            return True
         other_side = p.right if p.left is node else p.left
+        if _relative_clock(node) and not (p.left is node and _offset(other_side)):
+            return True   # not `monotonic() - 10000`: a point in time, however it is used later
         return clock_operand(other_side)
 
     out: List[ast.Call] = []
