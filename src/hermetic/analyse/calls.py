@@ -17,7 +17,7 @@ from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_te
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
-from .values import DOUBLE, DOUBLE_V, EMPTY, EXISTING, RAISED, UNKNOWN_V, Origin, V, lit, of, union
+from .values import DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, lit, of, union
 
 
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
@@ -387,7 +387,7 @@ class Calls:
             return args[0] if len(args) == 1 else of(("seq", "tuple", tuple(args)))
         if _constructs(d):
             # an instance of a library class: not None, whatever else it is
-            return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value="instance"))
+            return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=INSTANCE + d))
         return UNKNOWN_V
 
     def match_value(self, found: bool, frame: Frame) -> V:

@@ -12,7 +12,7 @@ from .literals import _canonical, _literal_str, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, scheme_only
 from .state import Ctx, Frame
-from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, lit, of
+from .values import EMPTY, INSTANCE, RAISED, RAISED_V, UNKNOWN_V, Origin, V, lit, of
 
 # names both str and Path have, told apart by their arity (Path.replace(target) takes one)
 _STR_ONLY_ARITY = {"replace"}
@@ -275,6 +275,9 @@ class Objects:
         return _head(self._element(items)).with_path(False)
 
     def call_data_method(self, base: V, name: str, args, kwargs, frame: Frame, pos) -> V:
+        answer = self._class_answer(base, name)
+        if answer is not None:
+            return answer
         if name == "join" and len(args) == 1 and _is_str_data(base):
             # str.join: a string built from the items (the separator is no origin of it)
             return self._str_join(_literal_str(base), args[0], frame)
@@ -312,6 +315,22 @@ class Objects:
         if name in ("replace", "copy", "get", "mktemp", "getbasetemp"):
             return _head(base)
         return UNKNOWN_V
+
+    def _class_answer(self, base: V, name: str) -> Optional[V]:
+        """What ``name()`` answers on instances of library classes whose class fixes it (the
+        catalogue's ``[answers]``), when every atom of ``base`` is one with the same answer."""
+        answers = self.p.catalogue.answers
+        if not answers or not base.atoms:
+            return None
+        found = set()
+        for a in base.atoms:
+            if not (isinstance(a, Origin) and a.kind == "unknown" and (a.value or "").startswith(INSTANCE)):
+                return None
+            key = a.value[len(INSTANCE):] + "." + name
+            if key not in answers:
+                return None
+            found.add(answers[key])
+        return lit(found.pop(), None, None, False) if len(found) == 1 else None
 
     def _is_test_class_inst(self, a) -> bool:
         h = self.heap.get(a[1])

@@ -270,6 +270,9 @@ RAISED = ("raised",)
 RAISED_V = of(RAISED)
 
 
+# the ``value`` of an unknown origin that is an instance of a library class, then the class's
+# dotted name ("instance io.StringIO")
+INSTANCE = "instance "
 # the ``value`` of an unknown origin that names a file or folder a library ships ("existing file",
 # "existing dir"): which one is unknown, that it exists is not (catalogue ``[existing]``)
 EXISTING = "existing "

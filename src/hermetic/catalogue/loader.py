@@ -60,6 +60,7 @@ class Catalogue:
     path_methods: Dict[str, SinkSpec] = field(default_factory=dict)
     invokes: Dict[str, Invoke] = field(default_factory=dict)
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
+    answers: Dict[str, Any] = field(default_factory=dict)    # "io.StringIO.isatty" -> what it returns
 
     def lookup(self, dotted: str) -> Optional[SinkSpec]:
         return self.calls.get(dotted)
@@ -146,6 +147,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "existing":
             cat.existing = {n: str(kind) for n, kind in entries.items()}
+            continue
+        if category == "answers":
+            cat.answers = dict(entries)
             continue
         for name, raw in entries.items():
             if name == "path_methods":
