@@ -302,7 +302,7 @@ def test_effects_of_unchanged_modules_come_from_the_entry(tmp_path, monkeypatch,
     _run(project)
     read = []
     real = PO._direct_effects
-    monkeypatch.setattr(PO, "_direct_effects", lambda f, mod, g: read.append(mod) or real(f, mod, g))
+    monkeypatch.setattr(PO, "_direct_effects", lambda f, mod, *rest: read.append(mod) or real(f, mod, *rest))
     reg = project / "src/app/reg.py"
     reg.write_text(reg.read_text().replace("    return 1\n", "    return 2\n"))
     second = _run(project)
