@@ -5,7 +5,7 @@ module's imports without running calls (``resolve``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
@@ -78,6 +78,9 @@ class Walk:
     # inside a `with` whose context puts sys.modules back: a module imported there is a fresh
     # copy the block's end discards, so writes to it change no module state
     fresh_modules: int = 0
+    # a test's or fixture's parameter -> the qualname of the project fixture pytest passes
+    # there, None for another name (``mpwrap``: a fixture wrapping monkeypatch)
+    fixture: Optional[Callable[[str], Optional[str]]] = None
 
 
 def literal_locals(stmts) -> Dict[str, str]:
@@ -136,7 +139,10 @@ def scan_frame(ip: I.Interp, mod: str) -> I.Frame:
 
 
 def resolve(ip: I.Interp, e, frame: I.Frame) -> V:
-    """Static value of a name/attribute chain (modules, library names) without running calls."""
+    """Static value of a name/attribute chain (modules, library names) without running calls;
+    ``("value", V)`` is one already resolved in another frame (``mpwrap``: a wrapper's own)."""
+    if e[TAG] == "value":
+        return e[1]
     if e[TAG] == "name":
         if e[NAME_ID] in frame.locals:
             return frame.locals[e[NAME_ID]]
