@@ -14,9 +14,15 @@ requests whose teardown puts the entry back (a snapshot of the dict, ``pop`` aft
 or module-level finalizer), a module-level finalizer the test registers itself (and that finalizer's
 own ``pop``). Still reported: the fixture when the test changes another entry, the entry changed by a
 test that does not request the fixture.
+
+Fixture ht303-monkeypatch-wrapper: a project fixture wrapping monkeypatch (an instance's
+``__call__`` or method, a closure, a helper handed the monkeypatch) saves what its caller names.
 """
 
-from helpers import (fixture_suite, listed_suite, FIXTURES, Expect, Silent, at, line_of)
+import pytest
+
+from helpers import (assert_nothing_else, assert_reported, assert_silent, fixture_suite, listed_suite, params,
+                     FIXTURES, Expect, Silent, at, line_of)
 
 FIX = "ht303-module-state"
 TL = "tests/test_leaks.py"
@@ -220,3 +226,54 @@ def test_a_helper_module_no_test_reaches_is_not_imported(tmp_path):
     report, _ = run_check(["."], tmp_path, use_cache=False)
     assert [(f.code, f.path) for f in report.findings] == [("HT303", "tests/used_helpers.py")]
     assert [u["path"] for u in report.unresolved_calls] == ["tests/used_helpers.py"]
+
+
+# A project's own fixture wrapping monkeypatch (celery's ``patching``): a call of it with a known
+# target saves that target like monkeypatch itself, so a later change there is restored.
+WRAP = "ht303-monkeypatch-wrapper"
+TW = "tests/test_wrapped.py"
+
+WRAP_EXPECTED = [
+    Expect("wrapper-patches-another-attribute", "HT303", TW, "# another attribute than the one patched",
+           tests=[TW + "::test_wrapper_patches_another_attribute"]),
+    Expect("wrapper-with-plain-setattr", "HT303", TW, "# the wrapper's plain setattr saves nothing"),
+    Expect("wrapper-never-called", "HT303", TW, "# requested, never called"),
+    Expect("environment-wrapper-other-variable", "HT302", TW, "# another variable than the one saved"),
+]
+
+WRAP_SILENT = [
+    Silent("fixture-instance-call", TW, "# saved by the instance's __call__",
+           "patching(path, ...) is monkeypatch.setattr(path, ...) through the instance's __call__"),
+    Silent("fixture-instance-method", TW, "# saved through setattr -> __call__",
+           "the instance's setattr calls self(...), whose body calls monkeypatch.setattr"),
+    Silent("direct-write-after-wrapper", TW, "# saved by the wrapper, written directly", "restored at teardown"),
+    Silent("closure-fixture", TW, "# saved by the closure",
+           "the closure calls monkeypatch.setattr(obj, name, ...)"),
+    Silent("helper-given-the-monkeypatch", TW, "# saved by the helper",
+           "the helper calls monkeypatch.setattr(path, ...)"),
+    Silent("dotted-path-string-value", TW, "# saved by the dotted setattr with a string value",
+           "setattr(path, value) with two arguments is the dotted form, whatever the value"),
+    Silent("environment-item-through-closure", TW, "# saved by setitem(os.environ, ...)",
+           "monkeypatch.setitem(os.environ, name, ...) saves the variable"),
+    Silent("environment-through-wrapper", TW, "# saved by the wrapper's setenv",
+           "the wrapper calls monkeypatch.setenv"),
+]
+
+
+@pytest.fixture(scope="module")
+def wrapper_findings(checked):
+    return checked(WRAP)
+
+
+@pytest.mark.parametrize("exp", params(WRAP_EXPECTED))
+def test_monkeypatch_wrapper_near_misses_reported(wrapper_findings, exp):
+    assert_reported(WRAP, wrapper_findings, exp)
+
+
+@pytest.mark.parametrize("near", params(WRAP_SILENT))
+def test_monkeypatch_wrapper_restores(wrapper_findings, near):
+    assert_silent(WRAP, wrapper_findings, near)
+
+
+def test_monkeypatch_wrapper_nothing_else(wrapper_findings):
+    assert_nothing_else(WRAP, wrapper_findings, WRAP_EXPECTED)

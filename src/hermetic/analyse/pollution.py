@@ -22,6 +22,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR,
 from ..summarise.unparse import calls_in
 # the effects of project functions: computed there, looked up by the walk
 from .effects import CONTAINER_METHODS
+from .mpwrap import forwarded_saves
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
@@ -36,9 +37,9 @@ _SYSPATH_METHODS = {"insert", "append", "extend", "remove", "pop", "clear", "__s
 
 
 def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_restores: Set[tuple],
-                  effects: Dict[str, Set[tuple]]) -> List[Mutation]:
+                  effects: Dict[str, Set[tuple]], fixture=None) -> List[Mutation]:
     """The unrestored mutations of one function of test code (a fixture's too: ``is_fixture``
-    does not change the scan)."""
+    does not change the scan). ``fixture``: ``Walk.fixture`` for a test's or fixture's parameters."""
     frame = _function_frame(ip, f, mod)
     sc = Scan()
     wrapped: Set[tuple] = set()   # what the project's decorators of ``f`` put back around it
@@ -46,7 +47,8 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
         if dexpr[TAG] == "call":
             sc.protected |= _protected_by(ip, dexpr, frame)
         wrapped |= _decorator_restores(ip, dexpr, frame)
-    _walk(_Walk(ip, frame, sc, effects, literals=literal_locals(f["body"])), f["body"], in_restore=False)
+    _walk(_Walk(ip, frame, sc, effects, literals=literal_locals(f["body"]), fixture=fixture), f["body"],
+          in_restore=False)
     restores = sc.restores | teardown_restores | wrapped
     out = []
     seen_keys: Set[tuple] = set()
@@ -456,11 +458,12 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 _restored(sc, ("syspath",))
         return
     saved = _mp_saves(w, e)
-    if saved is not None:
+    saved = {saved} if saved is not None else forwarded_saves(w, e)   # or through a project wrapper
+    if saved:
         # monkeypatch saved it: its undo at teardown puts it back, whatever the test or its
         # callees write there from here on (not what was written before: that is what it puts back)
-        sc.protected.add(saved)
-        sc.mp_protected.add(saved)
+        sc.protected |= saved
+        sc.mp_protected |= saved
         return
     if fn[TAG] == "attr" and fn[ATTR_ATTR] == "undo" and fn[ATTR_VALUE][TAG] == "name" \
             and "monkeypatch" in fn[ATTR_VALUE][NAME_ID] and sc.mp_protected:

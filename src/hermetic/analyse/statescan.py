@@ -5,7 +5,7 @@ module's imports without running calls (``resolve``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
@@ -78,6 +78,9 @@ class Walk:
     # inside a `with` whose context puts sys.modules back: a module imported there is a fresh
     # copy the block's end discards, so writes to it change no module state
     fresh_modules: int = 0
+    # a test's or fixture's parameter -> the qualname of the project fixture pytest passes
+    # there, None for another name (``mpwrap``: a fixture wrapping monkeypatch)
+    fixture: Optional[Callable[[str], Optional[str]]] = None
 
 
 def literal_locals(stmts) -> Dict[str, str]:
@@ -136,7 +139,10 @@ def scan_frame(ip: I.Interp, mod: str) -> I.Frame:
 
 
 def resolve(ip: I.Interp, e, frame: I.Frame) -> V:
-    """Static value of a name/attribute chain (modules, library names) without running calls."""
+    """Static value of a name/attribute chain (modules, library names) without running calls;
+    ``("value", V)`` is one already resolved in another frame (``mpwrap``: a wrapper's own)."""
+    if e[TAG] == "value":
+        return e[1]
     if e[TAG] == "name":
         if e[NAME_ID] in frame.locals:
             return frame.locals[e[NAME_ID]]
@@ -221,27 +227,33 @@ def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
 
 def monkeypatch_saves(w: "Walk", e) -> Optional[tuple]:
     """The state key a monkeypatch call saves, which its teardown puts back whatever writes it
-    after the call: ``setenv`` / ``delenv`` of a named variable (``("env", NAME)``),
-    ``setattr(mod, "NAME", v)`` or ``setattr("pkg.mod.NAME", v)`` of a module global
-    (``("glob", mod, NAME)``); None for another call."""
+    after the call: ``setenv`` / ``delenv`` (or ``setitem`` / ``delitem`` of ``os.environ``)
+    of a named variable (``("env", NAME)``), ``setattr`` / ``delattr`` of a module global,
+    ``(mod, "NAME", ...)`` or dotted ``("pkg.mod.NAME", ...)`` (``("glob", mod, NAME)``); None
+    for another call."""
     fn, args = e[CALL_FUNC], e[CALL_ARGS]
     if not (fn[TAG] == "attr" and fn[ATTR_VALUE][TAG] == "name" and "monkeypatch" in fn[ATTR_VALUE][NAME_ID]
             and args):
         return None
-    if fn[ATTR_ATTR] in ("setenv", "delenv"):
+    meth, ip = fn[ATTR_ATTR], w.ip
+    if meth in ("setenv", "delenv"):
         name = key_of(w, args[0])
         return None if name == "*" else ("env", name)
-    if fn[ATTR_ATTR] != "setattr":
+    if meth in ("setitem", "delitem") and len(args) >= 2 and "os.environ" in ext_names(resolve(ip, args[0], w.frame)):
+        name = key_of(w, args[1])
+        return None if name == "*" else ("env", name)
+    if meth not in ("setattr", "delattr"):
         return None
-    ip = w.ip
-    if len(args) >= 2 and args[1][TAG] == "lit" and isinstance(args[1][LIT_VALUE], str):
-        for a in resolve(ip, args[0], w.frame).refs():
-            if a[0] == "mod":
-                return ("glob", a[1], args[1][LIT_VALUE])
-    elif args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str) and "." in args[0][LIT_VALUE]:
+    dotted = args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str)
+    if dotted and len(args) == (2 if meth == "setattr" else 1) and "." in args[0][LIT_VALUE]:
+        # pytest's dotted form: setattr("pkg.mod.NAME", value), delattr("pkg.mod.NAME")
         modname, _, name = args[0][LIT_VALUE].rpartition(".")
         if modname in ip.p.summaries:
             return ("glob", ip.p.canonical.get(modname, modname), name)
+    elif len(args) >= 2 and args[1][TAG] == "lit" and isinstance(args[1][LIT_VALUE], str):
+        for a in resolve(ip, args[0], w.frame).refs():
+            if a[0] == "mod":
+                return ("glob", a[1], args[1][LIT_VALUE])
     return None
 
 

@@ -14,7 +14,7 @@ from typing import Dict, List, Set
 
 from ..analyse import interp as I
 from ..analyse import pollution as P
-from ..analyse.fixtures import BUILTIN_PREFIX
+from ..analyse.fixtures import BUILTIN_PREFIX, FixtureScope
 from ..analyse.runner import SKIPPED, Runner, TestItem
 from ..catalogue.process_state import process_state, state_key
 from ..summarise.bodies import bodies_of, transient_bodies
@@ -193,6 +193,7 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
     threads: List[Set[str]] = []   # the nested functions run as a thread's target, read when first needed
     registered = registered_in[mod] if mod in registered_in else _finalizers(s)
     finalizers = set().union(*registered.values()) if registered else set()
+    scopes: Dict[object, FixtureScope] = {}   # a class (or the module) -> its fixture lookup, made when asked
     for qn, f in sorted(s["functions"].items()):
         if f["name"] in _TEARDOWNS or qn in finalizers:
             continue
@@ -201,7 +202,9 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         nested = [(s["functions"][q], mod) for q in sorted(registered.get(qn, ()))]
         if nested:
             restores |= P.teardown_restores(ip, nested)
-        mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects)
+        params_are_fixtures = is_fixture or qn in tests_by_qn
+        mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects,
+                                    _fixture_finder(runner, mod, sf.rel, f, scopes) if params_are_fixtures else None)
         if mutations and not threads:
             threads.append(_thread_targets(s))
         if mutations and qn in threads[0]:
@@ -230,6 +233,26 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         for m in mutations:
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
     return out
+
+
+def _fixture_finder(runner: Runner, mod: str, rel: str, f: dict, scopes: Dict[object, FixtureScope]):
+    """``Walk.fixture`` for test or fixture ``f`` of ``mod`` (file ``rel``): a parameter's name ->
+    the qualname of the fixture pytest passes there (``FixtureScope.find``: its class's, its
+    module's, the conftests' nearest first, plugins'), None for another name or a builtin."""
+    names = {p[0] for p in f["params"]}
+
+    def find(name: str):
+        if name not in names:
+            return None
+        cls = f.get("class")
+        fs = scopes.get(cls)
+        if fs is None:
+            where = TestItem("", mod, "", f["qualname"], "", cls, 0)   # only its module and class are read
+            fs = scopes[cls] = FixtureScope(runner.ip, runner.fixture_defs, runner.config, where,
+                                            runner.conftest_chain(rel))
+        d = fs.find(name)
+        return d.qualname if d is not None and d.qualname != f["qualname"] else None
+    return find
 
 
 def _thread_targets(s: dict) -> Set[str]:
