@@ -3,7 +3,7 @@
 Every operation in the fixture is reached by one near-miss test in tests/test_reached.py and
 ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None, an enum
 member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises,
-the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, a URL scheme in front of tmp_path, a name built at run time, and
+the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects, a URL scheme in front of tmp_path, a name built at run time, and
 controls made through mocker.patch.dict and a loop of setenv.
 """
 import sys
@@ -98,6 +98,12 @@ REACHED = [
     # near miss: io.StringIO().isatty() is False (catalogue [answers]); the real stdout may be a terminal
     ("stream-in-memory", "HT103", "src/decided/streams.py", 'os.environ.get("DECIDED_PAGER")',
      "test_pager_on_the_real_stdout"),
+    # a test expecting the exception raised at one place ends there (pytest.raises, assertRaises);
+    # near misses: a test that does not expect it, and one raised at two places
+    ("expected-exception", "HT102", "src/decided/expected.py", 'with open("decided-generated.txt", "w")',
+     "test_template_generated"),
+    ("expected-exception-two-sites", "HT102", "src/decided/expected.py", 'with open("decided-rendered.txt", "w")',
+     "test_output_taken_somewhere"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
             for kind, code, path, snippet, test in REACHED]

@@ -130,6 +130,10 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.way_cut = False   # the statement just run left what follows on an undecided way (``exec_block``)
         self.raising = False   # the block that just ended ended by raising, on every way (not by a return)
         self.call_raised = False   # a call of the statement being run raises on every way
+        # the exception classes the test's `with pytest.raises(E)` expects (``expected``), and
+        # whether the run reached E's one raise site: everything unwinds to that `with`
+        self.expecting: frozenset = frozenset()
+        self.expect_hit = False
         self.finalizers: List[tuple] = []   # (callable, fixture frame) a fixture registered with request.addfinalizer
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
         self.depth_cut = False   # a call inside the running one was cut for depth
@@ -230,7 +234,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.short_key = inst0 != 0 and not deep   # read by ``_usable``
         shape, ids = self._canon_inputs(loc, closure, deep)
         key = (qn, shape, self.ctx.key(), self.import_time, self.import_version if self.import_time else 0,
-               self.missed_depth > 0, self.sweep, self.undecided > 0, deep)
+               self.missed_depth > 0, self.sweep, self.undecided > 0, deep, self.expecting)
         found = self._lookup(key, depth, ids) if self.use_memo else None
         if found is not None:
             return self._reuse(found[0], found[1], here)
@@ -301,7 +305,9 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             # it read test instances through shared state, which its key left out: not stored,
             # and from now on keyed with them
             self.deep_calls.add(qn)
-        elif inner_cut >= here:   # cut, if at all, by its own frames only: the same result anywhere
+        elif inner_cut >= here and not self.expect_hit:
+            # cut, if at all, by its own frames only: the same result anywhere (a run that reached
+            # the expected exception's raise unwinds, which a reuse would not)
             ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None
             effects = _Effects(
                 tuple(self.wlog[wstart:]), ctx_after, tuple(self.escape_keys[estart:]),

@@ -63,6 +63,9 @@ class Sinks:
             if spec.returns == "value":
                 known = exists_answer(d, target)
                 return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
+            if target is not None and target.atoms and all(o.kind == "test-value" for o in target.origins()) \
+                    and len(tuple(target.origins())) == len(target.atoms):
+                return of(("handle", d, "regular"))   # a file in the test's own folder: no terminal
             return of(("handle", d))
         return of(("client", d, spec))
 

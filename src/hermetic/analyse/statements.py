@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Tuple
 
+from .expected import expected_classes, raised_expected
 from .literals import env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name
@@ -31,6 +32,9 @@ class Statements:
         try:
             for st in stmts:
                 self.call_raised = False
+                if self.expect_hit:   # the exception the test expects was raised: unwind to its `with`
+                    self.raising = True
+                    return True
                 if self.exec_stmt(st, frame):
                     self.call_raised = False   # spent here: `raise _error(...)` on one way of an if
                     return True
@@ -183,6 +187,11 @@ class Statements:
         if kind == "try":
             frame.line = st[5]
             ended = self.exec_block(st[1], frame)
+            if self.expect_hit:   # what the test expects goes on out: only the finally runs
+                self.expect_hit = False
+                self.exec_block(st[4], frame)
+                self.expect_hit = self.raising = True
+                return True
             cut = self.way_cut   # the body's own undecided returns hold for what follows the try
             for name, body in st[2]:
                 if name:
@@ -201,7 +210,9 @@ class Statements:
         if kind == "raise":
             frame.line = st[2]
             if st[1] is not None:
-                self.eval(st[1], frame)
+                exc = self.eval(st[1], frame)
+                if self.expecting and raised_expected(self, exc):
+                    self.expect_hit = True
             self.raising = True
             if st[1] is not None and dotted_name(st[1]) == "NotImplementedError":
                 # an abstract method: at run time an override is called, which may return
@@ -245,6 +256,11 @@ class Statements:
             if i == 0 and g is not None:
                 base_g = before_g
             ended = self.exec_block(b, frame)
+            if self.expect_hit:   # this way raised what the test expects: it is the test's way
+                frame.locals = base
+                self.way_cut = False
+                self.raising = True
+                return True, True
             all_end = all_end and ended
             all_raise = all_raise and ended and self.raising
             some_end = some_end or ended or self.way_cut
@@ -295,7 +311,17 @@ class Statements:
                     exits.append(a)
             if tgt is not None:
                 self.assign(tgt, bound, frame)
-        ended = self.exec_block(body, frame)
+        outer_expecting = self.expecting
+        expects = expected_classes(self, items, frame)
+        if expects:
+            self.expecting = outer_expecting | expects
+        try:
+            ended = self.exec_block(body, frame)
+        finally:
+            self.expecting = outer_expecting
+        if expects and self.expect_hit:
+            self.expect_hit = False   # raised what the block expects: the test goes on after it
+            ended = True
         if ended and self.raising:
             ended = False   # the context may swallow what the body raises (pytest.raises, suppress)
         cut = self.way_cut   # the body's undecided returns hold for what follows the with

@@ -39,3 +39,7 @@ class Program:
         self.bootstrap = set(guard.bootstrap) if guard is not None else set()
         self.bootstrap_modules = {b for b in self.bootstrap if b in summaries}
         self.import_closure: Optional[Dict[str, set]] = None   # set by the checker when a guard is configured
+        # exception name -> its raise statements in project code, and class -> raised at one place
+        # (``analyse.expected``, filled on first use)
+        self.raise_sites: Optional[Dict[str, int]] = None
+        self.single_site: Dict[str, bool] = {}
