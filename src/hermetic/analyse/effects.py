@@ -14,9 +14,9 @@ from typing import Dict, List, Optional, Set, Tuple
 from . import interp as I
 from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
-from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, FOR_BODY, \
-    GLOBAL_NAMES, IF_BODY, IF_ORELSE, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, \
-    TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, TUPLE_ITEMS, WHILE_BODY, WITH_BODY, dotted_name
+from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
+    GLOBAL_NAMES, IF_BODY, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, \
+    TRY_FINALLY, TUPLE_ITEMS, dotted_name, flat
 from .values import V
 
 # the methods that take one given entry out (not clear(): it empties what others filled)
@@ -257,23 +257,3 @@ def locals_of(f: dict) -> Set[str]:
         elif st[TAG] == "global":
             declared |= set(st[GLOBAL_NAMES])
     return names - declared
-
-
-def flat(stmts):
-    """Every statement of ``stmts`` (summary IR), nested blocks' too, outer before inner."""
-    for st in stmts:
-        yield st
-        k = st[TAG]
-        if k == "if":
-            yield from flat(st[IF_BODY])
-            yield from flat(st[IF_ORELSE])
-        elif k in ("for", "while"):
-            yield from flat(st[FOR_BODY] if k == "for" else st[WHILE_BODY])
-        elif k == "try":
-            yield from flat(st[TRY_BODY])
-            for _n, b in st[TRY_HANDLERS]:
-                yield from flat(b)
-            yield from flat(st[TRY_ORELSE])
-            yield from flat(st[TRY_FINALLY])
-        elif k == "with":
-            yield from flat(st[WITH_BODY])

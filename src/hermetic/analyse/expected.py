@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, Optional
 
-from ..summarise.ir import CALL_ARGS, CALL_FUNC, RAISE_EXC, TAG, dotted_name
-from .effects import flat
+from ..summarise.ir import CALL_ARGS, CALL_FUNC, RAISE_EXC, TAG, dotted_name, flat
 
 # the calls whose context manager passes only when the block raises their first argument
 _EXPECTING = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesMessage")

@@ -17,7 +17,7 @@ from ..summarise.ir import (ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CA
                             EXPR_VALUE, NAME_ID, PARAM_KIND, PARAM_NAME, RETURN_VALUE, TAG, TUPLE_ITEMS,
                             YIELD_VALUE)
 from ..summarise.unparse import calls_in
-from .effects import flat
+from ..summarise.ir import flat
 from .statescan import Walk, function_frame, monkeypatch_saves, resolve, scan_frame
 
 _METHODS = frozenset({"setattr", "delattr", "setenv", "delenv", "setitem", "delitem"})

@@ -10,7 +10,8 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
                             FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, TAG)
-from .effects import flat, is_container, locals_of
+from ..summarise.ir import flat
+from .effects import is_container, locals_of
 from .values import V
 
 

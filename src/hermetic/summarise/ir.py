@@ -206,3 +206,23 @@ def dotted_name(e: Any) -> str:
     if e[0] == "name":
         parts.append(e[1])
     return ".".join(reversed(parts))
+
+
+def flat(stmts):
+    """Every statement of ``stmts`` (summary IR), nested blocks' too, outer before inner."""
+    for st in stmts:
+        yield st
+        k = st[TAG]
+        if k == "if":
+            yield from flat(st[IF_BODY])
+            yield from flat(st[IF_ORELSE])
+        elif k in ("for", "while"):
+            yield from flat(st[FOR_BODY] if k == "for" else st[WHILE_BODY])
+        elif k == "try":
+            yield from flat(st[TRY_BODY])
+            for _n, b in st[TRY_HANDLERS]:
+                yield from flat(b)
+            yield from flat(st[TRY_ORELSE])
+            yield from flat(st[TRY_FINALLY])
+        elif k == "with":
+            yield from flat(st[WITH_BODY])
