@@ -80,6 +80,8 @@ EXPECTED = [
            tests=[TL + "::test_all_checked_in"]),
     Expect("entry-taken-from-a-filled-container", "HT303", TL, 'registry.drop_default("echo")',
            tests=[TL + "::test_default_dropped"]),
+    Expect("put-back-outside-a-finally", "HT303", TL, "settings.RETRIES = 9  # put back below",
+           tests=[TL + "::test_retries_put_back_at_the_end"]),
 ]
 OPTIONAL = [
     # the writes that put a new literal back (not the import-time value) leave a state of their own
@@ -277,3 +279,13 @@ def test_monkeypatch_wrapper_restores(wrapper_findings, near):
 
 def test_monkeypatch_wrapper_nothing_else(wrapper_findings):
     assert_nothing_else(WRAP, wrapper_findings, WRAP_EXPECTED)
+
+
+def test_a_change_put_back_outside_a_finally_says_where(findings):
+    """The message names the line that puts the value back and why that is not enough."""
+    from helpers import line_of
+    line = line_of(FIX, TL, "settings.RETRIES = 9  # put back below")
+    (f,) = [f for f in findings if f.path == TL and f.line == line]
+    back = line_of(FIX, TL, "settings.RETRIES = retries  # the put-back")
+    assert f"put back at line {back}, but not in a finally or a teardown" in f.message
+    assert "never restored" not in f.message and "finally" in f.fix

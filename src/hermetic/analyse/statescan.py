@@ -25,6 +25,7 @@ class Mutation:
     value_is_saved: bool = False   # assigns a saved variable back (a restore shape)
     item: object = None            # the entry of a module container it touches (a literal key), if known
     removes: bool = False          # takes the entry out (del, pop, unsetenv) rather than setting it
+    undone: int = 0                # the line of the same body that puts it back, outside a finally
 
 
 @dataclass
@@ -193,8 +194,14 @@ def add(sc: Scan, m: Mutation, restoring: bool) -> None:
         if m.restore_like:
             restored(sc, m.key, "*" if m.item is None else m.item)
         return
-    if m.restore_like and m.code == "HT303" and any(p.key == m.key and not p.restore_like for p in sc.mutations):
-        return   # emptying what this code filled itself: its cleanup; the filling is the change
+    if m.restore_like and m.code != "HT301":
+        undone = False
+        for p in sc.mutations:
+            if p.key == m.key and not p.restore_like:
+                undone = True
+                p.undone = p.undone or m.pos[0]   # put back later in the body: only a failure before it leaves it
+        if undone and m.code == "HT303":
+            return   # putting back (or emptying) what this code changed itself: the change is the finding
     sc.mutations.append(m)
 
 

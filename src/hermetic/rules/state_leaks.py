@@ -396,18 +396,23 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
     return keys
 
 
+_UNDONE_FIX = "move the line that puts it back into a `finally:` (or a fixture's teardown), or change it with monkeypatch"
+
+
 def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
     if m.code == "HT301":
         msg = "importlib.reload() re-runs the module's top level and resets its state" + (
             f" ({m.what})" if m.what else "") + " for every test that runs after this one"
-    elif m.code == "HT302" and "() changes " in m.what:   # through a project function
-        msg = f"{m.what} and nothing restores it: later tests see the change"
-    elif m.code == "HT302":
-        msg = f"{m.what} changes the process environment and nothing restores it: later tests see the change"
-    elif m.code == "HT303":
-        msg = f"{m.what}: module state changed and never restored, so later tests see it"
     else:
-        msg = f"{m.what}: process-wide state changed and never restored"
+        head = {"HT302": m.what if "() changes " in m.what else f"{m.what} changes the process environment",
+                "HT303": f"{m.what}: module state changed"}.get(m.code, f"{m.what}: process-wide state changed")
+        if m.undone:   # the test puts it back, but where a failure before it skips the restore
+            msg = (f"{head} and put back at line {m.undone}, but not in a finally or a teardown: a test that "
+                   "fails before that line leaves the change to the tests after it")
+        else:
+            msg = head + {"HT302": " and nothing restores it: later tests see the change",
+                          "HT303": " and never restored, so later tests see it"}.get(m.code, " and never restored")
     line, col, end_line, end_col = m.pos
     return Finding(m.code, severity(m.code), path, line, col, end_line or line, end_col or col, msg, tests, [],
-                   None, fix=_HT3_FIX[m.code], function=func, anchor=m.what)
+                   None, fix=_UNDONE_FIX if m.undone and m.code != "HT301" else _HT3_FIX[m.code], function=func,
+                   anchor=m.what)
