@@ -380,6 +380,9 @@ class Calls:
             return of(("clirunner",))
         if d == "sys.executable":
             return lit("<python>", frame.path, frame.line, frame.in_test)
+        if d in _STD_STREAMS_ISATTY and self.captured and not self.import_time:
+            # pytest's capture puts its own files in place of the standard streams for each test
+            return lit(False, frame.path, frame.line, frame.in_test)
         ctl = self.test_control(d, args, kwargs, frame)
         if ctl is not None:
             return ctl
@@ -509,6 +512,9 @@ class Calls:
             return home.with_path(True)
         return of(Origin("home", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)
 
+
+# a standard stream's isatty(): False in a test while pytest captures its output (the default)
+_STD_STREAMS_ISATTY = {f"sys.{s}.isatty" for s in ("stdout", "stderr", "stdin", "__stdout__", "__stderr__")}
 
 # library calls that set environment variables named in a file (python-dotenv)
 _ENV_LOADERS = {"dotenv.load_dotenv", "dotenv.main.load_dotenv"}

@@ -134,6 +134,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         # whether the run reached E's one raise site: everything unwinds to that `with`
         self.expecting: frozenset = frozenset()
         self.expect_hit = False
+        self.captured = True   # pytest captures the output: in a test sys.stdout is no terminal (Runner)
         self.finalizers: List[tuple] = []   # (callable, fixture frame) a fixture registered with request.addfinalizer
         self._on_stack: Dict[str, List[int]] = {}   # function -> stack indices of its running calls
         self.depth_cut = False   # a call inside the running one was cut for depth
@@ -234,7 +235,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.short_key = inst0 != 0 and not deep   # read by ``_usable``
         shape, ids = self._canon_inputs(loc, closure, deep)
         key = (qn, shape, self.ctx.key(), self.import_time, self.import_version if self.import_time else 0,
-               self.missed_depth > 0, self.sweep, self.undecided > 0, deep, self.expecting)
+               self.missed_depth > 0, self.sweep, self.undecided > 0, deep, self.expecting, self.captured)
         found = self._lookup(key, depth, ids) if self.use_memo else None
         if found is not None:
             return self._reuse(found[0], found[1], here)

@@ -30,6 +30,17 @@ __all__ = ["SKIPPED", "FixtureDef", "FixtureScope", "Runner", "SweepRun", "TestI
            "sweep_roots_in"]
 
 
+def plugins_off(pytest_cfg) -> Set[str]:
+    """The pytest plugins ``addopts`` turns off, as ``"no:NAME"`` (``-p no:warnings``); ``-s``,
+    ``--capture=no`` and ``-p no:capture`` turn off output capture (``"no:capture"``)."""
+    opts = (getattr(pytest_cfg, "addopts", "") or "").split()
+    off = {opts[i + 1] for i, o in enumerate(opts[:-1]) if o == "-p"}
+    off |= {o[2:] for o in opts if o.startswith("-pno:")}
+    if "-s" in opts or "--capture=no" in opts or ("--capture" in opts and "no" in opts):
+        off.add("no:capture")
+    return off
+
+
 class Runner:
     def __init__(self, interp: I.Interp, files, pytest_cfg, config):
         self.ip = interp
@@ -39,6 +50,7 @@ class Runner:
         self.files = files                     # module -> SourceFile
         self.pytest_cfg = pytest_cfg
         self.config = config
+        interp.captured = "no:capture" not in plugins_off(pytest_cfg)   # sys.stdout is no terminal in a test
         self.static_imports: Dict[str, Dict[str, str]] = {}
         self.fixtures_by_module: Dict[str, Dict[str, List[FixtureDef]]] = {}
         self.conftests_by_dir: Dict[str, str] = {}

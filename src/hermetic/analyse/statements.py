@@ -13,6 +13,8 @@ from .state import ANY_VARIABLE, Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
 
 
+# the context managers that give a test pytest's real standard streams back
+_CAPTURE_OFF = {f"{fx}.disabled" for fx in ("capsys", "capfd", "capsysbinary", "capfdbinary")}
 # methods that change a list, set or dict in place
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "remove", "discard",
              "clear", "__setitem__", "__delitem__"}
@@ -311,14 +313,16 @@ class Statements:
                     exits.append(a)
             if tgt is not None:
                 self.assign(tgt, bound, frame)
-        outer_expecting = self.expecting
+        outer_expecting, outer_captured = self.expecting, self.captured
         expects = expected_classes(self, items, frame)
         if expects:
             self.expecting = outer_expecting | expects
+        if any(dotted_name(e) in _CAPTURE_OFF for e, _t in items):
+            self.captured = False   # `with capsys.disabled():` gives the test the real streams
         try:
             ended = self.exec_block(body, frame)
         finally:
-            self.expecting = outer_expecting
+            self.expecting, self.captured = outer_expecting, outer_captured
         if expects and self.expect_hit:
             self.expect_hit = False   # raised what the block expects: the test goes on after it
             ended = True

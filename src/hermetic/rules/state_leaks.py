@@ -15,7 +15,7 @@ from typing import Dict, List, Set
 from ..analyse import interp as I
 from ..analyse import pollution as P
 from ..analyse.fixtures import BUILTIN_PREFIX, FixtureScope
-from ..analyse.runner import SKIPPED, Runner, TestItem
+from ..analyse.runner import SKIPPED, Runner, TestItem, plugins_off
 from ..catalogue.process_state import process_state, state_key
 from ..summarise.bodies import bodies_of, transient_bodies
 from ..report.model import Finding
@@ -154,11 +154,7 @@ def restored_per_test(pytest_cfg) -> Set[tuple]:
     """State keys pytest itself puts back after each test (``[restored-per-test]`` of the
     process-state catalogue), less those of plugins the settings turn off (``-p no:warnings``,
     ``-s`` / ``--capture=no`` / ``-p no:capture``)."""
-    opts = (getattr(pytest_cfg, "addopts", "") or "").split()
-    off = {opts[i + 1] for i, o in enumerate(opts[:-1]) if o == "-p"}
-    off |= {o[2:] for o in opts if o.startswith("-pno:")}
-    if "-s" in opts or "--capture=no" in opts or ("--capture" in opts and "no" in opts):
-        off.add("no:capture")
+    off = plugins_off(pytest_cfg)
     return {state_key(st) for st, plugin in process_state().restored_per_test.items() if f"no:{plugin}" not in off}
 
 
