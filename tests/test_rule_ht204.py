@@ -19,6 +19,8 @@ EXPECTED = [
     Expect("partial-capture", "HT204", M, "utc_now = partial(datetime.now, timezone.utc)", origin="clock"),
     Expect("default-argument", "HT204", M, "def stamp(at=time.time()):", origin="clock"),
     Expect("class-body", "HT204", M, "created = time.time()", origin="clock"),
+    Expect("captured-for-durations", "HT204", M, "elapsed_clock = time.perf_counter", origin="clock"),
+    Expect("captured-for-a-date", "HT204", M, "date_clock = time.time", origin="clock"),
     Expect("call-time-is-ht104", "HT104", M, "return (datetime.now() - STARTED)",
            tests=[T + "test_uptime_unfrozen"], origin="clock"),
 ]
@@ -62,3 +64,13 @@ def test_lists_the_tests_that_reach_a_consumer(findings, form, snippet, tests):
     assert listed_at(FIX, findings, "HT204", M, snippet) == {T + t for t in tests}
 
 
+
+
+def test_a_clock_function_captured_only_for_durations_is_a_note(findings):
+    """Every call of ``elapsed_clock`` is a duration: its capture is a note; ``date_clock`` is
+    turned into a date, so its capture stays a warning."""
+    def sev(snippet):
+        (f,) = at(findings, M, line_of(FIX, M, snippet), "HT204")
+        return f.severity
+    assert sev("elapsed_clock = time.perf_counter") == "note"
+    assert sev("date_clock = time.time") == "warning"

@@ -250,6 +250,24 @@ def test_durations_across_methods_deadlines_and_relative_clocks():
     assert sorted(duration_reads(src)) == [(6, 16), (13, 16), (16, 11), (17, 18), (24, 20)]
 
 
+def test_a_clock_function_bound_at_import_and_only_used_for_durations():
+    src = (
+        "import sys, time\n"
+        "if sys.platform == 'win32':\n"
+        "    clock = time.perf_counter\n"                 # both bindings: notes (every call a duration)
+        "else:\n"
+        "    clock = time.time\n"
+        "stamp = time.time\n"                             # also formatted: not a duration
+        "def send(req):\n"
+        "    start = clock()\n"
+        "    req()\n"
+        "    return clock() - start, str(stamp())\n"
+    )
+    assert sorted(duration_reads(src)) == [(3, 5), (5, 5), (8, 13), (10, 12)]
+    # near miss: the name is also passed on, so the binding may feed anything
+    assert (3, 5) not in duration_reads(src + "def later(f=clock):\n    return f\n")
+
+
 def test_catalogue_effects_default_from_the_category():
     assert effect_of("connection", {}) == "change" and effect_of("subprocess", {}) == "change"
     assert effect_of("file", {}) == "read" and effect_of("file", {"write": True}) == "change"

@@ -9,7 +9,9 @@ The rule, read from the source of the function (or class) that holds the read:
   duration when that name is used at least once and every use is such an operand of ``-``; one
   assigned to several names (``self.start = self.last_eta = time.time()``) when every one of
   them that is read is only subtracted, and one is.
-A deadline (``end = time() + timeout``) is bound like a read; a read of a clock that counts from
+A clock function the module binds to a name (``preferred_clock = time.time``) reads the clock
+where that name is called, and the binding is a duration when every use of the name is a call
+that is one. A deadline (``end = time() + timeout``) is bound like a read; a read of a clock that counts from
 an arbitrary point (``monotonic``, ``perf_counter``) is a duration in any difference but one
 that takes a fixed amount from it (``monotonic() - 10000``: a point in time); a method
 sees the ``self`` attributes its class binds only to clock reads.
@@ -18,7 +20,7 @@ Any other use (returned, passed on, compared, formatted, added to) keeps the rea
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 #: the last part of the calls that read a clock (the catalogue's clock section); only where a
 #: sink event already says the call reads the clock does a position here matter
@@ -48,10 +50,47 @@ def duration_reads(source: str) -> Set[Tuple[int, int]]:
             for n in scope.body:
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     class_clocks[id(n)] = attrs
+    aliases = _clock_aliases(tree)
+    names = CLOCK_CALLS | frozenset(aliases)
     for scope in scopes:
-        for call in _durations_in(scope, class_clocks.get(id(scope), set())):
+        for call in _durations_in(scope, class_clocks.get(id(scope), set()), names):
             out.add(_position(call, lines))
+    # a clock function the module binds to a name (`preferred_clock = time.time`) whose every
+    # use is a call that is a duration: the binding is one too
+    calls_of: Dict[str, List[ast.AST]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id in aliases and isinstance(n.ctx, ast.Load):
+            calls_of.setdefault(n.id, []).append(n)
+    parent = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    for name, binds in aliases.items():
+        uses = calls_of.get(name, [])
+        if uses and all(isinstance(parent.get(id(u)), ast.Call) and parent[id(u)].func is u
+                        and _position(parent[id(u)], lines) in out for u in uses):
+            out.update(_position(b, lines) for b in binds)
     return out
+
+
+def _clock_aliases(tree: ast.Module) -> Dict[str, List[ast.Assign]]:
+    """Module-level names bound only to a clock function itself (``preferred_clock =
+    time.perf_counter`` / ``= time.time`` on another platform): name -> those assignments."""
+    out: Dict[str, List[ast.Assign]] = {}
+    other: Set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.If, ast.Try)):
+            todo.extend(n.body + n.orelse + getattr(n, "finalbody", []))
+            for h in getattr(n, "handlers", []):
+                todo.extend(h.body)
+        elif isinstance(n, ast.Assign):
+            f = n.value
+            clock = (f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "") in CLOCK_CALLS
+            for t in n.targets:
+                if isinstance(t, ast.Name) and clock:
+                    out.setdefault(t.id, []).append(n)
+                elif isinstance(t, ast.Name):
+                    other.add(t.id)
+    return {k: v for k, v in out.items() if k not in other}
 
 
 def _position(node: ast.AST, lines: List[str]) -> Tuple[int, int]:
@@ -85,12 +124,10 @@ def _call_name(node: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
-def _is_clock_call(node: Optional[ast.AST]) -> bool:
+def _is_clock_call(node: Optional[ast.AST], names: FrozenSet[str] = CLOCK_CALLS) -> bool:
     if not isinstance(node, ast.Call):
         return False
-    f = node.func
-    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    return name in CLOCK_CALLS
+    return _call_name(node) in names
 
 
 def _key(node: ast.AST, self_attrs: bool) -> Optional[str]:
@@ -116,18 +153,18 @@ def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
         todo.extend(ast.iter_child_nodes(n))
 
 
-def _clock_read(value: ast.AST) -> Optional[ast.Call]:
+def _clock_read(value: ast.AST, names: FrozenSet[str] = CLOCK_CALLS) -> Optional[ast.Call]:
     """The clock call a bound value is: the call itself, or a deadline ``clock() + timeout``."""
-    if _is_clock_call(value):
+    if _is_clock_call(value, names):
         return value
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
         for side in (value.left, value.right):
-            if _is_clock_call(side):
+            if _is_clock_call(side, names):
                 return side
     return None
 
 
-def _clock_bindings(scope: ast.AST, nodes: List[ast.AST], in_class: bool):
+def _clock_bindings(scope: ast.AST, nodes: List[ast.AST], in_class: bool, names: FrozenSet[str] = CLOCK_CALLS):
     """``(names bound only to clock reads, name -> those reads, read -> every name it is bound
     to)``; a read bound into something not followed counts the name ``""``."""
     bound: Dict[str, List[ast.Call]] = {}   # binding -> the clock calls assigned to it
@@ -136,7 +173,7 @@ def _clock_bindings(scope: ast.AST, nodes: List[ast.AST], in_class: bool):
     for n in nodes:
         if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None:
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-            read = _clock_read(n.value)
+            read = _clock_read(n.value, names)
             for t in targets:
                 k = _key(t, in_class)
                 if k is None:
@@ -153,19 +190,20 @@ def _clock_bindings(scope: ast.AST, nodes: List[ast.AST], in_class: bool):
     return set(bound) - other, bound, keys_of
 
 
-def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset()) -> List[ast.Call]:
+def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset(),
+                  names: FrozenSet[str] = CLOCK_CALLS) -> List[ast.Call]:
     """The duration reads of one scope; ``class_clocks``: the ``self.x`` its class binds only to
-    clock reads (for a method)."""
+    clock reads (for a method); ``names``: the calls that read a clock."""
     in_class = isinstance(scope, ast.ClassDef)
     nodes = list(_own_nodes(scope))
     parent: Dict[int, ast.AST] = {}
     for n in nodes:
         for c in ast.iter_child_nodes(n):
             parent[id(c)] = n
-    clock_names, bound, keys_of = _clock_bindings(scope, nodes, in_class)
+    clock_names, bound, keys_of = _clock_bindings(scope, nodes, in_class, names)
 
     def clock_operand(node: ast.AST) -> bool:
-        if _is_clock_call(node):
+        if _is_clock_call(node, names):
             return True
         if _key(node, in_class) in clock_names and isinstance(node.ctx, ast.Load):
             return True
@@ -184,7 +222,7 @@ def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset()) -> List[
 
     out: List[ast.Call] = []
     for n in nodes:
-        if _is_clock_call(n) and subtracted(n):
+        if _is_clock_call(n, names) and subtracted(n):
             out.append(n)
     only_subtracted, unused = set(), set()
     for k in sorted(clock_names):

@@ -306,6 +306,8 @@ _SEVERITY_WORDS: Dict[str, str] = {
              "read of a clock that counts from an arbitrary point (`monotonic`, `perf_counter`) in a "
              "difference other than one taking a fixed amount from it (`monotonic() - 10000` is a point in time).",
     "HT203": "warning; a note for a variable that only changes presentation (listed here).",
+    "HT204": "warning; a note for a clock function bound to a name at import (`preferred_clock = time.time`) "
+             "whose every use is a call that is a duration.",
 }
 
 

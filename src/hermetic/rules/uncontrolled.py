@@ -132,7 +132,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             ev = dataclasses.replace(ev, may_write=True)
         f = _make_finding(code, ev, sorted(entry["tests"]), runner, entry.get("what"))
         f.confidence = "high" if entry.get("high", True) else "medium"
-        if code == "HT104" and durations.is_duration(ev):
+        if code in ("HT104", "HT204") and durations.is_duration(ev):
             f.benign = "duration"
         findings.append(f)
         reported_pos.add((path, pos))
@@ -174,6 +174,8 @@ class _Durations:
             except (KeyError, OSError, UnicodeDecodeError):
                 text = ""
             self.found[ev.path] = duration_reads(text)
+        if ev.target == "capture":   # a clock function bound at import: the binding's statement, by line
+            return any(line == ev.pos[0] for line, _col in self.found[ev.path])
         return (ev.pos[0], ev.pos[1]) in self.found[ev.path]
 
 
