@@ -390,6 +390,10 @@ class Calls:
             return of(("mark", d[len("pytest.mark."):], tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0]))))
         if d in ("pytest.param",):
             return args[0] if len(args) == 1 else of(("seq", "tuple", tuple(args)))
+        if d in self.p.catalogue.stream_wrappers and args and args[0].atoms and all(
+                isinstance(a, Origin) and (a.value or "").startswith(INSTANCE) or isinstance(a, tuple) and a[0] == "handle"
+                for a in args[0].atoms):
+            return args[0]   # TextIOWrapper(BytesIO()): answers as the stream it wraps (catalogue)
         if _constructs(d):
             # an instance of a library class: not None, whatever else it is
             return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=INSTANCE + d))

@@ -61,6 +61,7 @@ class Catalogue:
     invokes: Dict[str, Invoke] = field(default_factory=dict)
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
     answers: Dict[str, Any] = field(default_factory=dict)    # "io.StringIO.isatty" -> what it returns
+    stream_wrappers: Tuple[str, ...] = ()                    # classes answering as the stream they wrap
 
     def lookup(self, dotted: str) -> Optional[SinkSpec]:
         return self.calls.get(dotted)
@@ -150,6 +151,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "answers":
             cat.answers = dict(entries)
+            continue
+        if category == "stream-wrappers":
+            cat.stream_wrappers = tuple(n for n, on in entries.items() if on)
             continue
         for name, raw in entries.items():
             if name == "path_methods":
