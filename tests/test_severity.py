@@ -264,6 +264,9 @@ def test_a_clock_function_bound_at_import_and_only_used_for_durations():
         "    return clock() - start, str(stamp())\n"
     )
     assert sorted(duration_reads(src)) == [(3, 5), (5, 5), (8, 13), (10, 12)]
+    # a clock imported under another name reads the clock where it is called
+    assert duration_reads("from time import time as _time\ndef wait(t):\n    end = _time() + t\n"
+                          "    return end - _time()\n") == {(3, 11), (4, 18)}
     # near miss: the name is also passed on, so the binding may feed anything
     assert (3, 5) not in duration_reads(src + "def later(f=clock):\n    return f\n")
 

@@ -15,6 +15,7 @@ that is one. A deadline (``end = time() + timeout``) is bound like a read; a rea
 an arbitrary point (``monotonic``, ``perf_counter``) is a duration in any difference but one
 that takes a fixed amount from it (``monotonic() - 10000``: a point in time); a method
 sees the ``self`` attributes its class binds only to clock reads.
+A clock imported under another name (``from time import time as _time``) is called by that name.
 Any other use (returned, passed on, compared, formatted, added to) keeps the read a warning.
 """
 from __future__ import annotations
@@ -51,7 +52,10 @@ def duration_reads(source: str) -> Set[Tuple[int, int]]:
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     class_clocks[id(n)] = attrs
     aliases = _clock_aliases(tree)
-    names = CLOCK_CALLS | frozenset(aliases)
+    # `from time import time as _time`: `_time()` reads the clock too
+    imported = {a.asname for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "time"
+                for a in n.names if a.asname and a.name in CLOCK_CALLS}
+    names = CLOCK_CALLS | frozenset(aliases) | frozenset(imported)
     for scope in scopes:
         for call in _durations_in(scope, class_clocks.get(id(scope), set()), names):
             out.add(_position(call, lines))
