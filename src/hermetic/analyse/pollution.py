@@ -28,7 +28,7 @@ from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read t
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
     function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
-    effect_shown as _effect_shown
+    effect_shown as _effect_shown, put_back as _put_back
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
 # the container methods whose first argument names the one entry they change
@@ -543,6 +543,8 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 if key[0] == "takes":   # only takes entries out: a cleanup, never a change
                     if restoring:
                         _restored(sc, ("glob",) + key[1:])
+                    else:
+                        _put_back(sc, ("glob",) + key[1:], pos[0])
                     continue
                 if restoring:
                     _restored(sc, key)

@@ -194,15 +194,20 @@ def add(sc: Scan, m: Mutation, restoring: bool) -> None:
         if m.restore_like:
             restored(sc, m.key, "*" if m.item is None else m.item)
         return
-    if m.restore_like and m.code != "HT301":
-        undone = False
-        for p in sc.mutations:
-            if p.key == m.key and not p.restore_like:
-                undone = True
-                p.undone = p.undone or m.pos[0]   # put back later in the body: only a failure before it leaves it
-        if undone and m.code == "HT303":
-            return   # putting back (or emptying) what this code changed itself: the change is the finding
+    if m.restore_like and m.code != "HT301" and put_back(sc, m.key, m.pos[0]) and m.code == "HT303":
+        return   # putting back (or emptying) what this code changed itself: the change is the finding
     sc.mutations.append(m)
+
+
+def put_back(sc: Scan, key: tuple, line: int) -> bool:
+    """A statement at ``line`` of the body (outside a finally) puts ``key`` back: the earlier
+    changes of it say so (only a failure before that line leaves them). Whether there were any."""
+    found = False
+    for p in sc.mutations:
+        if p.key == key and not p.restore_like:
+            found = True
+            p.undone = p.undone or line
+    return found
 
 
 def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
