@@ -346,6 +346,9 @@ class Expressions:
                 r = None if r is None else r == (op == "In")
             if r is None:
                 r = compare(op, a, b)
+            if r is None and op in ("Is", "IsNot") and (self._enum_member(items[i], frame)
+                                                       or self._enum_member(items[i + 1], frame)):
+                r = compare("Equal" if op == "Is" else "NotEqual", a, b)   # members are one object per value
             if r is None and op in ("Is", "IsNot"):
                 same = identical(a, b)   # config_file is not USER_CONFIG_PATH, a tmp_path passed
                 r = None if same is None else same == (op == "Is")
@@ -354,6 +357,12 @@ class Expressions:
             if r is None:
                 result = None
         return result
+
+    def _enum_member(self, expr, frame: Frame) -> bool:
+        """``expr`` is ``Cls.NAME`` of a project enumeration (a member: its value stands for it)."""
+        if expr[0] != "attr" or expr[1][0] not in ("name", "attr"):
+            return False
+        return any(a[0] == "cls" and self.is_enum(a[1]) for a in self.eval(expr[1], frame).refs())
 
     def _settled_container(self, expr, v: V, frame: Frame) -> bool:
         """Whether the members of container ``v`` (the value of ``expr``) are known at this point:
