@@ -51,7 +51,10 @@ def _callables(w: Walk, fn, args) -> List[Tuple[str, bool]]:
         if fn[TAG] == "attr" else (None, "")
     fixture = w.fixture(base[NAME_ID]) if w.fixture is not None and base is not None and base[TAG] == "name" else None
     if fixture is not None:
-        for kind, qn in fixture_values(ip, fixture):
+        values = ip.p.wrapper_values.get(fixture)
+        if values is None:
+            values = ip.p.wrapper_values[fixture] = fixture_values(ip, fixture)
+        for kind, qn in values:
             if kind == "cls":
                 m = ip.find_method(qn, meth)
                 if m is not None:

@@ -40,37 +40,40 @@ def duration_reads(source: str) -> Set[Tuple[int, int]]:
         return set()
     lines = source.splitlines()
     out: Set[Tuple[int, int]] = set()
+    everything = list(ast.walk(tree))   # one walk for the scopes, the imports and the aliases' uses
     scopes: List[ast.AST] = [tree]
-    scopes += [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    scopes += [n for n in everything if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    aliases = _clock_aliases(tree)
+    # `from time import time as _time`: `_time()` reads the clock too
+    imported = {a.asname for n in everything if isinstance(n, ast.ImportFrom) and n.module == "time"
+                for a in n.names if a.asname and a.name in CLOCK_CALLS}
+    names = CLOCK_CALLS | frozenset(aliases) | frozenset(imported)
+    nodes_of = {id(scope): list(_own_nodes(scope)) for scope in scopes}
     # a method sees its class's `self` attributes bound only to clock reads (a start kept by one
     # method, subtracted from in another)
     class_clocks: Dict[int, Set[str]] = {}
     for scope in scopes:
         if isinstance(scope, ast.ClassDef):
-            attrs = _clock_bindings(scope, list(_own_nodes(scope)), True)[0]
+            attrs = _clock_bindings(scope, nodes_of[id(scope)], True, names)[0]
             for n in scope.body:
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     class_clocks[id(n)] = attrs
-    aliases = _clock_aliases(tree)
-    # `from time import time as _time`: `_time()` reads the clock too
-    imported = {a.asname for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "time"
-                for a in n.names if a.asname and a.name in CLOCK_CALLS}
-    names = CLOCK_CALLS | frozenset(aliases) | frozenset(imported)
     for scope in scopes:
-        for call in _durations_in(scope, class_clocks.get(id(scope), set()), names):
+        for call in _durations_in(scope, class_clocks.get(id(scope), set()), names, nodes_of[id(scope)]):
             out.add(_position(call, lines))
-    # a clock function the module binds to a name (`preferred_clock = time.time`) whose every
-    # use is a call that is a duration: the binding is one too
-    calls_of: Dict[str, List[ast.AST]] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and n.id in aliases and isinstance(n.ctx, ast.Load):
-            calls_of.setdefault(n.id, []).append(n)
-    parent = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
-    for name, binds in aliases.items():
-        uses = calls_of.get(name, [])
-        if uses and all(isinstance(parent.get(id(u)), ast.Call) and parent[id(u)].func is u
-                        and _position(parent[id(u)], lines) in out for u in uses):
-            out.update(_position(b, lines) for b in binds)
+    if aliases:
+        # a clock function the module binds to a name (`preferred_clock = time.time`) whose every
+        # use is a call that is a duration: the binding is one too
+        calls_of: Dict[str, List[ast.AST]] = {}
+        for n in everything:
+            if isinstance(n, ast.Name) and n.id in aliases and isinstance(n.ctx, ast.Load):
+                calls_of.setdefault(n.id, []).append(n)
+        parent = {id(c): n for n in everything for c in ast.iter_child_nodes(n)}
+        for name, binds in aliases.items():
+            uses = calls_of.get(name, [])
+            if uses and all(isinstance(parent.get(id(u)), ast.Call) and parent[id(u)].func is u
+                            and _position(parent[id(u)], lines) in out for u in uses):
+                out.update(_position(b, lines) for b in binds)
     return out
 
 
@@ -195,11 +198,15 @@ def _clock_bindings(scope: ast.AST, nodes: List[ast.AST], in_class: bool, names:
 
 
 def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset(),
-                  names: FrozenSet[str] = CLOCK_CALLS) -> List[ast.Call]:
+                  names: FrozenSet[str] = CLOCK_CALLS, nodes: Optional[List[ast.AST]] = None) -> List[ast.Call]:
     """The duration reads of one scope; ``class_clocks``: the ``self.x`` its class binds only to
-    clock reads (for a method); ``names``: the calls that read a clock."""
+    clock reads (for a method); ``names``: the calls that read a clock; ``nodes``: the scope's
+    own nodes (``_own_nodes``), when known."""
     in_class = isinstance(scope, ast.ClassDef)
-    nodes = list(_own_nodes(scope))
+    if nodes is None:
+        nodes = list(_own_nodes(scope))
+    if not any(isinstance(n, ast.Call) and _call_name(n) in names for n in nodes):
+        return []   # no clock read here
     parent: Dict[int, ast.AST] = {}
     for n in nodes:
         for c in ast.iter_child_nodes(n):
