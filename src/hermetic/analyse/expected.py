@@ -48,10 +48,25 @@ def single_site(ip, qn: str) -> bool:
     cache = ip.p.single_site
     hit = cache.get(qn)
     if hit is None:
-        sites = _raise_sites(ip.p)
-        names = {k.rsplit(".", 1)[-1] for k in ip.p.classes if qn in ip.mro(k)}
-        hit = cache[qn] = sum(sites.get(n, 0) for n in names) == 1
+        total = 0
+        by_name = _classes_by_name(ip.p)
+        # the names the project raises, each counted when a class of that name derives from qn
+        for name, n in _raise_sites(ip.p).items():
+            if any(qn in ip.mro(k) for k in by_name.get(name, ())):
+                total += n
+                if total > 1:
+                    break
+        hit = cache[qn] = total == 1
     return hit
+
+
+def _classes_by_name(program) -> Dict[str, list]:
+    """Simple class name -> the project classes of that name (qualified)."""
+    if program.classes_by_name is None:
+        program.classes_by_name = {}
+        for k in program.classes:
+            program.classes_by_name.setdefault(k.rsplit(".", 1)[-1], []).append(k)
+    return program.classes_by_name
 
 
 def _raise_sites(program) -> Dict[str, int]:

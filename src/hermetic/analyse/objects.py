@@ -328,7 +328,7 @@ class Objects:
         """What ``name()`` answers on instances of library classes whose class fixes it (the
         catalogue's ``[answers]``), when every atom of ``base`` is one with the same answer."""
         answers = self.p.catalogue.answers
-        if not answers or not base.atoms:
+        if name not in self.p.catalogue.answer_methods or not base.atoms:
             return None
         found = set()
         for a in base.atoms:

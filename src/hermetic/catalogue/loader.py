@@ -62,6 +62,7 @@ class Catalogue:
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
     answers: Dict[str, Any] = field(default_factory=dict)    # "io.StringIO.isatty" -> what it returns
     stream_wrappers: Tuple[str, ...] = ()                    # classes answering as the stream they wrap
+    answer_methods: frozenset = frozenset()                  # the method names of ``answers`` ("isatty")
 
     def lookup(self, dotted: str) -> Optional[SinkSpec]:
         return self.calls.get(dotted)
@@ -151,6 +152,7 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "answers":
             cat.answers = dict(entries)
+            cat.answer_methods = frozenset(k.rsplit(".", 1)[-1] for k in entries)
             continue
         if category == "stream-wrappers":
             cat.stream_wrappers = tuple(n for n, on in entries.items() if on)

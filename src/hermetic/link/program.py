@@ -43,4 +43,5 @@ class Program:
         # (``analyse.expected``, filled on first use)
         self.raise_sites: Optional[Dict[str, int]] = None
         self.single_site: Dict[str, bool] = {}
+        self.classes_by_name: Optional[Dict[str, list]] = None
         self.wrapper_values: Dict[str, list] = {}   # fixture -> what it returns, for ``analyse.mpwrap``

@@ -21,6 +21,7 @@ Any other use (returned, passed on, compared, formatted, added to) keeps the rea
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 #: the last part of the calls that read a clock (the catalogue's clock section); only where a
@@ -48,6 +49,11 @@ def duration_reads(source: str) -> Set[Tuple[int, int]]:
     imported = {a.asname for n in everything if isinstance(n, ast.ImportFrom) and n.module == "time"
                 for a in n.names if a.asname and a.name in CLOCK_CALLS}
     names = CLOCK_CALLS | frozenset(aliases) | frozenset(imported)
+    # only the scopes around a clock call matter (a large test module has thousands of others)
+    clock_lines = sorted({n.lineno for n in everything if isinstance(n, ast.Call) and _call_name(n) in names})
+    if not clock_lines:
+        return out
+    scopes = [sc for sc in scopes if sc is tree or _spans(sc, clock_lines)]
     nodes_of = {id(scope): list(_own_nodes(scope)) for scope in scopes}
     # a method sees its class's `self` attributes bound only to clock reads (a start kept by one
     # method, subtracted from in another)
@@ -75,6 +81,12 @@ def duration_reads(source: str) -> Set[Tuple[int, int]]:
                             and _position(parent[id(u)], lines) in out for u in uses):
                 out.update(_position(b, lines) for b in binds)
     return out
+
+
+def _spans(scope: ast.AST, lines: List[int]) -> bool:
+    """Whether one of the sorted ``lines`` falls inside ``scope``'s lines."""
+    i = bisect.bisect_left(lines, scope.lineno)
+    return i < len(lines) and lines[i] <= (getattr(scope, "end_lineno", None) or scope.lineno)
 
 
 def _clock_aliases(tree: ast.Module) -> Dict[str, List[ast.Assign]]:
