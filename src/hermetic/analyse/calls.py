@@ -17,7 +17,8 @@ from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_te
 from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
-from .values import DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, lit, of, union
+from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
+                     of, union)
 
 
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
@@ -391,8 +392,7 @@ class Calls:
         if d in ("pytest.param",):
             return args[0] if len(args) == 1 else of(("seq", "tuple", tuple(args)))
         if d in self.p.catalogue.stream_wrappers and args and args[0].atoms and all(
-                isinstance(a, Origin) and (a.value or "").startswith(INSTANCE) or isinstance(a, tuple) and a[0] == "handle"
-                for a in args[0].atoms):
+                instance_class(a) is not None or isinstance(a, tuple) and a[0] == "handle" for a in args[0].atoms):
             return args[0]   # TextIOWrapper(BytesIO()): answers as the stream it wraps (catalogue)
         if _constructs(d):
             # an instance of a library class: not None, whatever else it is

@@ -230,6 +230,12 @@ def _reset_in_finally(stmts) -> Set[str]:
     return out
 
 
+def changed_state(key: tuple) -> tuple:
+    """The state an effect key is about: ``("takes", mod, NAME)`` is the global's ``("glob", mod,
+    NAME)``; any other key is its own."""
+    return ("glob",) + key[1:] if key[0] == "takes" else key
+
+
 def is_container(v: V) -> bool:
     """A module global known to hold a list, dict or set (not a proxy or other object)."""
     return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms)

@@ -26,7 +26,8 @@ def expected_classes(ip, items, frame) -> FrozenSet[str]:
         return frozenset()
     out = set()
     for expr, _tgt in items:
-        if expr[TAG] != "call" or not expr[CALL_ARGS] or dotted_name(expr[CALL_FUNC]).rsplit(".", 1)[-1] not in _EXPECTING:
+        if expr[TAG] != "call" or not expr[CALL_ARGS] or \
+                dotted_name(expr[CALL_FUNC]).rsplit(".", 1)[-1] not in _EXPECTING:
             continue
         for a in ip.eval(expr[CALL_ARGS][0], frame).refs():
             if a[0] == "cls" and single_site(ip, a[1]):

@@ -215,11 +215,13 @@ class FixtureScope:
         if name in ("pytester", "testdir"):
             # it changes into its own temporary folder for the test (monkeypatch.chdir) and sets
             # variables (HOME there, PY_COLORS=0, ...: the catalogue's [fixture_environment])
-            ip.ctx.cwd = of(Origin("test-value", expr=f"{name}.path"), is_path=True)
+            folder = of(Origin("test-value", expr=f"{name}.path"), is_path=True)
+            ip.ctx.cwd = folder
             for key, value in _FIXTURE_ENVIRONMENT.get(name, {}).items():
-                ip.ctx.env[key] = DELETED if value is False else \
-                    of(Origin("test-value", expr=f"{name}.path"), is_path=True) if value == "tmp" else \
-                    lit(str(value), None, None, True)
+                if value is False:
+                    ip.ctx.env[key] = DELETED
+                else:
+                    ip.ctx.env[key] = folder if value == "tmp" else lit(str(value), None, None, True)
             return of(Origin("test-value", expr=name))
         if name in ("tmp_path_factory", "tmpdir_factory"):
             return of(("fixture", name))

@@ -8,7 +8,7 @@ import builtins
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .limits import TEST_HEAP_BASE
-from .values import INSTANCE, Origin, V
+from .values import Origin, V, instance_class
 
 
 # builtins a name resolves to when nothing binds it (``Interp.lookup``)
@@ -240,7 +240,7 @@ def is_none(v: V) -> Optional[bool]:
                     states.add(i.expr == "None" and not (a.partial or i.partial))
             elif a.kind in ("test-value", "project-file", "home", "cwd", "default-argument"):
                 states.add(False)
-            elif a.kind == "unknown" and (a.value or "").startswith(INSTANCE):   # a library class's instance
+            elif instance_class(a) is not None:   # a library class's instance
                 states.add(False)
             else:
                 return None

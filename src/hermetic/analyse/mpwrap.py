@@ -15,9 +15,8 @@ from typing import List, Set, Tuple
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS,
                             EXPR_VALUE, NAME_ID, PARAM_KIND, PARAM_NAME, RETURN_VALUE, TAG, TUPLE_ITEMS,
-                            YIELD_VALUE)
+                            YIELD_VALUE, flat)
 from ..summarise.unparse import calls_in
-from ..summarise.ir import flat
 from .statescan import Walk, function_frame, monkeypatch_saves, resolve, scan_frame
 
 _METHODS = frozenset({"setattr", "delattr", "setenv", "delenv", "setitem", "delitem"})

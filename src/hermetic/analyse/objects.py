@@ -12,7 +12,7 @@ from .literals import _canonical, _literal_str, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, scheme_only
 from .state import Ctx, Frame
-from .values import EMPTY, INSTANCE, RAISED, RAISED_V, UNKNOWN_V, Origin, V, lit, of
+from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, of
 
 # names both str and Path have, told apart by their arity (Path.replace(target) takes one)
 _STR_ONLY_ARITY = {"replace"}
@@ -332,10 +332,8 @@ class Objects:
             return None
         found = set()
         for a in base.atoms:
-            if not (isinstance(a, Origin) and a.kind == "unknown" and (a.value or "").startswith(INSTANCE)):
-                return None
-            key = a.value[len(INSTANCE):] + "." + name
-            if key not in answers:
+            key = f"{instance_class(a)}.{name}"
+            if key not in answers:   # also "None.isatty": not a library instance
                 return None
             found.add(answers[key])
         return lit(found.pop(), None, None, False) if len(found) == 1 else None

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional
 
 from .literals import _literal_str
-from .values import DOUBLE, EXISTING, Origin, V, _short
+from .values import DOUBLE, EXISTING, Origin, V, _short, shipped
 
 
 # value-flow functions (contract section 3): the result carries the first argument's origins
@@ -120,7 +120,7 @@ def _climb(o: Origin, levels: Optional[int]) -> Origin:
     default argument it was bound to."""
     if o.kind == "project-file" and o.room is not None:
         return dataclasses.replace(o, room=o.room - levels if levels is not None else None)
-    if o.kind == "unknown" and (o.value or "").startswith(EXISTING):
+    if shipped(o) is not None:
         return dataclasses.replace(o, value=EXISTING + "dir")   # the folder of what exists exists
     if o.kind in ("module-constant", "default-argument") and o.inner:
         inner = tuple(_climb(i, levels) for i in o.inner)
@@ -161,7 +161,7 @@ _PARTIAL: Dict[Origin, Origin] = {}
 
 def _partial(o: Origin) -> Origin:
     """``o`` as the first part of a built string (one object per origin)."""
-    if o.kind == "unknown" and (o.value or "").startswith(EXISTING):
+    if shipped(o) is not None:
         return Origin("unknown", expr=o.expr)   # a path built from a shipped file need not exist
     if o.partial or o.kind not in ("literal", "module-constant"):
         return o

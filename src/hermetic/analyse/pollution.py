@@ -21,7 +21,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR,
     WHILE_BODY, WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
 # the effects of project functions: computed there, looked up by the walk
-from .effects import CONTAINER_METHODS
+from .effects import CONTAINER_METHODS, changed_state
 from .mpwrap import forwarded_saves
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
@@ -542,9 +542,9 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             for key in sorted(effects[a[1]]):
                 if key[0] == "takes":   # only takes entries out: a cleanup, never a change
                     if restoring:
-                        _restored(sc, ("glob",) + key[1:])
+                        _restored(sc, changed_state(key))
                     else:
-                        _put_back(sc, ("glob",) + key[1:], pos[0])
+                        _put_back(sc, changed_state(key), pos[0])
                     continue
                 if restoring:
                     _restored(sc, key)

@@ -61,13 +61,19 @@ class Sinks:
             # os.path.exists(p) answers a question about the machine: no branch is decided by it,
             # unless p is a library's shipped file
             if spec.returns == "value":
-                known = exists_answer(d, target)
-                return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
-            if target is not None and target.atoms and all(o.kind == "test-value" for o in target.origins()) \
-                    and len(tuple(target.origins())) == len(target.atoms):
+                return self._answer(d, target, frame)
+            if target is not None and target.atoms and all(
+                    isinstance(a, Origin) and a.kind == "test-value" for a in target.atoms):
                 return of(("handle", d, "regular"))   # a file in the test's own folder: no terminal
             return of(("handle", d))
         return of(("client", d, spec))
+
+    @staticmethod
+    def _answer(call: str, target: Optional[V], frame: Frame) -> V:
+        """What an answer about the file system (``returns = "value"``) is: unknown, but for an
+        existence question about a library's shipped file (``exists_answer``)."""
+        known = exists_answer(call, target)
+        return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
 
     def _import_marks(self, names) -> None:
         closure = self.p.import_closure
@@ -217,8 +223,7 @@ class Sinks:
             if spec.returns == "value":
                 # an answer about the machine: unknown, and kept unknown where it meets other
                 # values (safe_exists() returning p.exists() or False decides nothing)
-                known = exists_answer(call, target)
-                return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
+                return self._answer(call, target, frame)
             return EMPTY
         return EMPTY
 

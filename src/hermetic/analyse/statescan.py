@@ -9,8 +9,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
-                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, TAG)
-from ..summarise.ir import flat
+                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, TAG, flat)
 from .effects import is_container, locals_of
 from .values import V
 
@@ -194,8 +193,10 @@ def add(sc: Scan, m: Mutation, restoring: bool) -> None:
         if m.restore_like:
             restored(sc, m.key, "*" if m.item is None else m.item)
         return
-    if m.restore_like and m.code != "HT301" and put_back(sc, m.key, m.pos[0]) and m.code == "HT303":
-        return   # putting back (or emptying) what this code changed itself: the change is the finding
+    if m.restore_like and m.code != "HT301":
+        changed_before = put_back(sc, m.key, m.pos[0])
+        if changed_before and m.code == "HT303":
+            return   # putting back (or emptying) what this code changed itself: the change is the finding
     sc.mutations.append(m)
 
 

@@ -280,17 +280,35 @@ _EXISTS_QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file
                      "is_dir": "dir"}
 
 
+def instance_class(a) -> Optional[str]:
+    """The dotted class of atom ``a`` when it is an instance of a library class, else None."""
+    return _marked(a, INSTANCE)
+
+
+def shipped(a) -> Optional[str]:
+    """``"file"`` / ``"dir"`` when atom ``a`` names a file or folder a library ships, else None."""
+    return _marked(a, EXISTING)
+
+
+def _marked(a, mark: str) -> Optional[str]:
+    if isinstance(a, Origin) and a.kind == "unknown" and a.value and a.value.startswith(mark):
+        return a.value[len(mark):]
+    return None
+
+
 def exists_answer(call: str, target: Optional[V]) -> Optional[bool]:
     """The answer of an existence question (``os.path.exists``, ``Path.is_file`` ...: ``call``
     is its dotted name) about ``target`` when every atom names a shipped file or folder; else None."""
-    if call.rsplit(".", 1)[-1] not in _EXISTS_QUESTIONS or target is None or not target.atoms:
+    question = call.rsplit(".", 1)[-1]
+    if question not in _EXISTS_QUESTIONS or target is None or not target.atoms:
         return None
-    wanted = _EXISTS_QUESTIONS[call.rsplit(".", 1)[-1]]
+    wanted = _EXISTS_QUESTIONS[question]
     answers = set()
     for a in target.atoms:
-        if not (isinstance(a, Origin) and a.kind == "unknown" and (a.value or "").startswith(EXISTING)):
+        kind = shipped(a)
+        if kind is None:
             return None
-        answers.add(wanted is None or a.value == EXISTING + wanted)
+        answers.add(wanted is None or kind == wanted)
     return answers.pop() if len(answers) == 1 else None
 
 

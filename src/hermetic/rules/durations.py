@@ -102,8 +102,7 @@ def _clock_aliases(tree: ast.Module) -> Dict[str, List[ast.Assign]]:
             for h in getattr(n, "handlers", []):
                 todo.extend(h.body)
         elif isinstance(n, ast.Assign):
-            f = n.value
-            clock = (f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "") in CLOCK_CALLS
+            clock = _name_of(n.value) in CLOCK_CALLS
             for t in n.targets:
                 if isinstance(t, ast.Name) and clock:
                     out.setdefault(t.id, []).append(n)
@@ -139,8 +138,12 @@ def _offset(node: ast.AST) -> bool:
 
 
 def _call_name(node: ast.Call) -> str:
-    f = node.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return _name_of(node.func)
+
+
+def _name_of(node: ast.AST) -> str:
+    """The last name of ``a.b.c`` or ``c``; "" for anything else."""
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 def _is_clock_call(node: Optional[ast.AST], names: FrozenSet[str] = CLOCK_CALLS) -> bool:

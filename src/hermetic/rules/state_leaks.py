@@ -10,10 +10,11 @@ one finding per state change with the selected tests it reaches.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 from ..analyse import interp as I
 from ..analyse import pollution as P
+from ..analyse.effects import changed_state
 from ..analyse.fixtures import BUILTIN_PREFIX, FixtureScope
 from ..analyse.runner import SKIPPED, Runner, TestItem, plugins_off
 from ..catalogue.process_state import process_state, state_key
@@ -186,7 +187,7 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
     for cqn, c in s["classes"].items():
         tds = [(ip.p.functions[q][0], mod) for n, q in c["methods"].items() if n in _TEARDOWNS]
         class_restores[cqn] = P.teardown_restores(ip, tds) if tds else set()
-    threads: List[Set[str]] = []   # the nested functions run as a thread's target, read when first needed
+    threads: Optional[Set[str]] = None   # the nested functions run as a thread's target, read when first needed
     registered = registered_in[mod] if mod in registered_in else _finalizers(s)
     finalizers = set().union(*registered.values()) if registered else set()
     scopes: Dict[object, FixtureScope] = {}   # a class (or the module) -> its fixture lookup, made when asked
@@ -201,9 +202,9 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         params_are_fixtures = is_fixture or qn in tests_by_qn
         mutations = P.scan_function(ip, f, mod, is_fixture, restores, effects,
                                     _fixture_finder(runner, mod, sf.rel, f, scopes) if params_are_fixtures else None)
-        if mutations and not threads:
-            threads.append(_thread_targets(s))
-        if mutations and qn in threads[0]:
+        if mutations and threads is None:
+            threads = _thread_targets(s)
+        if mutations and qn in threads:
             per_thread = {state_key(st) for st in process_state().per_thread}
             mutations = [m for m in mutations if m.key not in per_thread]   # the thread's own
         if not mutations:
@@ -387,12 +388,12 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
     for qn in reached(ip, hooks, lambda f, mod: called_or_passed(ip, f, mod), 6, 500):
         # module state a hook writes is reset per test; a hook's environment or process
         # writes (PYTEST_CURRENT_TEST) put back nothing the test changed
-        keys |= {("glob",) + k[1:] if k[0] == "takes" else k for k in effects.get(qn, ())
-                 if k[0] in ("glob", "syspath", "takes")}
+        keys |= {changed_state(k) for k in effects.get(qn, ()) if k[0] in ("glob", "syspath", "takes")}
     return keys
 
 
-_UNDONE_FIX = "move the line that puts it back into a `finally:` (or a fixture's teardown), or change it with monkeypatch"
+_UNDONE_FIX = ("move the line that puts it back into a `finally:` (or a fixture's teardown), or change it "
+               "with monkeypatch")
 
 
 def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
