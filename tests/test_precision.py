@@ -3,7 +3,8 @@
 Every operation in the fixture is reached by one near-miss test in tests/test_reached.py and
 ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None, an enum
 member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises,
-the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects, an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, and
+the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects, an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, a handler whose try body only calls
+a test double with no side effect, and
 controls made through mocker.patch.dict and a loop of setenv.
 """
 import sys
@@ -107,6 +108,12 @@ REACHED = [
     # ImportMode("importlib") is the member ImportMode.importlib, and `is` on members compares values
     ("enum-called-with-a-value", "HT103", "src/decided/modes.py", 'os.environ.get("DECIDED_IMPORT_MISMATCH")',
      "test_import_prepended"),
+    # a try body that only calls a double raises nothing, so its handler is not reached; near
+    # misses: the double given a side effect afterwards, and a patch's mock given one
+    ("handler-of-a-double-given-a-side-effect", "HT103", "src/decided/pidfile.py",
+     'return os.environ.get("DECIDED_BROKEN_PIDFILE")', "test_pid_file_broken"),
+    ("handler-of-a-patch-given-a-side-effect", "HT103", "src/decided/pidfile.py",
+     'return os.environ.get("DECIDED_PROCESS_GONE")', "test_process_gone"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
             for kind, code, path, snippet, test in REACHED]

@@ -10,7 +10,7 @@ import collections
 from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
-from .controls import double
+from .controls import double, quiet_double, side_effect_given
 from .decide import isinstance_of, library_class, regex_result, type_name
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
@@ -64,6 +64,8 @@ class Calls:
                 continue
             kwargs[kname] = v
         self._site = (frame.path, tuple(pos))
+        if fexpr[0] == "attr" and fexpr[2] == "configure_mock" and any("side_effect" in k for k in kwargs):
+            self.ctx.raising = side_effect_given(self.eval(fexpr[1], frame), self.ctx.raising)
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,
@@ -73,6 +75,9 @@ class Calls:
         a library's raise is not known."""
         if self.expect_hit:   # unwinding to the test's `with pytest.raises(E)`: nothing more runs
             return EMPTY
+        if self.try_watch is not None:
+            raising = self.ctx.raising
+            self.try_watch.append(bool(callee.atoms) and all(quiet_double(a, raising) for a in callee.atoms))
         before = self.call_raised
         out = EMPTY
         resolved = False
@@ -279,7 +284,7 @@ class Calls:
             return of(Origin("literal", expr="tempfile.gettempdir()", path=frame.path, line=frame.line, value="/tmp",
                              in_test=frame.in_test))
         if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
-            return double(kwargs)
+            return double(kwargs, (frame.path, tuple(pos) if pos else (frame.line,)))
         if d in ("functools.partial", "functools.partialmethod") and args:
             captured = self.import_time and self._is_clock_fn(args[0])
             if captured:

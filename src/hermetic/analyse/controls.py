@@ -13,7 +13,7 @@ from typing import Optional
 from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
 from .literals import _literal_str, _literal_strs, _pick, truthiness
-from .state import DELETED, Frame
+from .state import ANY_VARIABLE, DELETED, Frame
 from .decide import regex_result
 from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
 
@@ -98,7 +98,7 @@ class Controls:
         owner, attr = res
         new = args[1] if len(args) > 1 else kwargs.get("new")
         explicit = new is not None
-        value = new if new is not None else double(kwargs)
+        value = new if new is not None else double(kwargs, self._site)
         return of(("patcher", "attr", (owner, attr, value, explicit), self._site))
 
     def _patch_object(self, args, kwargs) -> V:
@@ -109,7 +109,8 @@ class Controls:
         if owner is None or attr is None:
             return of(("patcher", "none", ()))
         new = args[2] if len(args) > 2 else kwargs.get("new")
-        return of(("patcher", "attr", (owner, attr, new if new is not None else double(kwargs), new is not None),
+        return of(("patcher", "attr", (owner, attr, new if new is not None else double(kwargs, self._site),
+                                       new is not None),
                    self._site))
 
     def _patch_dict(self, args, kwargs) -> V:
@@ -345,15 +346,38 @@ def _dict_view(atom, name: str) -> V:
     return of(("seq", "list", tuple(items)))
 
 
-def double(kwargs) -> V:
+def double(kwargs, site: Optional[tuple] = None) -> V:
     """A test double; called, it returns its ``return_value`` when one is given
     (``patch("m.is_installed", return_value=False)``, ``Mock(return_value=1816)``), and raises
-    when its ``side_effect`` is an exception class (``side_effect=IOError``)."""
+    when its ``side_effect`` is an exception class (``side_effect=IOError``).
+
+    One made at ``site`` (``(path, pos)``) with no side effect and wrapping nothing is
+    ``("double", returns, site)``: a call of it raises nothing until the test gives it one
+    (``m.side_effect = E``, ``m.configure_mock(side_effect=E)``: ``Ctx.raising``, ``quiet_double``)."""
     effect = kwargs.get("side_effect")
     if effect is not None and _exception_classes(effect):
         return of(("double", RAISED_V))
     ret = kwargs.get("return_value")
+    if site is not None and not any("side_effect" in k or k == "wraps" for k in kwargs):
+        return of(("double", DOUBLE_V if ret is None else ret, site))
     return DOUBLE_V if ret is None else of(("double", ret))
+
+
+def quiet_double(a, raising: frozenset) -> bool:
+    """Atom ``a`` is a test double whose call raises nothing: made with no side effect, and given
+    none since (``raising``: ``Ctx.raising``)."""
+    return (isinstance(a, tuple) and a[0] == "double" and len(a) > 2 and a[2] not in raising
+            and ANY_VARIABLE not in raising)
+
+
+def side_effect_given(base: V, raising: frozenset) -> frozenset:
+    """``raising`` after ``base.side_effect = ...``: the doubles of ``base`` may raise from now on
+    (all of them when one has no site)."""
+    sites = set()
+    for a in base.atoms:
+        if isinstance(a, tuple) and a[0] == "double":
+            sites.add(a[2] if len(a) > 2 else ANY_VARIABLE)
+    return raising | sites if sites else raising
 
 
 _EXCEPTION_NAME = re.compile(r"(Error|Exception|Exit|Interrupt|Timeout)$")

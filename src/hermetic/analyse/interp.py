@@ -92,6 +92,9 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.sweep = False
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.undecided = 0   # > 0 while running one of alternatives the values do not decide (confidence)
+        # while a `try` body of plain calls runs (``statements._calls_only``): per call, whether the
+        # callee is a test double that raises nothing (``controls.quiet_double``)
+        self.try_watch: Optional[List[bool]] = None
         self.cm_ctx: List[Optional[Ctx]] = []
         self.direct_env: List[str] = []   # variables test code sets itself (os.environ[K] = v), S2
         self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses

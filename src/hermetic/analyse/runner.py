@@ -338,6 +338,7 @@ class Runner:
         pm = ip.globals.get(item.module, {}).get("pytestmark")
         if pm is not None:
             marks.extend(marks_of(pm))
+        n_class_decos = len(deco_atoms)
         for dexpr, _l in reversed(test_fn["decorators"]):
             deco_atoms.extend(self._eval_decorator(dexpr, item.module))
         marks.extend(a for a in deco_atoms if a[0] == "mark")
@@ -408,7 +409,12 @@ class Runner:
         params = [p for p in test_fn["params"]]
         if item.cls and params and params[0][PARAM_KIND] == "pos":
             params = params[1:]
-        n_mock = sum(1 for a in deco_atoms if a[0] == "patcher" and a[1] in ("attr",) and not a[2][3])
+        # the mocks the patch decorators pass, the bottom one's first; with a class's patches too,
+        # which is which is not kept (each a double that may raise)
+        mocks = [a[2][2] for a in deco_atoms if a[0] == "patcher" and a[1] in ("attr",) and not a[2][3]]
+        n_mock = len(mocks)
+        if any(a[0] == "patcher" for a in deco_atoms[:n_class_decos]):
+            mocks = [DOUBLE_V] * n_mock
         # pytest sorts the fixture closure by scope, higher first; within a scope autouse
         # fixtures, then usefixtures, then the test's parameters, in order. A module-scoped
         # fixture the test requests is set up before a function-scoped autouse one.
@@ -433,7 +439,7 @@ class Runner:
             if kind in ("var", "varkw"):
                 continue
             if i < n_mock:
-                loc[pname] = DOUBLE_V
+                loc[pname] = mocks[i]   # the double the i-th patch from the bottom installed
             elif pname in param_values:
                 loc[pname] = param_values[pname]
             elif _d is not None and pname not in fx.known_names():

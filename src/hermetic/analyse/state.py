@@ -80,10 +80,13 @@ class Ctx:
     # of "patches", "sites", "env", "cwd"; ``monkeypatch.undo()`` puts them back
     mp_log: tuple = ()
     mp_key: int = 0   # ``_log_key(mp_log)``, kept with it: ``key`` runs at every call
+    # the sites of test doubles given a side effect after they were made (``m.side_effect = E``);
+    # ANY_VARIABLE: one without a site was, so any double may raise from then on
+    raising: frozenset = frozenset()
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
-                   self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key)
+                   self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising)
 
     def set_log(self, log: tuple) -> None:
         self.mp_log, self.mp_key = log, _log_key(log) if log else 0
@@ -95,7 +98,7 @@ class Ctx:
         return (tuple(sorted(((repr(k), hash(v)) for k, v in p.items()))) if p else (),
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
-                hash(self.cwd) if self.cwd is not None else None, self.mp_key)
+                hash(self.cwd) if self.cwd is not None else None, self.mp_key, self.raising)
 
 
 def _log_key(log: tuple) -> int:
