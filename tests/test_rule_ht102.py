@@ -118,3 +118,20 @@ def test_not_devices():
     monkeypatch.chdir(tmp_path)
     report, _ = run_check([], tmp_path)
     assert sorted(f.line for f in report.findings) == [15, 16]
+
+
+def test_a_class_attribute_origin_is_its_own_line(tmp_path, monkeypatch):
+    """A path held in a class attribute is named by the line that binds it, not the class's
+    header, and called a class attribute."""
+    from hermetic.api import run_check
+
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import os\n\n\nclass TestHooks:\n    \"\"\"Hooks.\"\"\"\n\n    repo_path = os.path.abspath('hooks-repo')\n\n"
+        "    def test_made(self):\n        os.mkdir(self.repo_path)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    [f] = [f for f in report.findings if f.code == "HT102"]
+    assert (f.origin["kind"], f.origin["line"]) == ("module-constant", 7)
+    assert "TestHooks.repo_path (a class attribute, tests/test_a.py:7" in f.message

@@ -533,8 +533,11 @@ class Statements:
         cframe.locals = {}
         saved_stack = self.stack
         self.stack = self.stack + [cframe]
+        bound_at: Dict[str, int] = {}   # a class attribute's origin is its own line, not the class's
         try:
             for st in c["body"]:
+                if st[0] == "assign":
+                    bound_at.update((t[1], st[3]) for t in st[1] if t[0] == "name")
                 if st[0] in ("def", "class"):
                     if st[0] == "def":
                         decos = self._define_function(st[2], cframe)
@@ -551,7 +554,7 @@ class Statements:
             self.stack = saved_stack
         attrs = self.class_attrs.setdefault(qn, {})
         for k, v in cframe.locals.items():
-            attrs.setdefault(k, wrap_constant(v, f"{c['name']}.{k}", frame.path, c["line"]))
+            attrs.setdefault(k, wrap_constant(v, f"{c['name']}.{k}", frame.path, bound_at.get(k, c["line"])))
 
 
 def _calls_only(body) -> bool:

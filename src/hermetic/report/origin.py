@@ -68,7 +68,8 @@ def describe_origin(o: Optional[Origin]) -> str:
                 src = ", built from __file__, above the project root"
             elif leaf.kind == "project-file":
                 src = ", built from __file__ (inside the project)"
-        return f"{o.expr} (a module constant{loc}{src})"
+        what = "a class attribute" if "." in o.expr else "a module constant"   # Class.NAME
+        return f"{o.expr} ({what}{loc}{src})"
     if o.kind == "environment":
         return source_words(o)
     if o.kind == "literal" and o.expr[:1] not in ("'", '"'):
