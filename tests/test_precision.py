@@ -4,7 +4,7 @@ Every operation in the fixture is reached by one near-miss test in tests/test_re
 ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None, an enum
 member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises,
 the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects, an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, a handler whose try body only calls
-a test double with no side effect, and
+a test double with no side effect, a module's object() sentinel, and
 controls made through mocker.patch.dict and a loop of setenv.
 """
 import sys
@@ -114,6 +114,15 @@ REACHED = [
      'return os.environ.get("DECIDED_BROKEN_PIDFILE")', "test_pid_file_broken"),
     ("handler-of-a-patch-given-a-side-effect", "HT103", "src/decided/pidfile.py",
      'return os.environ.get("DECIDED_PROCESS_GONE")', "test_process_gone"),
+    # options.get(name, MISSING) is the entry the test's dict holds, and no literal is the
+    # module's object() sentinel; near misses: the key missing, and a marker made at each call
+    ("sentinel-missing", "HT103", "src/decided/backend.py", 'return os.environ.get("DECIDED_OPTION_FALLBACK")',
+     "test_option_missing"),
+    ("marker-made-per-call", "HT103", "src/decided/backend.py", 'return os.environ.get("DECIDED_FRESH_MARKER")',
+     "test_marker_option_given"),
+    # self.__dict__["conn"] = conn sets the attribute: a connection given rules the read out
+    ("attribute-set-through-dict", "HT103", "src/decided/backend.py", 'return os.environ.get("DECIDED_HOLDER_URL")',
+     "test_holder_without_a_connection"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
             for kind, code, path, snippet, test in REACHED]

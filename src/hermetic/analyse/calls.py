@@ -399,6 +399,9 @@ class Calls:
         if d in self.p.catalogue.stream_wrappers and args and args[0].atoms and all(
                 instance_class(a) is not None or isinstance(a, tuple) and a[0] == "handle" for a in args[0].atoms):
             return args[0]   # TextIOWrapper(BytesIO()): answers as the stream it wraps (catalogue)
+        if d == "builtins.object" and not args and not kwargs and frame.is_module:
+            # MISSING = object() at a module's top level: one object, made once (a sentinel)
+            return of(Origin("unknown", expr="object()", path=frame.path, line=frame.line, value=INSTANCE + d))
         if _constructs(d):
             # an instance of a library class: not None, whatever else it is
             return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=INSTANCE + d))

@@ -138,7 +138,7 @@ def _distinct_object(a) -> bool:
     instance, function or class, a container, a string literal. Not a value that may be None
     or shared (an environment read, a default, a clock, a number, an unknown)."""
     if isinstance(a, Origin):
-        if a.kind in _FRESH_KINDS:
+        if a.kind in _FRESH_KINDS or is_sentinel(a):
             return True
         if a.kind == "literal":
             return a.expr[:1] in ("'", '"')
@@ -148,6 +148,23 @@ def _distinct_object(a) -> bool:
     return a[0] in ("inst", "func", "cls", "seq", "dict")
 
 
+def is_sentinel(a) -> bool:
+    """Atom ``a`` is the one object a module's top level made with ``object()`` (``MISSING``)."""
+    return (isinstance(a, Origin) and a.kind == "unknown" and a.expr == "object()" and a.line is not None
+            and a.value == "instance builtins.object")
+
+
+def _is_sentinel(sentinel, v: V) -> Optional[bool]:
+    """``v is sentinel``: only the sentinel itself is; a literal, a test value, a project object
+    or a container never is; a value the analysis does not know may be."""
+    if sentinel in v.atoms:
+        return True if len(v.atoms) == 1 else None
+    for a in v.atoms:
+        if isinstance(a, Origin) and not (a.kind in ("literal", "test-value") or is_sentinel(a)):
+            return None
+    return False
+
+
 def identical(left: V, right: V) -> Optional[bool]:
     """``left is right`` by what the values are: the same single instance is itself; values made
     apart (a tmp_path and a constant computed from the home folder, two instances) with no
@@ -155,12 +172,16 @@ def identical(left: V, right: V) -> Optional[bool]:
     Python may intern) or either may be None or shared (an environment read, a number)."""
     if not left.atoms or not right.atoms:
         return None
+    for one, other in ((left, right), (right, left)):
+        if len(one.atoms) == 1 and is_sentinel(next(iter(one.atoms))):
+            return _is_sentinel(next(iter(one.atoms)), other)
     if _literal_like(left) and _literal_like(right):
         return None
     if not all(_distinct_object(a) for a in left.atoms | right.atoms):
         return None
     only = next(iter(left.atoms))
-    if len(left.atoms) == 1 and left.atoms == right.atoms and isinstance(only, tuple) and only[0] == "inst":
+    if len(left.atoms) == 1 and left.atoms == right.atoms and (
+            isinstance(only, tuple) and only[0] == "inst" or is_sentinel(only)):
         return True
     return False if left.atoms.isdisjoint(right.atoms) else None
 

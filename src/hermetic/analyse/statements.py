@@ -7,7 +7,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from .expected import expected_classes, raised_expected
 from .controls import side_effect_given
-from .literals import env_name, _canonical
+from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name
 from .state import ANY_VARIABLE, Frame, _Return
@@ -374,6 +374,10 @@ class Statements:
                 elif a[0] == "mod" and a[1] in self.globals:
                     self.write_state("gattr", a[1], t[2], val)
         elif k == "sub":
+            if t[1][0] == "attr" and t[1][2] == "__dict__" and _literal_str(self.eval(t[2], frame)) is not None:
+                # self.__dict__["name"] = v sets the attribute (past a __setattr__)
+                self.assign(("attr", t[1][1], _literal_str(self.eval(t[2], frame))), val, frame)
+                return
             base = self.eval(t[1], frame)
             key = self.eval(t[2], frame)
             if t[1][0] == "name" and t[2][0] == "slice" and self._replace_slice(t[1][1], t[2], val, frame):
