@@ -28,6 +28,14 @@ EXPECTED = [
     # a module-scoped fixture is set up before a function-scoped autouse one moves HOME
     Expect("scope-order", "HT102", "tests/test_scope_order.py", 'rc_path_early.write_text("x"',
            tests=["tests/test_scope_order.py::test_rc_written_early"], origin="home"),
+    # the same when the module-scoped fixture is requested only through a usefixtures one (pytest
+    # sorts the whole closure by scope); its twin behind a function-scoped path is silent
+    Expect("scope-order-through-a-dependency", "HT102", "tests/test_scope_order.py",
+           'rc_path_early.rename(rc_path_early.with_suffix(".bak"))',
+           tests=["tests/test_scope_order.py::test_defaults_without_an_rc"], origin="home"),
+    Expect("scope-order-through-a-dependency-read", "HT102", "tests/test_scope_order.py",
+           "if rc_path_early.exists():", tests=["tests/test_scope_order.py::test_defaults_without_an_rc"],
+           origin="home"),
     Expect("deliver", "HT102", SP, DELIVER, tests=[
         TF + "test_returned_live_fixture",        # fixture returns settings.SPOOL
         TF + "test_conftest_target_dir",          # conftest's target_dir (not overridden here)
