@@ -136,6 +136,27 @@ class FixtureScope:
                 return d
         return None
 
+    def dependencies(self, names: List[str], known: Set[str]) -> List[str]:
+        """The fixtures that the fixtures ``names`` request, transitively, in the order pytest's
+        closure finds them (each once, none of ``known``)."""
+        out: List[str] = []
+        queue = list(names)
+        seen = set(known)
+        while queue:
+            d = self.find(queue.pop(0))
+            if d is None:
+                continue
+            f = self.p.functions[d.qualname][0]
+            params = f["params"][1:] if d.cls else f["params"]
+            for prm in params:
+                dep = prm[PARAM_NAME]
+                if prm[PARAM_KIND] in ("var", "varkw") or dep in seen or dep in ("request", d.name):
+                    continue
+                seen.add(dep)
+                out.append(dep)
+                queue.append(dep)
+        return out
+
     def get(self, name: str, param_values: Optional[Dict[str, V]] = None, below: Optional[FixtureDef] = None) -> V:
         ip = self.ip
         if below is None and name in self.cache:

@@ -432,7 +432,7 @@ class Runner:
         # a module-scoped fixture behind a usefixtures one is set up before the autouse ones
         requested = list(fx.autouse_names()) + list(usefixtures) + [
             prm[PARAM_NAME] for i, prm in enumerate(params) if i >= n_mock and prm[PARAM_NAME] not in param_values]
-        deps = _dependencies(self.p.functions, fx, requested, set(requested) | set(param_values))
+        deps = fx.dependencies(requested, set(requested) | set(param_values))
         order += [(scope_rank(n), 3, i, n, False) for i, n in enumerate(deps) if scope_rank(n) < 4]
         for _r, _g, _i, name, with_params in sorted(order):
             if with_params:
@@ -581,24 +581,3 @@ def _names_bound(targets) -> List[str]:
             out.extend(_names_bound(t[TUPLE_ITEMS]))
     return out
 
-
-def _dependencies(functions, fx: FixtureScope, names: List[str], known: Set[str]) -> List[str]:
-    """The fixtures that the fixtures ``names`` request, transitively, in the order pytest's
-    closure finds them (each once, none of ``known``)."""
-    out: List[str] = []
-    queue = list(names)
-    seen = set(known)
-    while queue:
-        d = fx.find(queue.pop(0))
-        if d is None:
-            continue
-        f = functions[d.qualname][0]
-        params = f["params"][1:] if d.cls else f["params"]
-        for prm in params:
-            dep = prm[PARAM_NAME]
-            if prm[PARAM_KIND] in ("var", "varkw") or dep in seen or dep in ("request", d.name):
-                continue
-            seen.add(dep)
-            out.append(dep)
-            queue.append(dep)
-    return out

@@ -7,6 +7,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from .expected import expected_classes, raised_expected
 from .controls import side_effect_given
+from .handlers import calls_only
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name
@@ -190,7 +191,7 @@ class Statements:
         if kind == "try":
             frame.line = st[5]
             watched = None
-            if _calls_only(st[1]):
+            if calls_only(st[1]):
                 outer, self.try_watch = self.try_watch, []
                 try:
                     ended = self.exec_block(st[1], frame)
@@ -559,37 +560,6 @@ class Statements:
         attrs = self.class_attrs.setdefault(qn, {})
         for k, v in cframe.locals.items():
             attrs.setdefault(k, wrap_constant(v, f"{c['name']}.{k}", frame.path, bound_at.get(k, c["line"])))
-
-
-def _calls_only(body) -> bool:
-    """A ``try`` body made of calls (of a name or an attribute chain, with names and literals as
-    arguments), each a statement, bound to names or returned: what it can raise is what the
-    calls raise (``Interp.try_watch`` then records whether each callee is a quiet double)."""
-    if not body or len(body) > 4:
-        return False
-    for st in body:
-        k = st[0]
-        if k == "assign" and all(t[0] == "name" for t in st[1]):
-            e = st[2]
-        elif k == "expr" and not (len(st) > 3 and st[EXPR_ASSERT]):
-            e = st[1]
-        elif k == "return" and st[1] is not None:
-            e = st[1]
-        else:
-            return False
-        if e[0] != "call" or not _plain_callee(e[1]):
-            return False
-        if any(a[0] not in ("lit", "name") for a in e[2]):
-            return False
-        if any(kw[0] == "**" or kw[1][0] not in ("lit", "name") for kw in e[3]):
-            return False
-    return True
-
-
-def _plain_callee(f) -> bool:
-    while f[0] == "attr":
-        f = f[1]
-    return f[0] == "name"
 
 
 def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
