@@ -114,8 +114,8 @@ REACHED = [
      'return os.environ.get("DECIDED_BROKEN_PIDFILE")', "test_pid_file_broken"),
     ("handler-of-a-patch-given-a-side-effect", "HT103", "src/decided/pidfile.py",
      'return os.environ.get("DECIDED_PROCESS_GONE")', "test_process_gone"),
-    # options.get(name, MISSING) is the entry the test's dict holds, and no literal is the
-    # module's object() sentinel; near misses: the key missing, and a marker made at each call
+    # no literal is the module's object() sentinel; near misses: the argument left out (the
+    # sentinel itself), and a marker made at each call
     ("sentinel-missing", "HT103", "src/decided/backend.py", 'return os.environ.get("DECIDED_OPTION_FALLBACK")',
      "test_option_missing"),
     ("marker-made-per-call", "HT103", "src/decided/backend.py", 'return os.environ.get("DECIDED_FRESH_MARKER")',

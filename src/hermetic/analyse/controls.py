@@ -8,14 +8,14 @@ substitutes are modelled in ``runner``.
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Optional
 
 from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .state import ANY_VARIABLE, DELETED, Frame
 from .decide import regex_result
-from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, union
+from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
 
 
 class Controls:
@@ -171,8 +171,6 @@ class Controls:
     def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
         t = atom[0]
         if t == "dict":
-            if name == "get":
-                return _dict_get(atom, args, frame)
             return _dict_view(atom, name)
         if t == "regex":
             found = regex_result(name, atom[1], args[0], atom[2]) if args else None
@@ -337,24 +335,6 @@ class Controls:
             return of(("fixture", "monkeypatch"))
         return EMPTY
 
-
-
-def _dict_get(atom, args, frame: Frame) -> V:
-    """``d.get(key, default)`` on a dict whose entries are known: the entry bound last under a
-    literal ``key``; with an unknown part (``**other``) after it, or a key the values do not give,
-    either that or ``default``. A key no entry has gives ``default`` or unknown (as ``d[key]`` is
-    unknown): a function the dict was handed may have filled it."""
-    default = args[1] if len(args) > 1 else lit(None, frame.path, frame.line, frame.in_test)
-    key = _literal_str(args[0]) if args else None
-    if key is None:
-        return union([v for _k, v in atom[1]] + [default])
-    found: List[V] = [default, UNKNOWN_V]
-    for k, v in atom[1]:
-        if k == key:
-            found = [v]
-        elif k is None:
-            found.append(v)
-    return union(found)
 
 
 def _dict_view(atom, name: str) -> V:

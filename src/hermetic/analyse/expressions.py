@@ -498,7 +498,7 @@ class Expressions:
                 out = out | of(("meth", a, name))
             elif t == "regex":
                 out = out | of(("meth", a, name))   # a compiled pattern's match / search
-            elif t == "dict" and name in ("items", "keys", "values", "get"):
+            elif t == "dict" and name in ("items", "keys", "values"):
                 out = out | of(("meth", a, name))   # a view of a known dict (a loop over its entries)
             elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":
                 out = out | of(("meth", ("fixture", "mocker.patch"), name))   # mocker.patch.dict / .object
