@@ -135,3 +135,27 @@ def test_a_class_attribute_origin_is_its_own_line(tmp_path, monkeypatch):
     [f] = [f for f in report.findings if f.code == "HT102"]
     assert (f.origin["kind"], f.origin["line"]) == ("module-constant", 7)
     assert "TestHooks.repo_path (a class attribute, tests/test_a.py:7" in f.message
+
+
+def test_abspath_of_a_relative_literal_is_the_working_directory(tmp_path, monkeypatch):
+    """``os.path.abspath("out/x")`` (or ``Path("out").resolve()``) computed at call time is a
+    path in the working directory: origin kind ``cwd`` (contract section 8), judged as the
+    relative path it was made from: a write is uncontrolled, a read of the tests' own data and a
+    write after ``monkeypatch.chdir(tmp_path)`` are not."""
+    from hermetic.api import run_check
+
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import os\nfrom pathlib import Path\n\n\n"
+        "def test_report_written():\n    open(os.path.abspath('out/report.txt'), 'w').close()\n\n\n"
+        "def test_resolved():\n    Path('out').resolve().joinpath('r.txt').write_text('x')\n\n\n"
+        "def test_data_read():\n    open(os.path.abspath('tests/data.txt')).close()\n\n\n"
+        "def test_in_tmp(monkeypatch, tmp_path):\n    monkeypatch.chdir(tmp_path)\n"
+        "    open(os.path.abspath('scratch.txt'), 'w').close()\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    found = sorted((f.line, f.origin["kind"], f.origin["expression"]) for f in report.findings if f.code == "HT102")
+    assert found == [(6, "cwd", "abspath('out/report.txt')"), (10, "cwd", "resolve('out')")]
+    [first] = [f for f in report.findings if f.line == 6]
+    assert "writes (open) abspath('out/report.txt') (in the working directory, tests/test_a.py:6)" in first.message

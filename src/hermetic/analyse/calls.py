@@ -14,7 +14,7 @@ from .controls import double, quiet_double, side_effect_given
 from .decide import isinstance_of, library_class, regex_result, type_name
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (_CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
+from .origins import (from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
@@ -265,6 +265,8 @@ class Calls:
                     return whole.with_path(False)
             if d in ("os.path.dirname", "posixpath.dirname"):
                 return _up(_head(args[0])).with_path(False)
+            if d in ("os.path.abspath", "os.path.realpath") and self.ctx.cwd is None:
+                return from_cwd(_head(args[0]), d.rsplit(".", 1)[-1]).with_path(False)
             return _head(args[0]).with_path(False)
         if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
             if d == "os.path.expanduser" and args:

@@ -10,7 +10,7 @@ from .sinks import writes_of
 from ..summarise.ir import dotted_name
 from .literals import _canonical, _literal_str, _str_affix
 from .decide import values
-from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, scheme_only
+from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
 from .state import Ctx, Frame
 from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, of
 
@@ -301,6 +301,8 @@ class Objects:
             write, may_write = writes_of(spec, args, kwargs)
             return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
                                     may_write=may_write)
+        if name in ("resolve", "absolute") and base.is_path and self.ctx.cwd is None:
+            return from_cwd(_head(base), name).with_path(True)   # Path("data").resolve(): from the working directory
         if name in _PATH_VALUE_METHODS:
             return _head(base).with_path(True)
         if name == "expanduser":

@@ -109,6 +109,26 @@ def _const_value(origins) -> Optional[str]:
     return None
 
 
+def from_cwd(v: V, call: str) -> V:
+    """``os.path.abspath(p)`` / ``realpath`` / ``Path(p).resolve()`` computed now: a relative
+    literal ``p`` becomes the working directory's path (contract section 8: a value computed at
+    call time from the working directory has kind ``cwd``); the literal stays its ``inner``, which
+    decides it at a sink (``classify``) as the relative path it was."""
+    out = []
+    for a in v.atoms:
+        if isinstance(a, Origin) and a.kind == "literal" and _relative(a):
+            a = Origin("cwd", expr=f"{call}({a.expr})", path=a.path, line=a.line, inner=(a,))
+        out.append(a)
+    return V(frozenset(out), v.is_path)
+
+
+def _relative(o: Origin) -> bool:
+    text = o.value or ""
+    return (o.expr[:1] in ("'", '"') and bool(text) and text not in ("None", "True", "False")
+            and not text.startswith(("/", "~", "\\\\")) and not re.match(r"^[A-Za-z]:[\\/]", text)
+            and "://" not in text)
+
+
 def _up(v: V) -> V:
     """``os.path.dirname`` of a value: a path built from ``__file__`` climbs one level."""
     return V(frozenset(_climb(a, 1) if isinstance(a, Origin) else a for a in v.atoms), v.is_path)

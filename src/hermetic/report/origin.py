@@ -84,6 +84,8 @@ def describe_origin(o: Optional[Origin]) -> str:
         return f"the default argument {o.expr}{loc}"
     if o.kind == "library-default":
         return f"the library's default target ({o.expr}{loc})"
+    if o.kind == "cwd" and o.inner:   # abspath('data/x'): a path under it, made at call time
+        return f"{o.expr} (in the working directory{loc})"
     if o.kind in ("home", "cwd"):
         return f"{source_words(o)} ({o.expr}{loc})"
     if o.kind == "clock":
