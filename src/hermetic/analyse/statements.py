@@ -375,9 +375,9 @@ class Statements:
                 elif a[0] == "mod" and a[1] in self.globals:
                     self.write_state("gattr", a[1], t[2], val)
         elif k == "sub":
-            if t[1][0] == "attr" and t[1][2] == "__dict__" and _literal_str(self.eval(t[2], frame)) is not None:
-                # self.__dict__["name"] = v sets the attribute (past a __setattr__)
-                self.assign(("attr", t[1][1], _literal_str(self.eval(t[2], frame))), val, frame)
+            attr = _literal_str(self.eval(t[2], frame)) if t[1][0] == "attr" and t[1][2] == "__dict__" else None
+            if attr is not None:   # self.__dict__["name"] = v sets the attribute (past a __setattr__)
+                self.assign(("attr", t[1][1], attr), val, frame)
                 return
             base = self.eval(t[1], frame)
             key = self.eval(t[2], frame)
