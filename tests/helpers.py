@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import pytest
 
@@ -144,7 +144,19 @@ def have_git() -> bool:
         return False
 
 
-def fixture_suite(fixture: str, expected: Sequence, silent: Sequence, optional: Sequence = ()):
+def check_files(root: Path, files: Dict[str, str]):
+    """Write ``files`` (path under ``root`` -> text) beside a bare pytest ``pyproject.toml`` and
+    check ``root``: ``(report, outcome)`` of ``run_check``. The caller has changed into ``root``."""
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return run_check([], root)
+
+
+def fixture_suite(fixture: str, expected: Sequence, silent: Sequence, optional: Sequence = (),
+                  name: str = "findings"):
     """The standard tests of a fixture project, for a test module to bind by name:
 
         findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
@@ -154,20 +166,20 @@ def fixture_suite(fixture: str, expected: Sequence, silent: Sequence, optional: 
     (``expected`` plus ``optional``) are exhaustive."""
     import pytest
 
-    @pytest.fixture(scope="module")
+    @pytest.fixture(scope="module", name=name)
     def findings(checked):
         return checked(fixture)
 
     @pytest.mark.parametrize("exp", params(expected))
-    def test_reported(findings, exp):
-        assert_reported(fixture, findings, exp)
+    def test_reported(request, exp):
+        assert_reported(fixture, request.getfixturevalue(name), exp)
 
     @pytest.mark.parametrize("near", params(silent))
-    def test_silent(findings, near):
-        assert_silent(fixture, findings, near)
+    def test_silent(request, near):
+        assert_silent(fixture, request.getfixturevalue(name), near)
 
-    def test_nothing_else(findings):
-        assert_nothing_else(fixture, findings, list(expected) + list(optional))
+    def test_nothing_else(request):
+        assert_nothing_else(fixture, request.getfixturevalue(name), list(expected) + list(optional))
 
     return findings, test_reported, test_silent, test_nothing_else
 

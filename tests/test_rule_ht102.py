@@ -1,6 +1,6 @@
 """HT102: file-system access (fixture ht102-file)."""
 
-from helpers import fixture_suite, Expect, Silent
+from helpers import check_files, fixture_suite, Expect, Silent
 
 FIX = "ht102-file"
 R = "src/exporter/report.py"
@@ -63,31 +63,24 @@ def test_one_sink_reached_with_different_targets_names_each(tmp_path, monkeypatc
     """One finding per sink location (contract section 4) shows the first test's origin; a test
     that reaches the sink with another target is named in the message with that target, so
     fixing the first test is not taken for fixing the finding."""
-    from hermetic.api import run_check
-
-    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
-    (tmp_path / "app.py").write_text(
-        "from pathlib import Path\nGOALS_FILE = Path.home() / 'goals.yaml'\n\n\n"
-        "def save(text):\n    GOALS_FILE.write_text(text)\n", encoding="utf-8")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_a.py").write_text(
-        "from pathlib import Path\nimport app\n\n\n"
-        "def test_patched(monkeypatch):\n    monkeypatch.setattr(app, 'GOALS_FILE', Path('/srv/goals.yaml'))\n"
-        "    app.save('x')\n\n\n"
-        "def test_plain():\n    app.save('y')\n\n\n"
-        "def test_plain_too():\n    app.save('z')\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    report, _ = run_check([], tmp_path)
+    report, _ = check_files(tmp_path, {
+        "app.py": "from pathlib import Path\nGOALS_FILE = Path.home() / 'goals.yaml'\n\n\n"
+                  "def save(text):\n    GOALS_FILE.write_text(text)\n",
+        "tests/test_a.py": "from pathlib import Path\nimport app\n\n\n"
+                           "def test_patched(monkeypatch):\n"
+                           "    monkeypatch.setattr(app, 'GOALS_FILE', Path('/srv/goals.yaml'))\n    app.save('x')\n\n\n"
+                           "def test_plain():\n    app.save('y')\n\n\n"
+                           "def test_plain_too():\n    app.save('z')\n"})
     [f] = [f for f in report.findings if f.code == "HT102"]
     assert f.origin["kind"] == "literal" and len(f.tests) == 3
     assert f.message.endswith("; tests/test_a.py::test_plain and 1 more reach it with GOALS_FILE "
                               "(a module constant, app.py:2, from the home folder)")
 
     # the same target for every test: nothing added
-    (tmp_path / "tests" / "test_a.py").write_text(
-        "import app\n\n\ndef test_plain():\n    app.save('y')\n\n\ndef test_plain_too():\n    app.save('z')\n",
-        encoding="utf-8")
-    report, _ = run_check([], tmp_path)
+    report, _ = check_files(tmp_path, {
+        "tests/test_a.py": "import app\n\n\ndef test_plain():\n    app.save('y')\n\n\n"
+                           "def test_plain_too():\n    app.save('z')\n"})
     [f] = [f for f in report.findings if f.code == "HT102"]
     assert f.message.endswith("not controlled by tests/test_a.py::test_plain and 1 more")
 
@@ -123,15 +116,10 @@ def test_not_devices():
 def test_a_class_attribute_origin_is_its_own_line(tmp_path, monkeypatch):
     """A path held in a class attribute is named by the line that binds it, not the class's
     header, and called a class attribute."""
-    from hermetic.api import run_check
-
-    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_a.py").write_text(
-        "import os\n\n\nclass TestHooks:\n    \"\"\"Hooks.\"\"\"\n\n    repo_path = os.path.abspath('hooks-repo')\n\n"
-        "    def test_made(self):\n        os.mkdir(self.repo_path)\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    report, _ = run_check([], tmp_path)
+    report, _ = check_files(tmp_path, {"tests/test_a.py": (
+        "import os\n\n\nclass TestHooks:\n    \"\"\"Hooks.\"\"\"\n\n    repo_path = os.path.abspath('hooks-repo')\n\n"
+        "    def test_made(self):\n        os.mkdir(self.repo_path)\n")})
     [f] = [f for f in report.findings if f.code == "HT102"]
     assert (f.origin["kind"], f.origin["line"]) == ("module-constant", 7)
     assert "TestHooks.repo_path (a class attribute, tests/test_a.py:7" in f.message
@@ -142,19 +130,14 @@ def test_abspath_of_a_relative_literal_is_the_working_directory(tmp_path, monkey
     path in the working directory: origin kind ``cwd`` (contract section 8), judged as the
     relative path it was made from: a write is uncontrolled, a read of the tests' own data and a
     write after ``monkeypatch.chdir(tmp_path)`` are not."""
-    from hermetic.api import run_check
-
-    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_a.py").write_text(
+    monkeypatch.chdir(tmp_path)
+    report, _ = check_files(tmp_path, {"tests/test_a.py": (
         "import os\nfrom pathlib import Path\n\n\n"
         "def test_report_written():\n    open(os.path.abspath('out/report.txt'), 'w').close()\n\n\n"
         "def test_resolved():\n    Path('out').resolve().joinpath('r.txt').write_text('x')\n\n\n"
         "def test_data_read():\n    open(os.path.abspath('tests/data.txt')).close()\n\n\n"
         "def test_in_tmp(monkeypatch, tmp_path):\n    monkeypatch.chdir(tmp_path)\n"
-        "    open(os.path.abspath('scratch.txt'), 'w').close()\n", encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    report, _ = run_check([], tmp_path)
+        "    open(os.path.abspath('scratch.txt'), 'w').close()\n")})
     found = sorted((f.line, f.origin["kind"], f.origin["expression"]) for f in report.findings if f.code == "HT102")
     assert found == [(6, "cwd", "abspath('out/report.txt')"), (10, "cwd", "resolve('out')")]
     [first] = [f for f in report.findings if f.line == 6]

@@ -19,10 +19,7 @@ Fixture ht303-monkeypatch-wrapper: a project fixture wrapping monkeypatch (an in
 ``__call__`` or method, a closure, a helper handed the monkeypatch) saves what its caller names.
 """
 
-import pytest
-
-from helpers import (assert_nothing_else, assert_reported, assert_silent, fixture_suite, listed_suite, params,
-                     FIXTURES, Expect, Silent, at, line_of)
+from helpers import fixture_suite, listed_suite, FIXTURES, Expect, Silent, at, line_of
 
 FIX = "ht303-module-state"
 TL = "tests/test_leaks.py"
@@ -264,23 +261,8 @@ WRAP_SILENT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def wrapper_findings(checked):
-    return checked(WRAP)
-
-
-@pytest.mark.parametrize("exp", params(WRAP_EXPECTED))
-def test_monkeypatch_wrapper_near_misses_reported(wrapper_findings, exp):
-    assert_reported(WRAP, wrapper_findings, exp)
-
-
-@pytest.mark.parametrize("near", params(WRAP_SILENT))
-def test_monkeypatch_wrapper_restores(wrapper_findings, near):
-    assert_silent(WRAP, wrapper_findings, near)
-
-
-def test_monkeypatch_wrapper_nothing_else(wrapper_findings):
-    assert_nothing_else(WRAP, wrapper_findings, WRAP_EXPECTED)
+(wrapper_findings, test_monkeypatch_wrapper_near_misses_reported, test_monkeypatch_wrapper_restores,
+ test_monkeypatch_wrapper_nothing_else) = fixture_suite(WRAP, WRAP_EXPECTED, WRAP_SILENT, name="wrapper_findings")
 
 
 def test_a_change_put_back_outside_a_finally_says_where(findings):

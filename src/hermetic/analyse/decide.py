@@ -14,7 +14,7 @@ import functools
 import sys
 from typing import Callable, FrozenSet, List, Optional, Tuple
 
-from .values import Origin, V
+from .values import Origin, V, instance_class
 
 _NO = object()   # "no Python value known" (None is a value)
 
@@ -150,11 +150,11 @@ def _distinct_object(a) -> bool:
 
 def is_sentinel(a) -> bool:
     """Atom ``a`` is the one object a module's top level made with ``object()`` (``MISSING``)."""
-    return (isinstance(a, Origin) and a.kind == "unknown" and a.expr == "object()" and a.line is not None
-            and a.value == "instance builtins.object")
+    return (isinstance(a, Origin) and a.expr == "object()" and a.line is not None
+            and instance_class(a) == "builtins.object")
 
 
-def _is_sentinel(sentinel, v: V) -> Optional[bool]:
+def _same_as_sentinel(sentinel, v: V) -> Optional[bool]:
     """``v is sentinel``: only the sentinel itself is; a literal, a test value, a project object
     or a container never is; a value the analysis does not know may be."""
     if sentinel in v.atoms:
@@ -174,7 +174,7 @@ def identical(left: V, right: V) -> Optional[bool]:
         return None
     for one, other in ((left, right), (right, left)):
         if len(one.atoms) == 1 and is_sentinel(next(iter(one.atoms))):
-            return _is_sentinel(next(iter(one.atoms)), other)
+            return _same_as_sentinel(next(iter(one.atoms)), other)
     if _literal_like(left) and _literal_like(right):
         return None
     if not all(_distinct_object(a) for a in left.atoms | right.atoms):

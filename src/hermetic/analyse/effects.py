@@ -249,17 +249,22 @@ def is_empty_container(v: V) -> bool:
 
 def locals_of(f: dict) -> Set[str]:
     """Names a function binds (its parameters and assigned names), less those it declares global."""
-    names = {p[PARAM_NAME] for p in f["params"]}
     declared: Set[str] = set()
     for st in flat(f["body"]):
-        if st[TAG] == "assign":
-            todo = list(st[ASSIGN_TARGETS])
-            while todo:
-                t = todo.pop()
-                if t[TAG] == "name":
-                    names.add(t[NAME_ID])
-                elif t[TAG] == "tuple":
-                    todo.extend(t[TUPLE_ITEMS])
-        elif st[TAG] == "global":
+        if st[TAG] == "global":
             declared |= set(st[GLOBAL_NAMES])
-    return names - declared
+    return ({p[PARAM_NAME] for p in f["params"]} | assigned_names(f)) - declared
+
+
+def assigned_names(f: dict) -> Set[str]:
+    """The names ``f``'s body assigns (``x = ...``, ``a, b = ...``, ``x += 1``)."""
+    names: Set[str] = set()
+    for st in flat(f["body"]):
+        todo = list(st[ASSIGN_TARGETS]) if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else []
+        while todo:
+            t = todo.pop()
+            if t[TAG] == "name":
+                names.add(t[NAME_ID])
+            elif t[TAG] == "tuple":
+                todo.extend(t[TUPLE_ITEMS])
+    return names

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import List, Set, Tuple
 
 from . import interp as I
-from ..summarise.ir import (ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS,
-                            EXPR_VALUE, NAME_ID, PARAM_KIND, PARAM_NAME, RETURN_VALUE, TAG, TUPLE_ITEMS,
-                            YIELD_VALUE, flat)
+from ..summarise.ir import (ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS, EXPR_VALUE,
+                            NAME_ID, PARAM_KIND, PARAM_NAME, RETURN_VALUE, TAG, YIELD_VALUE, flat)
 from ..summarise.unparse import calls_in
+from .effects import assigned_names
 from .statescan import Walk, function_frame, monkeypatch_saves, resolve, scan_frame
 
 _METHODS = frozenset({"setattr", "delattr", "setenv", "delenv", "setitem", "delitem"})
@@ -102,7 +102,7 @@ def _through(ip: I.Interp, qn: str, bound: bool, args, kwargs, pos, depth: int) 
     for name, v in kwargs:
         if name != "**" and any(p[PARAM_NAME] == name for p in params):
             given.setdefault(name, v)
-    for name in _rebound(f):
+    for name in assigned_names(f):
         given.pop(name, None)   # a parameter the wrapper rebinds holds what it computed
 
     frame = function_frame(ip, f, mod)
@@ -147,18 +147,3 @@ def _inner(ip: I.Interp, f: dict, mod: str, fn, bound: bool) -> List[Tuple[str, 
         return []
     return [(a[1], False) for a in resolve(ip, fn, scan_frame(ip, mod)).refs()
             if a[0] == "func" and a[1] in ip.p.functions and a[1] != f["qualname"]]
-
-
-def _rebound(f: dict) -> Set[str]:
-    """The parameters ``f`` assigns (``value = ...``, ``value, name = name, None``, ``x += 1``)."""
-    params = {p[PARAM_NAME] for p in f["params"]}
-    out: Set[str] = set()
-    for st in flat(f["body"]):
-        todo = list(st[ASSIGN_TARGETS]) if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else []
-        while todo:
-            t = todo.pop()
-            if t[TAG] == "name" and t[NAME_ID] in params:
-                out.add(t[NAME_ID])
-            elif t[TAG] == "tuple":
-                todo.extend(t[TUPLE_ITEMS])
-    return out

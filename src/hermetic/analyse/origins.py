@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional
 
 from .literals import _literal_str
-from .values import DOUBLE, EXISTING, Origin, V, _short, shipped
+from .values import DOUBLE, EXISTING, Origin, V, _short, anchored_path, shipped
 
 
 # value-flow functions (contract section 3): the result carries the first argument's origins
@@ -123,10 +123,9 @@ def from_cwd(v: V, call: str) -> V:
 
 
 def _relative(o: Origin) -> bool:
+    """A string literal naming a path under the working directory (not a URL)."""
     text = o.value or ""
-    return (o.expr[:1] in ("'", '"') and bool(text) and text not in ("None", "True", "False")
-            and not text.startswith(("/", "~", "\\\\")) and not re.match(r"^[A-Za-z]:[\\/]", text)
-            and "://" not in text)
+    return o.expr[:1] in ("'", '"') and bool(text) and not anchored_path(text) and "://" not in text
 
 
 def _up(v: V) -> V:

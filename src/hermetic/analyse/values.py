@@ -436,10 +436,14 @@ _STATELESS_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/full", "/dev/ran
                                 "/dev/stdin", "/dev/stdout", "/dev/stderr"})
 
 
+def anchored_path(text: str) -> bool:
+    """A path text that does not hang off the working directory: absolute (POSIX, a Windows
+    drive or UNC share) or under the home folder (``~``)."""
+    return text.startswith(("/", "~", "\\\\")) or re.match(r"^[A-Za-z]:[\\/]", text) is not None
+
+
 def _classify_path_literal(text: str, o: Origin, write: bool, ctl: "SinkContext") -> str:
-    if text.startswith("~"):
-        return UNCONTROLLED
-    if text.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", text) or text.startswith("\\\\"):
+    if anchored_path(text):
         return UNCONTROLLED
     # a working-directory-relative path
     if ctl.cwd_controlled:
