@@ -580,6 +580,36 @@ def test_a_long_chain_of_module_constants_is_analysed(tmp_path, monkeypatch):
     assert [f["code"] for f in json.loads(res.output)["findings"]] == ["HT102"]
 
 
+def test_a_deep_chain_of_modules_imported_by_a_test_keeps_each_note_once(tmp_path, monkeypatch):
+    """A test importing the head of a chain of modules (each importing the next and calling a
+    function its helper module does not define) notes each unresolved call once per module: the notes of an
+    import inside were once noted again at each level, doubling per level (a Django test file
+    alone passed 24 GiB)."""
+    from hermetic.analyse.modules import Modules
+
+    n = 18
+    write(tmp_path, "src/app/__init__.py", "")
+    write(tmp_path, "src/app/helpers.py", "")
+    for i in range(n):
+        nxt = f"from app import m{i + 1}\n" if i + 1 < n else ""
+        write(tmp_path, f"src/app/m{i}.py", f"from app import helpers\n{nxt}helpers.missing_{i}()\n")
+    write(tmp_path, "tests/test_x.py", "def test_import_late():\n    from app import m0\n")
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    longest = []
+    real = Modules._lazy_import
+
+    def spy(self, name):
+        g = real(self, name)
+        longest.append(max((len(v) for v in self.lazy_unresolved.values()), default=0))
+        return g
+
+    monkeypatch.setattr(Modules, "_lazy_import", spy)
+    res = CliRunner().invoke(cli, ["check", "--no-cache", "-j", "1", "--format", "json", "--show-unresolved"])
+    assert res.exit_code == 0, res.output
+    assert longest and max(longest) <= n
+
+
 # --- the process: interrupted, standard output gone ----------------------------------------------
 
 def _cli_process(project: Path, tmp_path: Path, mark: str, **kwargs):

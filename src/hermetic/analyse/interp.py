@@ -321,7 +321,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             fresh = self.next_id - first_id
             entry = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
                                depth if inner_depth_cut else None, inner_reach - here, inner_calls,
-                               self._above(inner_calls), inner_files, tuple(self.unres_log[ustart:]),
+                               self._above(inner_calls), inner_files, tuple(dict.fromkeys(self.unres_log[ustart:])),
                                tuple(self.collection_ran[rstart:]) if not self.collected else ())
             entry.reads, entry.greads, entry.cells = inner_reads, inner_greads, cells0
             entry.dmask = dmask = inner_reads & dirty0

@@ -129,7 +129,9 @@ class Modules:
             done = self._lazy_frames.pop()
             self.lazy[name] = done["log"]
             self.lazy_files[name] = self.files
-            self.lazy_unresolved[name] = tuple(self.unres_log[unres_from:])
+            # once each: an import inside re-notes its own when touched, and a chain of imports
+            # doubled the notes at each level (a Django test file alone grew past 24 GiB)
+            self.lazy_unresolved[name] = tuple(dict.fromkeys(self.unres_log[unres_from:]))
             self.files |= files_before
             if self._lazy_frames:
                 self._lazy_frames[-1]["created"] |= done["created"]
