@@ -3,8 +3,8 @@
 Every operation in the fixture is reached by one near-miss test in tests/test_reached.py and
 ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None, an enum
 member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises,
-the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects, an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, a handler whose try body only calls
-a test double with no side effect, a module's object() sentinel, and
+the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects (or a warning it expects as one), an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, a handler whose try body only calls
+a test double with no side effect, a module's object() sentinel, a key the test's dict lacks, and
 controls made through mocker.patch.dict and a loop of setenv.
 """
 import sys
@@ -14,7 +14,7 @@ import pytest
 from hermetic.analyse.decide import compare, isinstance_of, platform_facts, values
 from hermetic.analyse.values import Origin, V, of
 from hermetic.api import run_check
-from helpers import Expect, Silent, copy_fixture, fixture_suite, line_of
+from helpers import Expect, Silent, check_files, copy_fixture, fixture_suite, line_of
 
 FIX = "precision-values"
 B = "src/decided/branches.py"
@@ -105,6 +105,14 @@ REACHED = [
      "test_template_generated"),
     ("expected-exception-two-sites", "HT102", "src/decided/expected.py", 'with open("decided-rendered.txt", "w")',
      "test_output_taken_somewhere"),
+    # raised at two places, and the test's run reaches one of them only: it ends there; near
+    # miss: the same call without pytest.raises
+    ("expected-exception-one-site-reached", "HT102", "src/decided/expected.py",
+     'with open("decided-published.txt", "w")', "test_published"),
+    # a warning the test expects as an exception (assertRaisesMessage with the message the one
+    # place issues): warnings are errors there, so the run ends at the warn; near miss: pytest.warns
+    ("expected-warning", "HT102", "src/decided/expected.py", 'with open("decided-configured.txt", "w")',
+     "test_old_option_recorded"),
     # ImportMode("importlib") is the member ImportMode.importlib, and `is` on members compares values
     ("enum-called-with-a-value", "HT103", "src/decided/modes.py", 'os.environ.get("DECIDED_IMPORT_MISMATCH")',
      "test_import_prepended"),
@@ -123,6 +131,13 @@ REACHED = [
     # self.__dict__["conn"] = conn sets the attribute: a connection given rules the read out
     ("attribute-set-through-dict", "HT103", "src/decided/backend.py", 'return os.environ.get("DECIDED_HOLDER_URL")',
      "test_holder_without_a_connection"),
+    # a key the test's context dict does not hold raises KeyError, and the handler says no; near
+    # misses: a context that holds it, and one whose inner dict the code sets first
+    ("key-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_COPY_MODE")',
+     "test_copied_without_rendering test_copy_list_set_inside"),
+    # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
+    ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
+     "test_program_named test_program_named_through_unknown_keywords"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
             for kind, code, path, snippet, test in REACHED]
@@ -242,3 +257,23 @@ def test_identity_is_decided_only_for_objects_made_apart():
     assert identical(_lit("a"), _lit("a")) is None      # two literals may be one interned object
     assert identical(of(("inst", 7)), of(("inst", 7))) is True
     assert identical(of(("inst", 7)), of(("inst", 8))) is False
+
+
+def test_a_missing_key_raises_only_where_the_dict_is_known(tmp_path, monkeypatch):
+    """``d["key"]`` raises KeyError only on a dict whose keys are all known: not on a global
+    (filled elsewhere), an attribute, a ``Counter``, nor in test code (the test passes)."""
+    monkeypatch.chdir(tmp_path)
+    code = (
+        "import os\nfrom collections import Counter\n\nSETTINGS = {'a': 1}\n\n\n"
+        "class Box:\n    def __init__(self):\n        self.table = {'a': 1}\n\n\n"
+        "def from_global():\n    SETTINGS['missing']\n    return os.environ.get('G_READ')\n\n\n"
+        "def from_attribute(box):\n    box.table['missing']\n    return os.environ.get('A_READ')\n\n\n"
+        "def from_counter():\n    c = Counter()\n    c['missing']\n    return os.environ.get('C_READ')\n\n\n"
+        "def from_local():\n    d = {'a': 1}\n    d['missing']\n    return os.environ.get('L_READ')\n\n\n"
+        "def plain():\n    return os.environ.get('T_READ')\n")
+    test = ("import os\nimport app\n\n\n"
+            "def test_lookups():\n    d = {}\n    d['x']\n    app.plain()\n    app.from_global()\n"
+            "    app.from_attribute(app.Box())\n    app.from_counter()\n    app.from_local()\n")
+    report, _ = check_files(tmp_path, {"app.py": code, "tests/test_app.py": test})
+    read = {f.message.split("variable ")[1].split(",")[0] for f in report.findings if f.code == "HT103"}
+    assert read == {"G_READ", "A_READ", "C_READ", "T_READ"}

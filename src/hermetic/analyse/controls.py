@@ -272,6 +272,35 @@ class Controls:
                 d.pop(k, None)
         c.set_log(())
 
+    def _set_table_item(self, table: V, key: V, val: Optional[V]) -> None:
+        """``monkeypatch.setitem(CONFIG, key, val)`` (``val`` None: ``delitem``) on a dict a module
+        binds at import: the module's dict holds the new entry until the test ends (undone with
+        the test's writes), so the code that reads it at call time sees the test's value."""
+        owner = self._table_owner(table)
+        k = _literal_str(key)
+        if owner is None or k is None:
+            return
+        (a,) = table.atoms
+        entries = tuple((kk, v) for kk, v in a[1] if kk != k)
+        if val is not None:
+            entries += ((k, val),)
+        self.write_state("gattr", owner[0], owner[1], of(("dict", entries)))
+
+    def _table_owner(self, table: V):
+        """``(module, name)`` of the module global that holds dict ``table`` (one dict), found
+        through the module-constant origins of its entries (``wrap_constant``); None when unsure."""
+        if len(table.atoms) != 1:
+            return None
+        (a,) = table.atoms
+        if not (isinstance(a, tuple) and a[0] == "dict"):
+            return None
+        owners = {(o.module, o.expr) for _k, v in a[1] for o in v.origins() if o.kind == "module-constant"}
+        if len(owners) != 1:
+            return None
+        mod, name = owners.pop()
+        held = self.globals.get(mod, {}).get(name) if mod else None
+        return (mod, name) if held is not None and held.atoms == table.atoms else None
+
     def monkeypatch(self, name: str, args, kwargs, frame: Frame) -> V:
         if name == "undo":
             self._mp_undo()
@@ -325,6 +354,8 @@ class Controls:
                 if key is not None:
                     self._mp_note("env", key)
                     self.ctx.env[key] = (args[2] if len(args) > 2 else UNKNOWN_V) if name == "setitem" else DELETED
+            elif len(args) > 1:
+                self._set_table_item(args[0], args[1], args[2] if len(args) > 2 else None)
             return EMPTY
         if name == "chdir":
             if args:

@@ -2,63 +2,124 @@
 ``assertRaises`` / ``assertRaisesRegex`` / Django's ``assertRaisesMessage``) passes only when
 ``E`` comes out of the block. Where the project raises ``E`` (or a subclass of it) at exactly one
 place, reaching that place ends the block's run: what the code would do after it, or on ways
-that do not raise, the test never does (``Interp.expect_hit`` unwinds to the ``with``).
+that do not raise, the test never does (``Interp.expect_hit`` unwinds to the ``with``). Where it
+is raised at a few places, each one reached leaves a mark among the events, and a block whose
+run marked one place only ends there (``Statements._end_at_the_raise``).
 
 Only the project's own exception classes count (a library raises its own anywhere); a raise
-site is a ``raise`` whose exception is named (``raise E(...)``, ``raise mod.E``), counted over
-the project's non-test functions by the class's simple name (a name two classes share counts
-twice, so the rule holds back).
+site is a ``raise`` whose exception is named (``raise E(...)``, ``raise mod.E``), or a
+``warnings.warn(msg, W)`` (a test expecting ``W`` as an exception runs with warnings as errors),
+counted over the project's non-test functions by the class's simple name (a name two classes
+share counts twice, so the rule holds back), and by message where the test names one.
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Optional
+from typing import Dict, FrozenSet, Optional, Tuple
 
-from ..summarise.ir import CALL_ARGS, CALL_FUNC, RAISE_EXC, TAG, dotted_name, flat
+from .literals import _literal_str
+from .state import SinkEvent
+from ..summarise.ir import CALL_ARGS, CALL_FUNC, CALL_KWARGS, EXPR_VALUE, RAISE_EXC, TAG, dotted_name, flat
 
 # the calls whose context manager passes only when the block raises their first argument
 _EXPECTING = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesMessage")
+# the category of the mark a raise of an expected exception leaves among the events
+EXPECTED_RAISE = "expected-raise"
+# the most places one expected exception may be raised at for the run to find the one it reaches
+MANY_SITES = 16
+# the calls that issue a warning: a raise where the test expects it as an exception
+WARN_CALLS = frozenset({"warnings.warn", "warn"})
 
 
-def expected_classes(ip, items, frame) -> FrozenSet[str]:
-    """The project exception classes the ``with`` items expect (qualified names), each with a
-    single raise site in the project; empty when none does."""
+def expected_classes(ip, items, frame) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """The project exception classes the ``with`` items expect (qualified names): ``(single,
+    many)``, those with one raise site in the project (among the sites whose message may be the
+    one the test names, for ``assertRaisesMessage(E, msg)``) and those with a few; empty sets
+    when none does."""
     if not frame.in_test:
-        return frozenset()
-    out = set()
+        return frozenset(), frozenset()
+    single, many = set(), set()
     for expr, _tgt in items:
-        if expr[TAG] != "call" or not expr[CALL_ARGS] or \
-                dotted_name(expr[CALL_FUNC]).rsplit(".", 1)[-1] not in _EXPECTING:
+        if expr[TAG] != "call" or not expr[CALL_ARGS]:
             continue
+        leaf = dotted_name(expr[CALL_FUNC]).rsplit(".", 1)[-1]
+        if leaf not in _EXPECTING:
+            continue
+        message = None
+        if leaf == "assertRaisesMessage" and len(expr[CALL_ARGS]) > 1:
+            message = _message_key(expr[CALL_ARGS][1], ip.eval(expr[CALL_ARGS][1], frame))
         for a in ip.eval(expr[CALL_ARGS][0], frame).refs():
-            if a[0] == "cls" and single_site(ip, a[1]):
-                out.add(a[1])
-    return frozenset(out)
+            if a[0] == "cls":
+                n = site_count(ip, a[1], message)
+                if n == 1:
+                    single.add(a[1])
+                elif 1 < n <= MANY_SITES:
+                    many.add(a[1])
+    return frozenset(single), frozenset(many)
 
 
-def raised_expected(ip, value) -> bool:
-    """Whether a ``raise`` of ``value`` (the class or an instance) raises what the test expects."""
+def raised_expected(ip, value, expecting: Optional[FrozenSet[str]] = None) -> bool:
+    """Whether a ``raise`` of ``value`` (the class or an instance) raises what the test expects
+    (``expecting``: those classes; by default ``ip.expecting``)."""
+    wanted = ip.expecting if expecting is None else expecting
     for a in value.refs():
         cls: Optional[str] = a[1] if a[0] == "cls" else ip.heap.get(a[1], {}).get("cls") if a[0] == "inst" else None
-        if cls and any(c in ip.expecting for c in ip.mro(cls)):
+        if cls and any(c in wanted for c in ip.mro(cls)):
             return True
     return False
 
 
-def single_site(ip, qn: str) -> bool:
-    """``qn`` and its project subclasses are raised at one place in the project, in all."""
+
+def site_count(ip, qn: str, message: Optional[tuple] = None) -> int:
+    """How many places raise ``qn`` or a project subclass of it, up to ``MANY_SITES + 1``: a
+    ``raise``, or a ``warnings.warn`` of a warning class (a test expecting it as an exception
+    passes only where warnings are errors). With ``message`` (``_message_key``), only the
+    places whose message may be it count."""
     cache = ip.p.single_site
-    hit = cache.get(qn)
+    hit = cache.get((qn, message))
     if hit is None:
         total = 0
         by_name = _classes_by_name(ip.p)
         # the names the project raises, each counted when a class of that name derives from qn
-        for name, n in _raise_sites(ip.p).items():
+        for name, messages in _raise_sites(ip.p).items():
             if any(qn in ip.mro(k) for k in by_name.get(name, ())):
-                total += n
-                if total > 1:
+                total += sum(1 for m in messages if _may_match(m, message))
+                if total > MANY_SITES:
                     break
-        hit = cache[qn] = total == 1
+        hit = cache[(qn, message)] = total
     return hit
+
+
+def _message_key(e, value=None) -> Optional[tuple]:
+    """What identifies a message: ``("text", s)`` for a string known whole (a literal, or the
+    test's constant whose value the analysis knows), ``("name", n)`` for a constant by its last
+    name (``FORMS_URLFIELD_ASSUME_HTTPS_DEPRECATED_MSG``), ``("start", s)`` for an f-string or a
+    ``%`` template by its leading text; None when nothing is known."""
+    if e is None:
+        return None
+    if e[TAG] == "lit" and isinstance(e[1], str):
+        return ("text", e[1])
+    if e[TAG] == "fstr":
+        head = e[1][0] if e[1] else None
+        return ("start", head[1]) if head is not None and head[TAG] == "lit" and isinstance(head[1], str) else None
+    name = dotted_name(e)
+    if name:
+        return ("name", name.rsplit(".", 1)[-1], _literal_str(value) if value is not None else None)
+    return None
+
+
+def _may_match(site: Optional[tuple], wanted: Optional[tuple]) -> bool:
+    """Whether a site with message ``site`` may raise what a test expecting ``wanted`` waits for
+    (``assertRaisesMessage`` looks for the text inside the message)."""
+    if wanted is None or site is None:
+        return True
+    text = wanted[1] if wanted[0] == "text" else wanted[2] if wanted[0] == "name" else None
+    if site[0] == "name":
+        return wanted[0] != "name" or site[1] == wanted[1]   # two constants: two messages
+    if text is None:
+        return True
+    if site[0] == "text":
+        return text in site[1]
+    return site[1].startswith(text) or text.startswith(site[1]) or site[1] in text
 
 
 def _classes_by_name(program) -> Dict[str, list]:
@@ -70,8 +131,9 @@ def _classes_by_name(program) -> Dict[str, list]:
     return program.classes_by_name
 
 
-def _raise_sites(program) -> Dict[str, int]:
-    """Simple exception name -> how many ``raise`` statements of the project's code name it."""
+def _raise_sites(program) -> Dict[str, list]:
+    """Simple exception name -> the message key (``_message_key``) of each ``raise`` statement
+    of the project's code that names it, and of each ``warnings.warn(msg, Name)``."""
     sites = program.raise_sites
     if sites is None:
         sites = {}
@@ -79,9 +141,50 @@ def _raise_sites(program) -> Dict[str, int]:
             if program.in_test.get(mod, False):
                 continue
             for st in flat(f["body"]):
-                if st[TAG] == "raise" and st[RAISE_EXC] is not None:
-                    name = dotted_name(st[RAISE_EXC]).rsplit(".", 1)[-1]
-                    if name:
-                        sites[name] = sites.get(name, 0) + 1
+                site = _site(st)
+                if site is not None:
+                    sites.setdefault(site[0], []).append(site[1])
         program.raise_sites = sites
     return sites
+
+
+def _site(st) -> Optional[tuple]:
+    """``(exception name, message key)`` of a statement that raises a named exception."""
+    if st[TAG] == "raise" and st[RAISE_EXC] is not None:
+        exc = st[RAISE_EXC]
+        call = exc if exc[TAG] == "call" else None
+        name = dotted_name(call[CALL_FUNC] if call else exc).rsplit(".", 1)[-1]
+        return (name, _message_key(call[CALL_ARGS][0]) if call and call[CALL_ARGS] else None) if name else None
+    if st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
+        call = st[EXPR_VALUE]
+        if dotted_name(call[CALL_FUNC]) not in WARN_CALLS or not call[CALL_ARGS]:
+            return None
+        category = call[CALL_ARGS][1] if len(call[CALL_ARGS]) > 1 else dict(call[CALL_KWARGS]).get("category")
+        if category is None:
+            return None
+        name = dotted_name(category).rsplit(".", 1)[-1]
+        return (name, _message_key(call[CALL_ARGS][0])) if name else None
+    return None
+
+
+def mark_expected_raise(ip, frame) -> None:
+    """A raise of an exception the test expects, raised at a few places (``ip.expecting_many``):
+    marked among the events, for ``end_at_the_raise``."""
+    ip.events.append(SinkEvent(EXPECTED_RAISE, frame.path, (frame.line, 0, frame.line, 0), "", "", None,
+                               tuple((fr.path, fr.line, fr.name) for fr in ip.stack)))
+
+
+def end_at_the_raise(ip, start: int) -> None:
+    """After a ``with pytest.raises(E)`` block whose ``E`` is raised at a few places: when the
+    block's run (its events from ``start``) reached one of them only, a passing test raised it
+    there, so what the run reached after it never happens (its events are dropped); the marks
+    go either way."""
+    events = ip.events
+    marks = [i for i in range(start, len(events)) if events[i].category == EXPECTED_RAISE]
+    if not marks:
+        return
+    first = events[marks[0]]
+    if all((events[i].path, events[i].pos) == (first.path, first.pos) for i in marks):
+        del events[marks[0]:]
+    else:
+        events[start:] = [ev for ev in events[start:] if ev.category != EXPECTED_RAISE]

@@ -292,13 +292,16 @@ class Expressions:
         if k == "unary" and e[1] == "Not":
             r = self.eval_cond(e[2], frame)
             return None if r is None else (not r)
-        if k in ("name", "attr"):
+        if k in ("name", "attr", "lit"):   # `if DEBUG:`, `if 0:`, `while True:`
             return truthiness(self.eval(e, frame), self.inst_truth)
         if k == "bool":
             # short-circuit: operands after a deciding one are not evaluated (nor their sinks)
             unknown = False
-            for x in e[2]:
+            for i, x in enumerate(e[2]):
+                before = self.call_raised
                 r = self.eval_cond(x, frame)
+                if i and unknown:
+                    self.call_raised = before   # an operand that may not run raises nothing for sure
                 if e[1] == "and" and r is False:
                     return False
                 if e[1] == "or" and r is True:
@@ -395,6 +398,9 @@ class Expressions:
         if e[2][0] == "slice":
             return _sliced(base, e[2][SLICE_LOWER], e[2][SLICE_UPPER])
         key = self.eval(e[2], frame)
+        if not frame.in_test and self._missing_key(e[1], base, key, frame):
+            self.call_raised = True   # KeyError on every way: nothing after it runs
+            return EMPTY
         out = EMPTY
         for a in base.ordered():
             if a == ("ext", "os.environ") or a == ("ext", "os.environb"):
@@ -418,6 +424,22 @@ class Expressions:
             else:
                 out = out | UNKNOWN_V
         return out if out.atoms else UNKNOWN_V
+
+    def _missing_key(self, expr, base: V, key: V, frame: Frame) -> bool:
+        """``base[key]`` raises KeyError: ``key`` is one string, and every alternative of ``base`` is
+        a dict whose keys are all known and lack it, reached from a local variable (a parameter,
+        a dict built here) through subscripts only: a dict reached through a global or an
+        attribute may have been filled elsewhere."""
+        ks = _literal_str(key)
+        if ks is None or not base.atoms or frame.is_module:
+            return False
+        root = expr
+        while root[0] == "sub":
+            root = root[1]
+        if not (root[0] == "dict" or (root[0] == "name" and root[1] in frame.locals)):
+            return False
+        return all(isinstance(a, tuple) and a[0] == "dict" and all(k is not None and k != ks for k, _v in a[1])
+                   for a in base.atoms)
 
     def _element(self, v: V) -> V:
         out = EMPTY

@@ -136,6 +136,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         # the exception classes the test's `with pytest.raises(E)` expects (``expected``), and
         # whether the run reached E's one raise site: everything unwinds to that `with`
         self.expecting: frozenset = frozenset()
+        self.expecting_many: frozenset = frozenset()   # expected, raised at a few places: marks (statements)
         self.expect_hit = False
         self.captured = True   # pytest captures the output: in a test sys.stdout is no terminal (Runner)
         self.finalizers: List[tuple] = []   # (callable, fixture frame) a fixture registered with request.addfinalizer
@@ -238,7 +239,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.short_key = inst0 != 0 and not deep   # read by ``_usable``
         shape, ids = self._canon_inputs(loc, closure, deep)
         key = (qn, shape, self.ctx.key(), self.import_time, self.import_version if self.import_time else 0,
-               self.missed_depth > 0, self.sweep, self.undecided > 0, deep, self.expecting, self.captured)
+               self.missed_depth > 0, self.sweep, self.undecided > 0, deep, self.expecting, self.expecting_many,
+               self.captured)
         found = self._lookup(key, depth, ids) if self.use_memo else None
         if found is not None:
             return self._reuse(found[0], found[1], here)

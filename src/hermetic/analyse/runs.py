@@ -70,7 +70,7 @@ def start_run(ip: I.Interp) -> None:
     ip.shared_roots = []
     ip.test_instance = None
     ip.finalizers = []
-    ip.expecting, ip.expect_hit = frozenset(), False
+    ip.expecting, ip.expecting_many, ip.expect_hit = frozenset(), frozenset(), False
     ip.touched = set()
     ip.collected = True   # imports from now on are imports after collection
     heap = ip.heap

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Tuple
 
-from .expected import expected_classes, raised_expected
+from .expected import end_at_the_raise, expected_classes, mark_expected_raise, raised_expected
 from .controls import side_effect_given
 from .handlers import calls_only
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name
 from .state import ANY_VARIABLE, Frame, _Return
-from .values import EMPTY, UNKNOWN_V, Origin, V, of, union
+from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, union
 
 
 # the context managers that give a test pytest's real standard streams back
@@ -166,6 +166,8 @@ class Statements:
         if kind == "if":
             frame.line = st[4]
             cond = self.eval_cond(st[1], frame)
+            if self.call_raised:   # the condition raises on every way: neither branch runs
+                return False
             if cond is True:
                 return self.exec_block(st[2], frame)
             if cond is False:
@@ -176,6 +178,8 @@ class Statements:
         if kind == "for":
             frame.line = st[5]
             it = self.eval(st[2], frame)
+            if self.call_raised:   # so does the iterable: the body does not run
+                return False
             self.assign(st[1], self._element(it), frame)
             _, cut = self._branches([st[3], []], frame)   # a return in the body: what follows runs only when it did not
             self.exec_block(st[4], frame)
@@ -227,6 +231,8 @@ class Statements:
                 exc = self.eval(st[1], frame)
                 if self.expecting and raised_expected(self, exc):
                     self.expect_hit = True
+                elif self.expecting_many and raised_expected(self, exc, self.expecting_many):
+                    mark_expected_raise(self, frame)
             self.raising = True
             if st[1] is not None and dotted_name(st[1]) == "NotImplementedError":
                 # an abstract method: at run time an override is called, which may return
@@ -325,16 +331,21 @@ class Statements:
                     exits.append(a)
             if tgt is not None:
                 self.assign(tgt, bound, frame)
-        outer_expecting, outer_captured = self.expecting, self.captured
-        expects = expected_classes(self, items, frame)
+        outer_expecting, outer_many, outer_captured = self.expecting, self.expecting_many, self.captured
+        expects, many = expected_classes(self, items, frame)
         if expects:
             self.expecting = outer_expecting | expects
+        if many:
+            self.expecting_many = outer_many | many
         if any(dotted_name(e) in _CAPTURE_OFF for e, _t in items):
             self.captured = False   # `with capsys.disabled():` gives the test the real streams
+        start = len(self.events)
         try:
             ended = self.exec_block(body, frame)
         finally:
-            self.expecting, self.captured = outer_expecting, outer_captured
+            self.expecting, self.expecting_many, self.captured = outer_expecting, outer_many, outer_captured
+            if many:
+                end_at_the_raise(self, start)
         if expects and self.expect_hit:
             self.expect_hit = False   # raised what the block expects: the test goes on after it
             ended = True
@@ -388,6 +399,12 @@ class Statements:
                 self._forget_members(t[1][1], frame, kinds=("seq",))   # a list's items change
             elif t[1][0] == "attr":
                 self.store_attr_item(t[1], base, key, val, frame)   # self.adapters[prefix] = adapter
+            elif t[1][0] == "sub":   # d["a"]["b"] = v: the inner dicts of the local are no longer all known
+                root = t[1]
+                while root[0] == "sub":
+                    root = root[1]
+                if root[0] == "name":
+                    self._forget_nested(root[1], frame)
             for a in base.refs():
                 if a == ("ext", "os.environ"):
                     kname = env_name(key)
@@ -442,6 +459,13 @@ class Statements:
                 atoms.append(("dict", tuple((k, v) for k, v in a[1] if k is None or k not in keys) + tuple(b[1])))
         frame.locals[name] = V(frozenset(atoms), cur.is_path)
         return True
+
+    def _forget_nested(self, name: str, frame: Frame) -> None:
+        """A dict or list inside local ``name`` changed in place (``name["a"]["b"] = v``): every
+        container in it may hold entries the analysis does not know."""
+        if frame.is_module or name not in frame.locals:
+            return
+        frame.locals[name] = opened(frame.locals[name])
 
     def _forget_members(self, name: str, frame: Frame, kinds=("seq", "dict")) -> None:
         """A local list, set or dict (of ``kinds``) changed in place: its members are no longer
@@ -569,3 +593,4 @@ def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
         for k, v in d.items():
             merged[k] = merged[k] | v if k in merged else v
     return merged
+

@@ -469,3 +469,17 @@ class SinkContext:
     fs_fake: bool = False
     loopback: bool = False
     cwd_origins: Optional[Tuple[Origin, ...]] = None   # where the code chdir'ed to, if it did
+
+
+def opened(v: V, depth: int = 0) -> V:
+    """``v`` with an unknown entry added to each dict and list in it, to a few levels down."""
+    if depth > 4 or not any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms):
+        return v
+    atoms = []
+    for a in v.atoms:
+        if isinstance(a, tuple) and a[0] == "seq":
+            a = ("seq", a[1], tuple(opened(x, depth + 1) for x in a[2]) + (UNKNOWN_V,))
+        elif isinstance(a, tuple) and a[0] == "dict":
+            a = ("dict", tuple((k, opened(x, depth + 1)) for k, x in a[1]) + ((None, UNKNOWN_V),))
+        atoms.append(a)
+    return V(frozenset(atoms), v.is_path)

@@ -41,7 +41,7 @@ class Program:
         self.import_closure: Optional[Dict[str, set]] = None   # set by the checker when a guard is configured
         # exception name -> its raise statements in project code, and class -> raised at one place
         # (``analyse.expected``, filled on first use)
-        self.raise_sites: Optional[Dict[str, int]] = None
-        self.single_site: Dict[str, bool] = {}
+        self.raise_sites: Optional[Dict[str, list]] = None
+        self.single_site: Dict[tuple, bool] = {}
         self.classes_by_name: Optional[Dict[str, list]] = None
         self.wrapper_values: Dict[str, list] = {}   # fixture -> what it returns, for ``analyse.mpwrap``
