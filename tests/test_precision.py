@@ -4,7 +4,7 @@ Every operation in the fixture is reached by one near-miss test in tests/test_re
 ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None, an enum
 member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises,
 the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects (or a warning it expects as one), an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, a handler whose try body only calls
-a test double with no side effect, a module's object() sentinel, a key the test's dict lacks, and
+a test double with no side effect, a module's object() sentinel, a key the test's dict lacks, a lazy proxy, and
 controls made through mocker.patch.dict and a loop of setenv.
 """
 import sys
@@ -135,6 +135,12 @@ REACHED = [
     # misses: a context that holds it, and one whose inner dict the code sets first
     ("key-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_COPY_MODE")',
      "test_copied_without_rendering test_copy_list_set_inside"),
+    # a lazy proxy (catalogue [lazy]) is the value it stands for: a regular expression compiled on
+    # first use matches known strings, a lazy function's result is the function's
+    ("lazy-regular-expression", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_JSON_SOURCE")',
+     "test_json_source"),
+    ("lazy-function", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_ADMIN_TITLE")',
+     "test_admin_title"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),

@@ -119,6 +119,8 @@ class Calls:
                    star) -> Optional[V]:  # noqa: C901 - one dispatch over callable kinds
         """Call one callable atom; None when it is nothing the analysis calls."""
         t = a[0]
+        if t in ("func", "cls", "ext") and args and a[1] in self.p.catalogue.lazy:
+            return self.lazy_value(a[1], args, frame, pos)
         if t == "func":
             return self.call_function(a[1], args, kwargs, frame, self_atom=a[2])
         if t == "cls":
@@ -173,6 +175,13 @@ class Calls:
             return bool(base.atoms) and fexpr[2] in _CONTAINER_METHODS and all(
                 isinstance(a, tuple) and a[0] in ("seq", "dict") for a in base.atoms)
         return False
+
+    def lazy_value(self, name: str, args: List[V], frame: Frame, pos) -> V:
+        """A lazy proxy (catalogue ``[lazy]``) as the value it stands for: what calling its first
+        argument returns ("result"), or that argument itself ("function")."""
+        if self.p.catalogue.lazy[name] == "function":
+            return args[0]
+        return self.apply(args[0], [], {}, frame, pos)
 
     def call_lambda(self, lid: int, args: List[V], frame: Frame) -> V:
         entry = self.lambdas.get(lid)

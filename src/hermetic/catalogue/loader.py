@@ -62,6 +62,7 @@ class Catalogue:
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
     answers: Dict[str, Any] = field(default_factory=dict)    # "io.StringIO.isatty" -> what it returns
     stream_wrappers: Tuple[str, ...] = ()                    # classes answering as the stream they wrap
+    lazy: Dict[str, str] = field(default_factory=dict)       # lazy proxy -> "result" / "function" (``[lazy]``)
     answer_methods: frozenset = frozenset()                  # the method names of ``answers`` ("isatty")
 
     def lookup(self, dotted: str) -> Optional[SinkSpec]:
@@ -156,6 +157,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "stream-wrappers":
             cat.stream_wrappers = tuple(n for n, on in entries.items() if on)
+            continue
+        if category == "lazy":
+            cat.lazy = {n: str(kind) for n, kind in entries.items()}
             continue
         for name, raw in entries.items():
             if name == "path_methods":
