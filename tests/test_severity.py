@@ -250,6 +250,38 @@ def test_durations_across_methods_deadlines_and_relative_clocks():
     assert sorted(duration_reads(src)) == [(6, 16), (13, 16), (16, 11), (17, 18), (24, 20)]
 
 
+def test_a_start_handed_to_a_class_that_only_subtracts_it_is_a_duration():
+    """``start = perf_counter()`` passed to a class of the module whose ``__init__`` keeps it in
+    ``self._start``, read only in ``perf_counter() - self._start`` (httpx's ``BoundSyncStream``):
+    a duration. Near misses: a class that also returns the start, and one that changes it."""
+    src = (
+        "import time\n"
+        "class Bound:\n"
+        "    def __init__(self, stream, start):\n"
+        "        self._stream = stream\n"
+        "        self._start = start\n"
+        "    def close(self):\n"
+        "        return time.perf_counter() - self._start\n"
+        "class Leaky:\n"
+        "    def __init__(self, start):\n"
+        "        self.start = start\n"
+        "    def close(self):\n"
+        "        return time.time() - self.start, self.start\n"
+        "def send(stream):\n"
+        "    start = time.time()\n"
+        "    return Bound(stream, start=start)\n"
+        "def send_positional(stream):\n"
+        "    begun = time.time()\n"
+        "    return Bound(stream, begun)\n"
+        "def send_leaky():\n"
+        "    start = time.time()\n"
+        "    return Leaky(start)\n"
+    )
+    found = sorted(duration_reads(src))
+    assert (14, 13) in found and (17, 13) in found   # handed to Bound, by keyword and by position
+    assert (20, 13) not in found                      # Leaky also returns it
+
+
 def test_a_clock_function_bound_at_import_and_only_used_for_durations():
     src = (
         "import sys, time\n"

@@ -16,7 +16,9 @@ an arbitrary point (``monotonic``, ``perf_counter``) is a duration in any differ
 that takes a fixed amount from it (``monotonic() - 10000``: a point in time); a method
 sees the ``self`` attributes its class binds only to clock reads.
 A clock imported under another name (``from time import time as _time``) is called by that name.
-Any other use (returned, passed on, compared, formatted, added to) keeps the read a warning.
+A start passed to a class of the module whose ``__init__`` only keeps it in ``self.x``, read only as
+``clock() - self.x``, is one too (``_duration_parameters``). Any other use (returned, passed on,
+compared, formatted, added to) keeps the read a warning.
 """
 from __future__ import annotations
 
@@ -64,8 +66,9 @@ def duration_reads(source: str) -> Set[Tuple[int, int]]:
             for n in scope.body:
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     class_clocks[id(n)] = attrs
+    handoffs = _duration_parameters([sc for sc in scopes if isinstance(sc, ast.ClassDef)], names)
     for scope in scopes:
-        for call in _durations_in(scope, class_clocks.get(id(scope), set()), names, nodes_of[id(scope)]):
+        for call in _durations_in(scope, class_clocks.get(id(scope), set()), names, nodes_of[id(scope)], handoffs):
             out.add(_position(call, lines))
     if aliases:
         # a clock function the module binds to a name (`preferred_clock = time.time`) whose every
@@ -212,11 +215,69 @@ def _clock_bindings(scope: ast.AST, nodes: List[ast.AST], in_class: bool, names:
     return set(bound) - other, bound, keys_of
 
 
+def _duration_parameters(classes: List[ast.AST], names: FrozenSet[str]) -> Dict[str, Dict[object, bool]]:
+    """The parameters of ``classes`` (the module's, with a clock read) that hold the start of a
+    duration: class name ->
+    {parameter name and position: True} where ``__init__`` only stores the parameter in
+    ``self.x`` and every read of ``self.x`` in the class is subtracted from a clock read
+    (httpx's ``BoundSyncStream(stream, response, start)``: ``perf_counter() - self._start``)."""
+    out: Dict[str, Dict[object, bool]] = {}
+    for cls in classes:
+        init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+        if init is None:
+            continue
+        params = [a.arg for a in init.args.args[1:]]
+        stored: Dict[str, str] = {}   # parameter -> the self attribute it is kept in
+        kept: Set[int] = set()        # the loads that store it
+        used_otherwise: Set[str] = set()
+        for n in ast.walk(init):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Name) \
+                    and n.value.id in params and _key(n.targets[0], True):
+                stored[n.value.id] = _key(n.targets[0], True)
+                kept.add(id(n.value))
+        for n in ast.walk(init):
+            if isinstance(n, ast.Name) and n.id in params and isinstance(n.ctx, ast.Load) and id(n) not in kept:
+                used_otherwise.add(n.id)
+        stored_names = {k for k in stored if k not in used_otherwise}
+        if not stored_names:
+            continue
+        parent = {id(c): n for n in ast.walk(cls) for c in ast.iter_child_nodes(n)}
+        starts = {}
+        for prm in stored_names:
+            attr = stored[prm]
+            reads = [n for n in ast.walk(cls) if _key(n, True) == attr and isinstance(n.ctx, ast.Load)]
+            writes = [n for n in ast.walk(cls) if _key(n, True) == attr and isinstance(n.ctx, ast.Store)]
+            if reads and len(writes) == 1 and all(_minus_clock(r, parent, names) for r in reads):
+                starts[prm] = True
+                starts[params.index(prm)] = True
+        if starts:
+            out[cls.name] = starts
+    return out
+
+
+def _minus_clock(node: ast.AST, parent: Dict[int, ast.AST], names: FrozenSet[str]) -> bool:
+    """``node`` is the right side of ``clock() - node``."""
+    p = parent.get(id(node))
+    return isinstance(p, ast.BinOp) and isinstance(p.op, ast.Sub) and p.right is node and _is_clock_call(p.left, names)
+
+
+def _handed_on(node: ast.AST, parent: Dict[int, ast.AST], handoffs: Dict[str, Dict[object, bool]]) -> bool:
+    """``node`` is passed to a class of the module whose parameter holds a duration's start."""
+    p = parent.get(id(node))
+    if isinstance(p, ast.keyword):
+        call = parent.get(id(p))
+        return isinstance(call, ast.Call) and handoffs.get(_call_name(call), {}).get(p.arg, False)
+    if isinstance(p, ast.Call) and node in p.args:
+        return handoffs.get(_call_name(p), {}).get(p.args.index(node), False)
+    return False
+
+
 def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset(),
-                  names: FrozenSet[str] = CLOCK_CALLS, nodes: Optional[List[ast.AST]] = None) -> List[ast.Call]:
+                  names: FrozenSet[str] = CLOCK_CALLS, nodes: Optional[List[ast.AST]] = None,
+                  handoffs: Optional[Dict[str, Dict[object, bool]]] = None) -> List[ast.Call]:
     """The duration reads of one scope; ``class_clocks``: the ``self.x`` its class binds only to
     clock reads (for a method); ``names``: the calls that read a clock; ``nodes``: the scope's
-    own nodes (``_own_nodes``), when known."""
+    own nodes (``_own_nodes``), when known; ``handoffs``: ``_duration_parameters``."""
     in_class = isinstance(scope, ast.ClassDef)
     if nodes is None:
         nodes = list(_own_nodes(scope))
@@ -255,7 +316,7 @@ def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset(),
         uses = [n for n in nodes if _key(n, in_class) == k and isinstance(getattr(n, "ctx", None), ast.Load)]
         if not uses:
             unused.add(k)
-        elif all(subtracted(u) for u in uses):
+        elif all(subtracted(u) or (handoffs and _handed_on(u, parent, handoffs)) for u in uses):
             only_subtracted.add(k)
     for k in sorted(only_subtracted):
         # a call assigned to several bindings (self.start = self.last_eta = time.time()) is a
