@@ -283,3 +283,18 @@ def test_a_missing_key_raises_only_where_the_dict_is_known(tmp_path, monkeypatch
     report, _ = check_files(tmp_path, {"app.py": code, "tests/test_app.py": test})
     read = {f.message.split("variable ")[1].split(",")[0] for f in report.findings if f.code == "HT103"}
     assert read == {"G_READ", "A_READ", "C_READ", "T_READ"}
+
+
+def test_a_raise_site_counts_for_the_message_a_test_names():
+    """assertRaisesMessage(E, msg) counts the places whose message may hold msg: a literal that
+    holds it, the same constant, one the analysis cannot read; not another literal, nor another
+    constant."""
+    from hermetic.analyse.expected import _may_match
+
+    wanted = ("name", "OLD_MSG", "the old option is deprecated")
+    assert _may_match(("name", "OLD_MSG", None), wanted)
+    assert not _may_match(("name", "NEW_MSG", None), wanted)
+    assert _may_match(("text", "warning: the old option is deprecated, use new"), wanted)
+    assert not _may_match(("text", "the option was renamed"), wanted)
+    assert _may_match(None, wanted) and _may_match(("text", "anything"), None)
+    assert _may_match(("name", "ANY", None), ("text", "renamed"))

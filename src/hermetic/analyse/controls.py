@@ -354,8 +354,9 @@ class Controls:
                 if key is not None:
                     self._mp_note("env", key)
                     self.ctx.env[key] = (args[2] if len(args) > 2 else UNKNOWN_V) if name == "setitem" else DELETED
-            elif len(args) > 1:
-                self._set_table_item(args[0], args[1], args[2] if len(args) > 2 else None)
+            elif len(args) > 1:   # delitem's third argument is `raising`
+                value = (args[2] if len(args) > 2 else kwargs.get("value", UNKNOWN_V)) if name == "setitem" else None
+                self._set_table_item(args[0], args[1], value)
             return EMPTY
         if name == "chdir":
             if args:

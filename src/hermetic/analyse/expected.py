@@ -4,7 +4,7 @@
 place, reaching that place ends the block's run: what the code would do after it, or on ways
 that do not raise, the test never does (``Interp.expect_hit`` unwinds to the ``with``). Where it
 is raised at a few places, each one reached leaves a mark among the events, and a block whose
-run marked one place only ends there (``Statements._end_at_the_raise``).
+run marked one place only ends there (``end_at_the_raise``).
 
 Only the project's own exception classes count (a library raises its own anywhere); a raise
 site is a ``raise`` whose exception is named (``raise E(...)``, ``raise mod.E``), or a
@@ -68,7 +68,6 @@ def raised_expected(ip, value, expecting: Optional[FrozenSet[str]] = None) -> bo
     return False
 
 
-
 def site_count(ip, qn: str, message: Optional[tuple] = None) -> int:
     """How many places raise ``qn`` or a project subclass of it, up to ``MANY_SITES + 1``: a
     ``raise``, or a ``warnings.warn`` of a warning class (a test expecting it as an exception
@@ -90,17 +89,13 @@ def site_count(ip, qn: str, message: Optional[tuple] = None) -> int:
 
 
 def _message_key(e, value=None) -> Optional[tuple]:
-    """What identifies a message: ``("text", s)`` for a string known whole (a literal, or the
-    test's constant whose value the analysis knows), ``("name", n)`` for a constant by its last
-    name (``FORMS_URLFIELD_ASSUME_HTTPS_DEPRECATED_MSG``), ``("start", s)`` for an f-string or a
-    ``%`` template by its leading text; None when nothing is known."""
+    """What identifies a message: ``("text", s)`` for a string literal, ``("name", n, s)`` for a
+    constant by its last name (``FORMS_URLFIELD_ASSUME_HTTPS_DEPRECATED_MSG``) with its text
+    ``s`` where ``value`` (the test's) gives it; None when nothing is known (an f-string)."""
     if e is None:
         return None
     if e[TAG] == "lit" and isinstance(e[1], str):
         return ("text", e[1])
-    if e[TAG] == "fstr":
-        head = e[1][0] if e[1] else None
-        return ("start", head[1]) if head is not None and head[TAG] == "lit" and isinstance(head[1], str) else None
     name = dotted_name(e)
     if name:
         return ("name", name.rsplit(".", 1)[-1], _literal_str(value) if value is not None else None)
@@ -112,14 +107,10 @@ def _may_match(site: Optional[tuple], wanted: Optional[tuple]) -> bool:
     (``assertRaisesMessage`` looks for the text inside the message)."""
     if wanted is None or site is None:
         return True
-    text = wanted[1] if wanted[0] == "text" else wanted[2] if wanted[0] == "name" else None
     if site[0] == "name":
         return wanted[0] != "name" or site[1] == wanted[1]   # two constants: two messages
-    if text is None:
-        return True
-    if site[0] == "text":
-        return text in site[1]
-    return site[1].startswith(text) or text.startswith(site[1]) or site[1] in text
+    text = wanted[1] if wanted[0] == "text" else wanted[2]
+    return text is None or text in site[1]
 
 
 def _classes_by_name(program) -> Dict[str, list]:

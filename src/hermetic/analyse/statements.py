@@ -44,11 +44,9 @@ class Statements:
                     return True
                 if self.call_raised:   # validate(x) raises for these values: nothing after it runs
                     self.call_raised = False
-                    if not frame.is_module and not (frame.cls is not None and frame.name == frame.cls):
+                    if self._may_raise(frame):   # a module's or class's body goes on (it imports)
                         self.raising = True
                         return True
-                    # a module or class body that imports in practice does not raise: the
-                    # analysis misread a value its calls decided on, so the rest still runs
                 if self.way_cut:
                     self.way_cut = False
                     open_ways += 1
@@ -59,6 +57,12 @@ class Statements:
             return False
         finally:
             self.undecided -= open_ways
+
+    @staticmethod
+    def _may_raise(frame: Frame) -> bool:
+        """Whether a raise the values decide ends ``frame``'s run: not a module's or a class's
+        body, which imports in practice (the analysis misread a value it decided on)."""
+        return not frame.is_module and not (frame.cls is not None and frame.name == frame.cls)
 
     def exec_stmt(self, st, frame: Frame) -> bool:  # noqa: C901 - one dispatch over statement forms
         self.steps += 1
@@ -166,7 +170,7 @@ class Statements:
         if kind == "if":
             frame.line = st[4]
             cond = self.eval_cond(st[1], frame)
-            if self.call_raised:   # the condition raises on every way: neither branch runs
+            if self.call_raised and self._may_raise(frame):   # the condition raises: neither branch runs
                 return False
             if cond is True:
                 return self.exec_block(st[2], frame)
@@ -178,7 +182,7 @@ class Statements:
         if kind == "for":
             frame.line = st[5]
             it = self.eval(st[2], frame)
-            if self.call_raised:   # so does the iterable: the body does not run
+            if self.call_raised and self._may_raise(frame):   # so does the iterable: no body runs
                 return False
             self.assign(st[1], self._element(it), frame)
             _, cut = self._branches([st[3], []], frame)   # a return in the body: what follows runs only when it did not
@@ -593,4 +597,3 @@ def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
         for k, v in d.items():
             merged[k] = merged[k] | v if k in merged else v
     return merged
-
