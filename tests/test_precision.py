@@ -108,7 +108,7 @@ REACHED = [
     # raised at two places, and the test's run reaches one of them only: it ends there; near
     # miss: the same call without pytest.raises
     ("expected-exception-one-site-reached", "HT102", "src/decided/expected.py",
-     'with open("decided-published.txt", "w")', "test_published"),
+     'with open("decided-published.txt", "w")', "test_published test_publish_conflicts_or_fails"),
     # a warning the test expects as an exception (assertRaisesMessage with the message the one
     # place issues): warnings are errors there, so the run ends at the warn; near miss: pytest.warns
     ("expected-warning", "HT102", "src/decided/expected.py", 'with open("decided-configured.txt", "w")',
