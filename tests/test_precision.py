@@ -138,7 +138,7 @@ REACHED = [
     # a lazy proxy (catalogue [lazy]) is the value it stands for: a regular expression compiled on
     # first use matches known strings, a lazy function's result is the function's
     ("lazy-regular-expression", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_JSON_SOURCE")',
-     "test_json_source"),
+     "test_json_source test_indented_json_source"),
     ("lazy-function", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_ADMIN_TITLE")',
      "test_admin_title"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
@@ -298,3 +298,17 @@ def test_a_raise_site_counts_for_the_message_a_test_names():
     assert not _may_match(("text", "the option was renamed"), wanted)
     assert _may_match(None, wanted) and _may_match(("text", "anything"), None)
     assert _may_match(("name", "ANY", None), ("text", "renamed"))
+
+
+def test_a_pattern_rules_out_strings_by_their_first_character():
+    """re.match on a string known by its start: ruled out when the pattern cannot begin with
+    its first character; left open where the pattern may match an empty string, ignores case,
+    or begins with something not read here."""
+    from hermetic.analyse.decide import _first_chars
+
+    starts = _first_chars(r"^(\s+)?\{.*}(\s+)?$", 16)
+    assert not starts("/") and starts("{") and starts(" ")
+    assert _first_chars(r"(git|hg)\+|https?://", 0)("h") and not _first_chars(r"(git|hg)\+|https?://", 0)("t")
+    assert _first_chars(r"a*", 0) is None                 # may match nothing
+    assert _first_chars(r"abc", 2) is None                # re.IGNORECASE
+    assert _first_chars(r"(?=x)x", 0) is None             # a lookahead

@@ -364,12 +364,14 @@ def regex_flag(name: str) -> Optional[int]:
 
 def regex_result(op: str, pattern: V, text: V, flags: Optional[V] = None) -> Optional[bool]:
     """Whether ``re.<op>(pattern, text, flags)`` finds a match, when the pattern, the flags and
-    every alternative of the text are known strings; None otherwise (also for a pattern that
-    does not compile)."""
+    every alternative of the text are known strings (or the text's leading part rules a match
+    out: ``regex_prefix_result``); None otherwise (also for a pattern that does not compile)."""
     import re
     pv, tv = values(pattern), values(text)
     fv = values(flags) if flags is not None else [0]
-    if op not in _REGEX_OPS or not pv or not tv or not fv or len(pv) != 1 or len(fv) != 1:
+    if not tv:
+        return regex_prefix_result(op, pattern, text, flags)   # a string known by its start
+    if op not in _REGEX_OPS or not pv or not fv or len(pv) != 1 or len(fv) != 1:
         return None
     if not isinstance(pv[0], str) or not isinstance(fv[0], int) or not all(isinstance(t, str) for t in tv):
         return None
@@ -378,3 +380,89 @@ def regex_result(op: str, pattern: V, text: V, flags: Optional[V] = None) -> Opt
     except (re.error, OverflowError, ValueError):
         return None
     return _agree([getattr(rx, op)(t) is not None for t in tv])
+
+
+def regex_prefix_result(op: str, pattern: V, text: V, flags: Optional[V] = None) -> Optional[bool]:
+    """``re.match(pattern, text)`` on a string known by its leading part only (``"/vsizip/" +
+    name``): False when no string starting so can match, because its first character is none
+    the pattern can start with; None otherwise."""
+    pv = values(pattern)
+    fv = values(flags) if flags is not None else [0]
+    heads = [a.value for a in text.atoms if isinstance(a, Origin) and a.kind == "literal" and a.partial
+             and isinstance(a.value, str) and a.value]
+    if op not in ("match", "fullmatch") or not pv or len(pv) != 1 or not isinstance(pv[0], str) or \
+            not fv or len(fv) != 1 or not isinstance(fv[0], int) or len(heads) != len(text.atoms):
+        return None
+    first = _first_chars(pv[0], fv[0])
+    if first is None:
+        return None
+    return False if all(not first(h[0]) for h in heads) else None
+
+
+def _first_chars(pattern: str, flags: int):
+    """A test of the characters a match of ``pattern`` (anchored at the start) can begin with, or
+    None where the pattern may match the empty string or holds what this does not read."""
+    import re
+    try:
+        from re import _parser as sre_parse   # Python 3.11+
+        from re import _constants as c
+    except ImportError:   # pragma: no cover - older Pythons
+        import sre_parse  # type: ignore
+        import sre_constants as c  # type: ignore
+    if flags & re.IGNORECASE:
+        return None
+    try:
+        parsed = sre_parse.parse(pattern, flags)
+    except Exception:   # noqa: BLE001 - a pattern re refuses decides nothing
+        return None
+    tests = _first_of(list(parsed), c)
+    if tests is None:
+        return None
+    return lambda ch: any(t(ch) for t in tests)
+
+
+def _first_of(items, c) -> Optional[list]:
+    """The tests a first character must pass for ``items`` (a parsed sequence) to match, or None
+    when the sequence may be empty or uses an operation not read here."""
+    for i, (op, av) in enumerate(items):
+        if op is c.AT:
+            continue   # ^ and \A consume nothing
+        if op is c.LITERAL:
+            return [lambda ch, v=av: ord(ch) == v]
+        if op is c.IN:
+            return [lambda ch, rx=_set_rx(items[i:i + 1]): rx is not None and rx.match(ch) is not None]
+        if op is c.SUBPATTERN:
+            return _first_of(list(av[-1]), c)
+        if op is c.BRANCH:
+            out = []
+            for alt in av[1]:
+                f = _first_of(list(alt), c)
+                if f is None:
+                    return None
+                out.extend(f)
+            return out
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            lo, _hi, sub = av
+            f = _first_of(list(sub), c)
+            if f is None:
+                return None
+            if lo > 0:
+                return f
+            rest = _first_of(items[i + 1:], c)
+            return None if rest is None else f + rest
+        return None
+    return None
+
+
+def _set_rx(items):
+    """A compiled one-character pattern for a parsed character set (``[...]``, a class such as whitespace)."""
+    import re
+    try:
+        from re import _parser as sre_parse, _compiler as sre_compile
+    except ImportError:   # pragma: no cover
+        import sre_parse, sre_compile  # type: ignore
+    try:
+        sub = sre_parse.SubPattern(sre_parse.State(), list(items))
+        return sre_compile.compile(sub, 0) if hasattr(sre_compile, "compile") else None
+    except Exception:   # noqa: BLE001
+        return None
