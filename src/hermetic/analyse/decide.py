@@ -455,14 +455,15 @@ def _first_of(items, c) -> Optional[list]:
 
 
 def _set_rx(items):
-    """A compiled one-character pattern for a parsed character set (``[...]``, a class such as whitespace)."""
-    import re
+    """A compiled one-character pattern for a parsed character set (``[...]``, a class such as
+    whitespace); None when it cannot be built."""
     try:
         from re import _parser as sre_parse, _compiler as sre_compile
     except ImportError:   # pragma: no cover
         import sre_parse, sre_compile  # type: ignore
     try:
-        sub = sre_parse.SubPattern(sre_parse.State(), list(items))
+        state = getattr(sre_parse, "State", None) or sre_parse.Pattern   # named Pattern before 3.11
+        sub = sre_parse.SubPattern(state(), list(items))
         return sre_compile.compile(sub, 0) if hasattr(sre_compile, "compile") else None
     except Exception:   # noqa: BLE001
         return None
