@@ -399,6 +399,7 @@ def regex_prefix_result(op: str, pattern: V, text: V, flags: Optional[V] = None)
     return False if all(not first(h[0]) for h in heads) else None
 
 
+@functools.lru_cache(maxsize=512)
 def _first_chars(pattern: str, flags: int):
     """A test of the characters a match of ``pattern`` (anchored at the start) can begin with, or
     None where the pattern may match the empty string or holds what this does not read."""
