@@ -258,12 +258,13 @@ class Calls:
         if d == "warnings.warn" and (self.expecting or self.expecting_many):
             # a test expecting the warning as an exception passes only where warnings are errors
             category = args[1] if len(args) > 1 else kwargs.get("category")
-            if category is not None and self.expecting and raised_expected(self, category):
-                self.expect_hit = True
-                return EMPTY
-            if category is not None and self.expecting_many and raised_expected(self, category, self.expecting_many):
-                mark_expected_raise(self, frame)
-                return EMPTY
+            if category is not None:
+                if self.expecting and raised_expected(self, category):
+                    self.expect_hit = True
+                    return EMPTY
+                if self.expecting_many and raised_expected(self, category, self.expecting_many):
+                    mark_expected_raise(self, frame)
+                    return EMPTY
         if d in _ENV_LOADERS:
             self.ctx.env[ANY_VARIABLE] = UNKNOWN_V   # sets the variables its file names
         spec = self.p.catalogue.lookup(d)

@@ -365,12 +365,12 @@ def regex_flag(name: str) -> Optional[int]:
 def regex_result(op: str, pattern: V, text: V, flags: Optional[V] = None) -> Optional[bool]:
     """Whether ``re.<op>(pattern, text, flags)`` finds a match, when the pattern, the flags and
     every alternative of the text are known strings (or the text's leading part rules a match
-    out: ``regex_prefix_result``); None otherwise (also for a pattern that does not compile)."""
+    out: ``_ruled_out_by_start``); None otherwise (also for a pattern that does not compile)."""
     import re
     pv, tv = values(pattern), values(text)
     fv = values(flags) if flags is not None else [0]
     if not tv:
-        return regex_prefix_result(op, pattern, text, flags)   # a string known by its start
+        return _ruled_out_by_start(op, pv, fv, text)   # a string known by its start
     if op not in _REGEX_OPS or not pv or not fv or len(pv) != 1 or len(fv) != 1:
         return None
     if not isinstance(pv[0], str) or not isinstance(fv[0], int) or not all(isinstance(t, str) for t in tv):
@@ -382,12 +382,10 @@ def regex_result(op: str, pattern: V, text: V, flags: Optional[V] = None) -> Opt
     return _agree([getattr(rx, op)(t) is not None for t in tv])
 
 
-def regex_prefix_result(op: str, pattern: V, text: V, flags: Optional[V] = None) -> Optional[bool]:
-    """``re.match(pattern, text)`` on a string known by its leading part only (``"/vsizip/" +
-    name``): False when no string starting so can match, because its first character is none
-    the pattern can start with; None otherwise."""
-    pv = values(pattern)
-    fv = values(flags) if flags is not None else [0]
+def _ruled_out_by_start(op: str, pv: Optional[list], fv: Optional[list], text: V) -> Optional[bool]:
+    """``re.match`` of pattern ``pv`` (with flags ``fv``, as ``values`` gives them) on a string
+    known by its leading part only (``"/vsizip/" + name``): False when no string starting so can
+    match, because its first character is none the pattern can start with; None otherwise."""
     heads = [a.value for a in text.atoms if isinstance(a, Origin) and a.kind == "literal" and a.partial
              and isinstance(a.value, str) and a.value]
     if op not in ("match", "fullmatch") or not pv or len(pv) != 1 or not isinstance(pv[0], str) or \
@@ -404,12 +402,7 @@ def _first_chars(pattern: str, flags: int):
     """A test of the characters a match of ``pattern`` (anchored at the start) can begin with, or
     None where the pattern may match the empty string or holds what this does not read."""
     import re
-    try:
-        from re import _parser as sre_parse   # Python 3.11+
-        from re import _constants as c
-    except ImportError:   # pragma: no cover - older Pythons
-        import sre_parse  # type: ignore
-        import sre_constants as c  # type: ignore
+    sre_parse, c, _compile = _sre()
     if flags & re.IGNORECASE:
         return None
     try:
@@ -458,13 +451,19 @@ def _first_of(items, c) -> Optional[list]:
 def _set_rx(items):
     """A compiled one-character pattern for a parsed character set (``[...]``, a class such as
     whitespace); None when it cannot be built."""
-    try:
-        from re import _parser as sre_parse, _compiler as sre_compile
-    except ImportError:   # pragma: no cover
-        import sre_parse, sre_compile  # type: ignore
+    sre_parse, _c, sre_compile = _sre()
     try:
         state = getattr(sre_parse, "State", None) or sre_parse.Pattern   # named Pattern before 3.11
-        sub = sre_parse.SubPattern(state(), list(items))
-        return sre_compile.compile(sub, 0) if hasattr(sre_compile, "compile") else None
-    except Exception:   # noqa: BLE001
+        return sre_compile.compile(sre_parse.SubPattern(state(), list(items)), 0)
+    except Exception:   # noqa: BLE001 - a set re refuses decides nothing
         return None
+
+
+def _sre():
+    """re's parser, its constants and its compiler (``re._parser`` ... from Python 3.11 on)."""
+    try:
+        from re import _compiler, _constants, _parser
+        return _parser, _constants, _compiler
+    except ImportError:   # pragma: no cover - Pythons before 3.11
+        import sre_compile, sre_constants, sre_parse  # type: ignore
+        return sre_parse, sre_constants, sre_compile

@@ -88,7 +88,7 @@ def site_count(ip, qn: str, message: Optional[tuple] = None) -> int:
     ``raise``, or a ``warnings.warn`` of a warning class (a test expecting it as an exception
     passes only where warnings are errors). With ``message`` (``_message_key``), only the
     places whose message may be it count."""
-    cache = ip.p.single_site
+    cache = ip.p.site_counts
     hit = cache.get((qn, message))
     if hit is None:
         total = 0

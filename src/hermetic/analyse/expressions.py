@@ -9,7 +9,7 @@ from typing import Optional
 from .decide import compare, identical, regex_flag, values
 from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
-from ..summarise.ir import SLICE_LOWER, SLICE_UPPER
+from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
 
@@ -433,9 +433,7 @@ class Expressions:
         ks = _literal_str(key)
         if ks is None or not base.atoms or frame.is_module:
             return False
-        root = expr
-        while root[0] == "sub":
-            root = root[1]
+        root = subscript_root(expr)
         if not (root[0] == "dict" or (root[0] == "name" and root[1] in frame.locals)):
             return False
         return all(isinstance(a, tuple) and a[0] == "dict" and all(k is not None and k != ks for k, _v in a[1])

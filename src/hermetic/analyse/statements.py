@@ -10,7 +10,7 @@ from .controls import side_effect_given
 from .handlers import calls_only
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
-from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name
+from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, union
 
@@ -403,12 +403,8 @@ class Statements:
                 self._forget_members(t[1][1], frame, kinds=("seq",))   # a list's items change
             elif t[1][0] == "attr":
                 self.store_attr_item(t[1], base, key, val, frame)   # self.adapters[prefix] = adapter
-            elif t[1][0] == "sub":   # d["a"]["b"] = v: the inner dicts of the local are no longer all known
-                root = t[1]
-                while root[0] == "sub":
-                    root = root[1]
-                if root[0] == "name":
-                    self._forget_nested(root[1], frame)
+            elif t[1][0] == "sub" and subscript_root(t[1])[0] == "name":
+                self._forget_nested(subscript_root(t[1])[1], frame)   # d["a"]["b"] = v: inner dicts change
             for a in base.refs():
                 if a == ("ext", "os.environ"):
                     kname = env_name(key)

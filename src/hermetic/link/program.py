@@ -39,9 +39,9 @@ class Program:
         self.bootstrap = set(guard.bootstrap) if guard is not None else set()
         self.bootstrap_modules = {b for b in self.bootstrap if b in summaries}
         self.import_closure: Optional[Dict[str, set]] = None   # set by the checker when a guard is configured
-        # exception name -> its raise statements in project code, and class -> raised at one place
-        # (``analyse.expected``, filled on first use)
+        # exception name -> the messages of its raise sites in project code, and (class, message)
+        # -> how many places raise it (``analyse.expected``, filled on first use)
         self.raise_sites: Optional[Dict[str, list]] = None
-        self.single_site: Dict[tuple, bool] = {}
+        self.site_counts: Dict[tuple, int] = {}
         self.classes_by_name: Optional[Dict[str, list]] = None
         self.wrapper_values: Dict[str, list] = {}   # fixture -> what it returns, for ``analyse.mpwrap``

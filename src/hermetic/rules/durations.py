@@ -217,10 +217,10 @@ def _clock_bindings(scope: ast.AST, nodes: List[ast.AST], in_class: bool, names:
 
 def _duration_parameters(classes: List[ast.AST], names: FrozenSet[str]) -> Dict[str, Dict[object, bool]]:
     """The parameters of ``classes`` (the module's, with a clock read) that hold the start of a
-    duration: class name ->
-    {parameter name and position: True} where ``__init__`` only stores the parameter in
-    ``self.x`` and every read of ``self.x`` in the class is subtracted from a clock read
-    (httpx's ``BoundSyncStream(stream, response, start)``: ``perf_counter() - self._start``)."""
+    duration: class name -> {parameter name and position: True}, where ``__init__`` only stores
+    the parameter in ``self.x`` and every read of ``self.x`` in the class is subtracted from a
+    clock read (httpx's ``BoundSyncStream(stream, response, start)``: ``perf_counter() -
+    self._start``)."""
     out: Dict[str, Dict[object, bool]] = {}
     for cls in classes:
         init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
@@ -241,12 +241,17 @@ def _duration_parameters(classes: List[ast.AST], names: FrozenSet[str]) -> Dict[
         stored_names = {k for k in stored if k not in used_otherwise}
         if not stored_names:
             continue
-        parent = {id(c): n for n in ast.walk(cls) for c in ast.iter_child_nodes(n)}
+        parent: Dict[int, ast.AST] = {}
+        uses: Dict[str, Tuple[list, list]] = {stored[p]: ([], []) for p in stored_names}   # reads, writes
+        for n in ast.walk(cls):
+            for ch in ast.iter_child_nodes(n):
+                parent[id(ch)] = n
+            k = _key(n, True)
+            if k in uses:
+                uses[k][0 if isinstance(n.ctx, ast.Load) else 1].append(n)
         starts = {}
         for prm in stored_names:
-            attr = stored[prm]
-            reads = [n for n in ast.walk(cls) if _key(n, True) == attr and isinstance(n.ctx, ast.Load)]
-            writes = [n for n in ast.walk(cls) if _key(n, True) == attr and isinstance(n.ctx, ast.Store)]
+            reads, writes = uses[stored[prm]]
             if reads and len(writes) == 1 and all(_minus_clock(r, parent, names) for r in reads):
                 starts[prm] = True
                 starts[params.index(prm)] = True

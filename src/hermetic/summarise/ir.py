@@ -194,6 +194,14 @@ def stmt_line(st: Any) -> int:
     return st[LINE_INDEX[st[0]]]
 
 
+def subscript_root(e):
+    """The expression ``e`` subscripts at its bottom (``d`` of ``d["a"]["b"]``); ``e`` itself
+    when it is no subscript."""
+    while e[TAG] == "sub":
+        e = e[1]
+    return e
+
+
 def dotted_name(e: Any) -> str:
     """``"a.b.c"`` for the expression ``a.b.c`` and for a call of it (a decorator ``@a.b.c(...)``);
     the attribute names only when the chain does not start at a name (``f().x`` -> ``"x"``)."""
