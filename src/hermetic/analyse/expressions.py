@@ -259,7 +259,8 @@ class Expressions:
             before = self.call_raised
             if x[0] in ("cmp", "unary", "bool"):
                 t = self.eval_cond(x, frame)
-                v = EMPTY
+                # a comparison or `not` is a bool: `wait = use and n >= limit` is known when decided
+                v = lit(t, frame.path, frame.line, frame.in_test) if t is not None and x[0] != "bool" else EMPTY
             else:
                 v = self.eval(x, frame)
                 t = truthiness(v, self.inst_truth)

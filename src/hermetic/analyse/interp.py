@@ -21,7 +21,7 @@ from here.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..catalogue.controls import (_BUILTIN_FIXTURES_CONTROLLED, _FREEZE_FIXTURES, _FS_FAKES, _FS_FIXTURES,
                                   _NET_FIXTURES, _NET_MOCKS, _SUBPROCESS_FIXTURES)
@@ -65,6 +65,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.heap: Dict[int, Dict[str, Any]] = {}
         self.next_id = 1
         self.wlog: List[tuple] = []   # every write to the heap, class or module state (memo replay)
+        self.attr_undo: Optional[list] = None   # inside alternative ways: their attribute writes (ways.py)
         self.memo: Dict[tuple, "_MemoEntry"] = {}   # key -> its latest entry (older ones chained by ``alt``)
         self.memo_alts = 0   # entries chained behind others (the memo's size is both)
         self.unresolved: Dict[Tuple[str, int, int], str] = {}
@@ -146,6 +147,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.calls = 0           # the functions called within the running call (``_call_bit``)
         self._ext_bases: Dict[str, List[str]] = {}
         self.method_wrappers: Dict[str, V] = {}   # method -> the wrapper its project decorators return
+        self.property_methods: Set[str] = set()   # methods a project descriptor class decorates
         # after collection, a module imported for the first time is imported as at collection, in
         # the state collection left; what its import writes into other modules' state is logged
         # and applied to each run that imports it (touches it), and put back after that run

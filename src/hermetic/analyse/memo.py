@@ -319,6 +319,8 @@ class Memo:
                 self.wlog.append(w)
             elif kind == "attr" and w[1] >= TEST_HEAP_BASE:
                 h = self.heap.setdefault(w[1], {"cls": None, "attrs": {}})
+                if self.attr_undo is not None:
+                    self.attr_undo.append((w[1], w[2], h["attrs"].get(w[2])))
                 h["attrs"][w[2]] = w[3]
                 h.pop("sig", None)
                 self.wlog.append(w)

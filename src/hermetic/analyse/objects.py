@@ -134,7 +134,7 @@ class Objects:
         m = self.find_method(cls, name)
         if m is not None:
             f = self.p.functions.get(m[1], (None, None))[0]
-            if _decorated(f, "property", "cached_property", "functools.cached_property"):
+            if _decorated(f, "property", "cached_property", "functools.cached_property") or m[1] in self.property_methods:
                 return self.settled(self.call_function(m[1], [], {}, frame, self_atom=a))
             if _decorated(f, "staticmethod"):
                 return of(("func", m[1], None))
@@ -164,6 +164,8 @@ class Objects:
             self.write_state("attr", iid, name, val)
             return
         h = self.heap.setdefault(iid, {"cls": None, "attrs": {}})
+        if self.attr_undo is not None:   # inside alternative ways (``ways.WayWrites``)
+            self.attr_undo.append((iid, name, h["attrs"].get(name)))
         h["attrs"][name] = val
         h.pop("sig", None)
         self.wlog.append(("attr", iid, name, val))

@@ -12,6 +12,7 @@ from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
+from .ways import ModuleWays, WayWrites
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, union
 
 
@@ -266,38 +267,33 @@ class Statements:
         """Run alternative blocks on copies of the locals and merge them (union): whether every
         block, and whether some block (or an undecided way inside one), returns or raises."""
         base = dict(frame.locals)
-        # a module's top level binds its globals: `try: import yaml` / `except ImportError:
-        # yaml = None` leaves either, not the one bound last. Each way's bindings are kept while
-        # the next runs (a module it imports may read them), and joined at the end
-        g = self.globals.setdefault(frame.module, {}) if frame.is_module else None
-        base_g: Dict[str, V] = {}   # the globals before the first way
+        module_ways = ModuleWays(self.globals.setdefault(frame.module, {}) if frame.is_module else None)
+        heap_ways = WayWrites(self)   # the instances' attributes: each way from the same start
         results = []
-        g_bound: List[Dict[str, V]] = []
         all_end, some_end, all_raise = True, False, True
-        for i, b in enumerate(blocks):
+        for b in blocks:
             frame.locals = dict(base)
-            before_g = dict(g) if g is not None else None
-            if i == 0 and g is not None:
-                base_g = before_g
-            ended = self.exec_block(b, frame)
+            module_ways.start()
+            try:
+                ended = self.exec_block(b, frame)
+            except BaseException:
+                heap_ways.keep_last()
+                raise
             if self.expect_hit:   # this way raised what the test expects: it is the test's way
+                heap_ways.keep_last()
                 frame.locals = base
                 self.way_cut = False
                 self.raising = True
                 return True, True
+            heap_ways.end_way()
             all_end = all_end and ended
             all_raise = all_raise and ended and self.raising
             some_end = some_end or ended or self.way_cut
             if not ended:
                 results.append(frame.locals)
-                if g is not None:
-                    g_bound.append({k: v for k, v in g.items() if before_g.get(k) is not v})
-        if g is not None and g_bound:
-            for name in {k for bound in g_bound for k in bound}:
-                vals = [bound[name] for bound in g_bound if name in bound]
-                if name in base_g and len(vals) < len(g_bound):
-                    vals.append(base_g[name])   # a way that did not bind it keeps what was there
-                g[name] = union(vals)
+                module_ways.keep()
+        module_ways.finish()
+        heap_ways.finish()
         self.way_cut = False
         if not results:
             frame.locals = base

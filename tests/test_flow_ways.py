@@ -1,0 +1,24 @@
+"""Alternative ways and the test's instances (contract section 1, "what a test reaches"),
+fixture flow-ways.
+
+A pool blocks, and reads the clock, only once every connection it may open is out:
+``wait = use_overflow and self._overflow >= self._max_overflow`` is a known bool when the
+comparison is decided, so a default pool's two connects never wait (the near miss). The
+counter is written on alternative ways (``+= 1`` on one, ``-= 1`` in an ``except``): after
+them it holds every value a way left, not the last one written, so the small pool's second
+connect may wait. A project descriptor class whose ``__get__`` sits under
+``if not TYPE_CHECKING`` / ``else`` makes the method an attribute: ``not conn.info`` is
+``not {}``, the check passes and the test goes on to the waiting connect.
+"""
+from helpers import Expect, fixture_suite
+
+FIX = "flow-ways"
+Q = "src/pooling/queue.py"
+T = "tests/test_pool.py::"
+
+EXPECTED = [
+    Expect("waits-when-every-connection-is-out", "HT104", Q, "deadline = time.time() + timeout",
+           tests=[T + "test_info_then_wait", T + "test_small_pool_no_overflow"], origin="clock"),
+]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])
