@@ -141,6 +141,12 @@ REACHED = [
      "test_json_source test_indented_json_source"),
     ("lazy-function", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_ADMIN_TITLE")',
      "test_admin_title"),
+    # a fresh Morsel() holds its reserved keys, each "" (catalogue [mappings]): the entry the test
+    # sets takes the branch, the other is ruled out (and `isinstance(Morsel(), Morsel)` stays open)
+    ("mapping-entry-set", "HT104", "src/decided/cookies.py", 'return time.time() + int(morsel["max-age"])',
+     "test_cookie_max_age"),
+    ("mapping-entry-left-empty", "HT103", "src/decided/cookies.py", 'return os.environ.get("DECIDED_COOKIE_EXPIRES")',
+     "test_cookie_expires"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),

@@ -283,6 +283,9 @@ class Calls:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
             whole = None if d == "py.path.local" else _whole_join(args, True)
             return (whole or _head(_join_head(args))).with_path(True)
+        keys = self.p.catalogue.mappings.get(d)
+        if keys is not None and not args and not kwargs:   # a fresh Morsel(): its keys, each ""
+            return of(("dict", tuple((k, lit("", frame.path, frame.line, frame.in_test)) for k in keys)))
         if d in _CONTAINER_CTORS and not args:
             if d in ("collections.Counter", "collections.defaultdict"):   # a missing key is no KeyError
                 return of(("dict", ((None, UNKNOWN_V),)))

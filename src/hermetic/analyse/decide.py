@@ -312,9 +312,10 @@ def isinstance_of(v: V, classes: List[Tuple[str, str]],
         if t is None:
             return None
         # a built-in value is no instance of a project class, nor of a library class (a path
-        # object may be a library's: undecided)
+        # object may be a library's, and a dict a library's mapping, a Counter() or a Morsel():
+        # undecided)
         results.append(_any((builtin_isinstance(t, name) if kind == "builtin" else
-                             None if (kind == "library" and t == "Path") else False)
+                             None if (kind == "library" and t in ("Path", "dict")) else False)
                             for kind, name in classes))
     return _agree(results)
 

@@ -313,7 +313,8 @@ class Expressions:
                 return None
             return e[1] == "and"
         v = self.eval(e, frame)
-        if k == "call" and v.atoms and all((isinstance(a, tuple) and a[0] in ("inst", "modobj")) or
+        # a call's result or an entry of a known container (`if morsel["max-age"]:`)
+        if k in ("call", "sub") and v.atoms and all((isinstance(a, tuple) and a[0] in ("inst", "modobj")) or
                                            (isinstance(a, Origin) and a.kind == "literal") for a in v.atoms):
             return truthiness(v, self.inst_truth)
         return None

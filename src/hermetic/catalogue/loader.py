@@ -63,6 +63,7 @@ class Catalogue:
     answers: Dict[str, Any] = field(default_factory=dict)    # "io.StringIO.isatty" -> what it returns
     stream_wrappers: Tuple[str, ...] = ()                    # classes answering as the stream they wrap
     lazy: Dict[str, str] = field(default_factory=dict)       # lazy proxy -> "result" / "function" (``[lazy]``)
+    mappings: Dict[str, Tuple[str, ...]] = field(default_factory=dict)   # class -> the keys a new one holds
     answer_methods: frozenset = frozenset()                  # the method names of ``answers`` ("isatty")
 
     def lookup(self, dotted: str) -> Optional[SinkSpec]:
@@ -160,6 +161,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "lazy":
             cat.lazy = {n: str(kind) for n, kind in entries.items()}
+            continue
+        if category == "mappings":
+            cat.mappings = {n: tuple(str(k) for k in keys) for n, keys in entries.items()}
             continue
         for name, raw in entries.items():
             if name == "path_methods":
