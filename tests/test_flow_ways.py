@@ -22,3 +22,35 @@ EXPECTED = [
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])
+
+
+class _Heap:
+    """The part of the interpreter ``WayWrites`` uses: one instance's attributes."""
+
+    def __init__(self, **attrs):
+        self.heap = {1: {"cls": None, "attrs": dict(attrs)}}
+        self.attr_undo = None
+
+    def set_attr(self, iid, name, val):
+        if self.attr_undo is not None:
+            self.attr_undo.append((iid, name, self.heap[iid]["attrs"].get(name)))
+        self.heap[iid]["attrs"][name] = val
+
+
+def test_a_scalar_holds_every_ways_value_and_a_container_the_last_ones():
+    from hermetic.analyse.values import lit, of
+    from hermetic.analyse.ways import WayWrites
+
+    one, two = lit(1, None, None, False), lit(2, None, None, False)
+    empty, filled = of(("dict", ())), of(("dict", (("k", one),)))
+    interp = _Heap(n=one, d=empty)
+    ways = WayWrites(interp)
+    interp.set_attr(1, "n", two)      # the first way writes both
+    interp.set_attr(1, "d", filled)
+    ways.end_way()
+    assert interp.heap[1]["attrs"] == {"n": one, "d": empty}   # the next way starts as before
+    ways.end_way()                    # the second writes nothing
+    ways.finish()
+    assert interp.heap[1]["attrs"]["n"] == one | two
+    assert interp.heap[1]["attrs"]["d"] == filled
+    assert interp.attr_undo is None

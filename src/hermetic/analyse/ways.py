@@ -21,6 +21,13 @@ from typing import Dict, List, Optional, Tuple
 from .values import V, union
 
 
+MAX_JOINED = 8   # alternatives an attribute's joined value may hold
+
+
+def _container(v: V) -> bool:
+    return any(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in v.atoms)
+
+
 class ModuleWays:
     """The globals a module's top level binds along alternative ways (see the module docstring);
     ``g`` is None for a function's frame, and then nothing is done."""
@@ -93,15 +100,23 @@ class WayWrites:
         self.log.clear()
 
     def finish(self) -> None:
-        """Hand back the enclosing log and write each attribute's joined value through it."""
+        """Hand back the enclosing log and write each attribute's joined value through it. A
+        container (a dict or list the ways fill entry by entry) keeps what the last way that
+        wrote it left, as before the join: joined, each undecided write would double its
+        alternatives (a graph's node dict filled in a loop); so does a join of more than
+        ``MAX_JOINED`` alternatives."""
         self.interp.attr_undo = self.outer
         for (iid, name), left in self.left.items():
             vals = [v for v in left if v is not None]
+            if not vals:
+                continue
             base = self.base[(iid, name)]
             if len(left) < self.ways and base is not None:
                 vals.append(base)   # a way that did not write it keeps what was there
-            if vals:
-                self.interp.set_attr(iid, name, union(vals))
+            joined = union(vals)
+            if len(joined.atoms) > MAX_JOINED or any(_container(v) for v in vals):
+                joined = vals[0] if len(vals) == 1 else [v for v in left if v is not None][-1]
+            self.interp.set_attr(iid, name, joined)
 
     def keep_last(self) -> None:
         """The way that ran last is the only one (it raised what the test expects): its writes
