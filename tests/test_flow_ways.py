@@ -37,7 +37,7 @@ class _Heap:
         self.heap[iid]["attrs"][name] = val
 
 
-def test_a_scalar_holds_every_ways_value_and_a_container_the_last_ones():
+def test_a_counter_holds_every_ways_count_and_anything_else_the_last_write():
     from hermetic.analyse.values import lit, of
     from hermetic.analyse.ways import WayWrites
 
@@ -48,7 +48,8 @@ def test_a_scalar_holds_every_ways_value_and_a_container_the_last_ones():
     interp.set_attr(1, "n", two)      # the first way writes both
     interp.set_attr(1, "d", filled)
     ways.end_way()
-    assert interp.heap[1]["attrs"] == {"n": one, "d": empty}   # the next way starts as before
+    # the next way starts from the count before; the dict keeps the write, as the ways run in turn
+    assert interp.heap[1]["attrs"] == {"n": one, "d": filled}
     ways.end_way()                    # the second writes nothing
     ways.finish()
     assert interp.heap[1]["attrs"]["n"] == one | two
