@@ -8,7 +8,8 @@ counter is written on alternative ways (``+= 1`` on one, ``-= 1`` in an ``except
 them it holds every value a way left, not the last one written, so the small pool's second
 connect may wait. A project descriptor class whose ``__get__`` sits under
 ``if not TYPE_CHECKING`` / ``else`` makes the method an attribute: ``not conn.info`` is
-``not {}``, the check passes and the test goes on to the waiting connect.
+``not {}``, the check passes and the test goes on to the waiting connect. A method the body
+defines under a version check no running Python takes is not the class's (its base's is).
 """
 from helpers import Expect, fixture_suite
 
@@ -18,7 +19,8 @@ T = "tests/test_pool.py::"
 
 EXPECTED = [
     Expect("waits-when-every-connection-is-out", "HT104", Q, "deadline = time.time() + timeout",
-           tests=[T + "test_info_then_wait", T + "test_small_pool_no_overflow"], origin="clock"),
+           tests=[T + "test_info_then_wait", T + "test_label_then_wait", T + "test_small_pool_no_overflow"],
+           origin="clock"),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])

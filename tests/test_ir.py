@@ -140,25 +140,3 @@ def test_every_named_index_names_a_field():
     indices = {k for k, v in vars(ir).items() if k.isupper() and isinstance(v, int) and k != "TAG"}
     assert indices <= names, sorted(indices - names)
 
-
-def test_a_class_lists_the_methods_its_body_defines_under_if_and_try():
-    src = (b"import sys\nfrom typing import TYPE_CHECKING\n"
-           b"class C:\n"
-           b"    def top(self): return 1\n"
-           b"    if TYPE_CHECKING:\n"
-           b"        def typed_only(self): ...\n"
-           b"    if not TYPE_CHECKING:\n"
-           b"        def __get__(self, obj, cls): return obj\n"
-           b"    if sys.version_info >= (3, 8):\n"
-           b"        def new(self): return 2\n"
-           b"    else:\n"
-           b"        def old(self): return 3\n"
-           b"    try:\n"
-           b"        def tried(self): return 4\n"
-           b"    except ImportError:\n"
-           b"        pass\n"
-           b"    if sys.platform == 'win32':\n"
-           b"        def top(self): return 5\n")
-    methods = summarize(src, "m", "m.py")["classes"]["m.C"]["methods"]
-    assert sorted(methods) == ["__get__", "new", "old", "top", "tried"]
-    assert methods["top"] == "m.C.top"

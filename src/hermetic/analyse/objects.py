@@ -87,7 +87,27 @@ class Objects:
             cd, _ = self.p.classes[c]
             if name in cd["methods"]:
                 return c, cd["methods"][name]
+            qn = self._body_method(c, name)
+            if qn is not None:
+                return c, qn
         return None
+
+    def _body_method(self, c: str, name: str) -> Optional[str]:
+        """A method the class body defines under an ``if`` or ``try`` whose way it took (``if not
+        TYPE_CHECKING: def __get__``, a version check): bound in the class's attributes when the
+        body ran, as a function of that class."""
+        attrs = self.class_attrs.get(c)
+        v = attrs.get(name) if attrs else None
+        if v is None or len(v.atoms) != 1:
+            return None
+        a = next(iter(v.atoms))
+        if not (isinstance(a, tuple) and a[0] == "func" and a[2] is None):
+            return None
+        f = self.p.functions.get(a[1], (None, None))[0]
+        if f is None or f.get("class") != c:
+            return None
+        self._read("cattr", c, name)
+        return a[1]
 
     def class_bound(self, qn: str, cls_atom: tuple):
         """What a method read from its class binds first: the class for a ``classmethod``;

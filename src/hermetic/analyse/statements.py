@@ -268,7 +268,7 @@ class Statements:
         block, and whether some block (or an undecided way inside one), returns or raises."""
         base = dict(frame.locals)
         module_ways = ModuleWays(self.globals.setdefault(frame.module, {}) if frame.is_module else None)
-        heap_ways = WayWrites(self)   # the instances' attributes: each way from the same start
+        heap_ways = WayWrites(self)   # counters on the test's objects: each way from the same count
         results = []
         all_end, some_end, all_raise = True, False, True
         for b in blocks:

@@ -8,10 +8,12 @@ None`` leaves either, not the one bound last. Each way's bindings are kept while
 
 Locals are copied per way and joined (``Statements._alternatives``); the attributes of the
 instances a test makes live in the heap, so each way's writes are logged (``Interp.attr_undo``:
-``(instance id, attribute, value before)``, ``None`` when it had none) and put back before the
-next way runs. After the last way an attribute holds what any way left in it, and also its old
-value when some way did not write it: ``if undecided: self.n += 1`` leaves ``{n, n + 1}``, not
-``n + 1`` (a later ``self.n >= limit`` is then decided only when every value decides it).
+``(instance id, attribute, value before)``, ``None`` when it had none). A counter (known
+integers before and after the way) is put back before the next way runs, and after the last
+holds every count a way left, and its old count when some way did not change it:
+``if undecided: self.n += 1`` leaves ``{n, n + 1}``, not ``n + 1`` (a later
+``self.n >= limit`` is then decided only when every count decides it). Other attributes keep
+the last write (``WayWrites``).
 Instances made at import are shared state (``Memo.write_state``) and are not joined here.
 """
 from __future__ import annotations

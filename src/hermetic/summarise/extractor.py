@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Dict, List, Optional
 
-from .ir import FSTR_PARTS, LIT_VALUE, TAG, class_methods
+from .ir import DEF_NAME, DEF_QUALNAME, FSTR_PARTS, LIT_VALUE, TAG
 
 
 _NAME_STRING = 200   # longer strings are prose, not attribute names or patch targets
@@ -263,13 +263,17 @@ class Extractor:
         qn = f"{scope}.{node.name.value}"
         with self._own_yields():   # a class body is no generator's
             body = self.suite(node.body, qn, qn)
+        methods = {}
+        for st in body:
+            if st[TAG] == "def":
+                methods[st[DEF_NAME]] = st[DEF_QUALNAME]
         self.classes[qn] = {
             "qualname": qn,
             "name": node.name.value,
             "bases": [self.expr(a.value) for a in node.bases if not a.keyword],
             "decorators": [[self.expr(d.decorator), self.line(d)] for d in node.decorators],
             "body": body,
-            "methods": class_methods(body),
+            "methods": methods,
             "line": self.line(node.name),
         }
         return qn

@@ -28,7 +28,7 @@ Changing a form changes ``extract.SUMMARY_VERSION``.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
 Fields = Tuple[Tuple[str, str], ...]
 
@@ -234,47 +234,3 @@ def flat(stmts):
             yield from flat(st[TRY_FINALLY])
         elif k == "with":
             yield from flat(st[WITH_BODY])
-
-
-def _type_checking(test) -> Optional[bool]:
-    """``if TYPE_CHECKING:`` (True), ``if not TYPE_CHECKING:`` (False), any other test (None)."""
-    negated = test[TAG] == "unary" and test[1] == "Not"
-    if negated:
-        test = test[2]
-    if dotted_name(test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
-        return not negated
-    return None
-
-
-def class_methods(body: list) -> Dict[str, str]:
-    """A class body's methods, name -> qualified name: each ``def`` at the top level (the last
-    of a name, as Python binds it), then the ones under an ``if`` / ``try`` of the body that
-    no top-level ``def`` names (``if not TYPE_CHECKING: def __get__``; a
-    ``version_info`` alternative: the first). What only a type checker sees is left out."""
-    methods: Dict[str, str] = {}
-    for st in body:
-        if st[TAG] == "def":
-            methods[st[DEF_NAME]] = st[DEF_QUALNAME]
-    nested: Dict[str, str] = {}
-    _nested_defs(body, nested, top=True)
-    for name, qn in nested.items():
-        methods.setdefault(name, qn)
-    return methods
-
-
-def _nested_defs(stmts: list, out: Dict[str, str], top: bool = False) -> None:
-    for st in stmts:
-        tag = st[TAG]
-        if tag == "def" and not top:
-            out.setdefault(st[DEF_NAME], st[DEF_QUALNAME])
-        elif tag == "if":
-            seen = _type_checking(st[IF_TEST])
-            if seen is not True:
-                _nested_defs(st[IF_BODY], out)
-            if seen is not False:
-                _nested_defs(st[IF_ORELSE], out)
-        elif tag == "try":
-            _nested_defs(st[TRY_BODY], out)
-            for handler in st[TRY_HANDLERS]:
-                _nested_defs(handler[1], out)
-            _nested_defs(st[TRY_ORELSE], out)
