@@ -6,7 +6,8 @@ A pool blocks, and reads the clock, only once every connection it may open is ou
 comparison is decided, so a default pool's two connects never wait (the near miss). The
 counter is written on alternative ways (``+= 1`` on one, ``-= 1`` in an ``except``): after
 them it holds every value a way left, not the last one written, so the small pool's second
-connect may wait. A project descriptor class whose ``__get__`` sits under
+connect may wait; arithmetic on such a counter is done for each count (`{-2, -1} + 1` is
+`{-1, 0}`), so a roomy pool's third connect does not wait (near miss). A project descriptor class whose ``__get__`` sits under
 ``if not TYPE_CHECKING`` / ``else`` makes the method an attribute: ``not conn.info`` is
 ``not {}``, the check passes and the test goes on to the waiting connect. A method the body
 defines under a version check no running Python takes is not the class's (its base's is).

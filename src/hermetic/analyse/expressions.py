@@ -25,18 +25,25 @@ _ARITHMETIC = {"Add": lambda x, y: x + y, "Subtract": lambda x, y: x - y, "Multi
                "BitOr": lambda x, y: x | y, "BitAnd": lambda x, y: x & y, "FloorDivide": lambda x, y: x // y}
 
 
-def _arithmetic(op: str, left: V, right: V):
-    """``left OP right`` when both are one known integer (not a bool); else None."""
+def _arithmetic(op: str, left: V, right: V) -> Optional[list]:
+    """``left OP right`` for each pair when both are known integers (not bools), a few of them
+    (a counter changed on alternative ways: ``{-5, -4} + 1`` is ``{-4, -3}``); else None."""
     fn = _ARITHMETIC.get(op)
     if fn is None:
         return None
     lv, rv = values(left), values(right)
-    if not lv or not rv or len(lv) != 1 or len(rv) != 1:
+    if not lv or not rv or len(lv) * len(rv) > 16:
         return None
-    x, y = lv[0], rv[0]
-    if type(x) is not int or type(y) is not int or (op == "FloorDivide" and y == 0) or abs(x) > 2 ** 64 or abs(y) > 2 ** 64:
-        return None
-    return fn(x, y)
+    out = []
+    for x in lv:
+        for y in rv:
+            if type(x) is not int or type(y) is not int or (op == "FloorDivide" and y == 0) or abs(x) > 2 ** 64 \
+                    or abs(y) > 2 ** 64:
+                return None
+            r = fn(x, y)
+            if r not in out:
+                out.append(r)
+    return out
 
 
 def _sliced(base: V, lower, upper) -> V:
@@ -220,9 +227,9 @@ class Expressions:
         """``left OP right`` (``op``: libcst's operator class name, ``Add``, ``Divide`` ...): a
         number when both are known numbers, a string or path built from ``left`` (``right`` for
         ``"file://" + folder``), a whole string or path when both are whole literals; else empty."""
-        number = _arithmetic(op, left, right)
-        if number is not None:   # re.I | re.X, 60 * 60, a count + 1
-            return lit(number, frame.path, frame.line, frame.in_test)
+        numbers = _arithmetic(op, left, right)
+        if numbers is not None:   # re.I | re.X, 60 * 60, a count + 1
+            return union(lit(n, frame.path, frame.line, frame.in_test) for n in numbers)
         if op == "Modulo" and _literal_str(left, prefix=True) is not None:
             tmpl = _literal_str(left, prefix=True)
             if tmpl.startswith("%"):

@@ -24,7 +24,7 @@ from .decide import atom_values
 from .values import Origin, V, union
 
 
-MAX_JOINED = 8   # alternatives an attribute's joined value may hold
+MAX_JOINED = 16   # counts a counter joined over alternative ways may hold
 
 
 def _count(v: Optional[V]) -> bool:
