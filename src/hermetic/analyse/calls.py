@@ -544,10 +544,11 @@ class Calls:
     def wrap_method(self, qn: str, decos: List[V], frame: Frame) -> None:
         """A method's project decorators, applied when its class is defined: what they return
         (a wrapper taking ``self`` first) is what ``obj.method`` calls (``Objects.inst_attr``).
-        A decorator that is a project descriptor class (one with ``__get__``, such as a memoized
-        property) makes the method an attribute: ``obj.name`` runs it."""
-        if any(isinstance(a, tuple) and a[0] == "cls" and self.find_method(a[1], "__get__") is not None
-               for d in decos for a in d.atoms):
+        A decorator that is a project descriptor class named as a property (one with ``__get__``:
+        ``memoized_property``, ``classproperty``) makes the method an attribute: ``obj.name``
+        runs it. Other descriptors may hand back a callable (a ``hybridmethod``): left as before."""
+        if any(isinstance(a, tuple) and a[0] == "cls" and a[1].lower().endswith("property")
+               and self.find_method(a[1], "__get__") is not None for d in decos for a in d.atoms):
             self.property_methods.add(qn)
             return
         v = self.decorated(qn, decos, frame)

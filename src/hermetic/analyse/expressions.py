@@ -7,6 +7,7 @@ import re
 from typing import Optional
 
 from .decide import compare, identical, regex_flag, values
+from .limits import MAX_COUNTS
 from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
@@ -32,7 +33,7 @@ def _arithmetic(op: str, left: V, right: V) -> Optional[list]:
     if fn is None:
         return None
     lv, rv = values(left), values(right)
-    if not lv or not rv or len(lv) * len(rv) > 16:
+    if not lv or not rv or len(lv) * len(rv) > MAX_COUNTS:
         return None
     out = []
     for x in lv:

@@ -21,15 +21,13 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from .decide import atom_values
+from .limits import MAX_COUNTS
 from .values import Origin, V, union
-
-
-MAX_JOINED = 16   # counts a counter joined over alternative ways may hold
 
 
 def _count(v: Optional[V]) -> bool:
     """``v`` is one or a few known integers (a counter: ``self._overflow``)."""
-    if v is None or not v.atoms or len(v.atoms) > MAX_JOINED:
+    if v is None or not v.atoms or len(v.atoms) > MAX_COUNTS:
         return False
     for a in v.atoms:
         vs = atom_values(a) if isinstance(a, Origin) else None
@@ -128,7 +126,7 @@ class WayWrites:
             if len(left) < self.ways and base is not None:
                 vals.append(base)   # a way that did not change it keeps what was there
             joined = union(vals)
-            if len(joined.atoms) <= MAX_JOINED:
+            if len(joined.atoms) <= MAX_COUNTS:
                 self.interp.set_attr(iid, name, joined)
             else:
                 self.interp.set_attr(iid, name, left[-1])
