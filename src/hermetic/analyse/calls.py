@@ -12,7 +12,7 @@ from typing import Dict, List, Optional
 from ..catalogue.controls import _DOUBLE_CTORS
 from .controls import double, quiet_double, side_effect_given
 from .decide import isinstance_of, library_class, regex_result, type_name
-from .expected import mark_expected_raise, raised_expected
+from .expected import note_raise
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
 from .origins import (from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
@@ -258,13 +258,8 @@ class Calls:
         if d == "warnings.warn" and (self.expecting or self.expecting_many):
             # a test expecting the warning as an exception passes only where warnings are errors
             category = args[1] if len(args) > 1 else kwargs.get("category")
-            if category is not None:
-                if self.expecting and raised_expected(self, category):
-                    self.expect_hit = True
-                    return EMPTY
-                if self.expecting_many and raised_expected(self, category, self.expecting_many):
-                    mark_expected_raise(self, frame)
-                    return EMPTY
+            if category is not None and note_raise(self, category, frame):
+                return EMPTY
         if d in _ENV_LOADERS:
             self.ctx.env[ANY_VARIABLE] = UNKNOWN_V   # sets the variables its file names
         spec = self.p.catalogue.lookup(d)

@@ -173,6 +173,19 @@ def _site(st) -> Optional[tuple]:
     return None
 
 
+def note_raise(ip, value, frame) -> bool:
+    """A raise of ``value`` (a ``raise``, or a warning issued as one): when the test expects it,
+    at one place the block's run ends here (``expect_hit``), at a few it is marked
+    (``mark_expected_raise``); whether it was expected."""
+    if ip.expecting and raised_expected(ip, value):
+        ip.expect_hit = True
+        return True
+    if ip.expecting_many and raised_expected(ip, value, ip.expecting_many):
+        mark_expected_raise(ip, frame)
+        return True
+    return False
+
+
 def mark_expected_raise(ip, frame) -> None:
     """A raise of an exception the test expects, raised at a few places (``ip.expecting_many``):
     marked among the events, for ``end_at_the_raise``."""

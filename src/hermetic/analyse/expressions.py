@@ -47,6 +47,12 @@ def _arithmetic(op: str, left: V, right: V) -> Optional[list]:
     return out
 
 
+def _followed_here(expr, frame: Frame) -> bool:
+    """``expr`` is a display written here or a function's local variable: a container whose
+    changes the analysis follows in this function (``Statements._forget_members``)."""
+    return expr[0] in ("seq", "dict") or (expr[0] == "name" and not frame.is_module and expr[1] in frame.locals)
+
+
 def _sliced(base: V, lower, upper) -> V:
     """``base[lower:upper]`` (integer bounds or None): the items of a known list or tuple, the
     text of a known string; another value keeps its origins (a part of it)."""
@@ -382,7 +388,7 @@ class Expressions:
         a display written here, a local variable (its changes in this function are followed,
         ``_forget_members``), or an immutable tuple or string; a list, set or dict reached
         through a global or an attribute may have been changed elsewhere."""
-        if expr[0] in ("seq", "dict") or (expr[0] == "name" and not frame.is_module and expr[1] in frame.locals):
+        if _followed_here(expr, frame):
             return True
         return all((isinstance(a, tuple) and a[0] == "seq" and a[1] == "tuple") or
                    (isinstance(a, Origin) and a.kind in ("literal", "module-constant")) for a in v.atoms)
@@ -441,10 +447,7 @@ class Expressions:
         a dict built here) through subscripts only: a dict reached through a global or an
         attribute may have been filled elsewhere."""
         ks = _literal_str(key)
-        if ks is None or not base.atoms or frame.is_module:
-            return False
-        root = subscript_root(expr)
-        if not (root[0] == "dict" or (root[0] == "name" and root[1] in frame.locals)):
+        if ks is None or not base.atoms or frame.is_module or not _followed_here(subscript_root(expr), frame):
             return False
         return all(isinstance(a, tuple) and a[0] == "dict" and all(k is not None and k != ks for k, _v in a[1])
                    for a in base.atoms)

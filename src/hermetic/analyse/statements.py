@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Tuple
 
-from .expected import end_at_the_raise, expected_classes, mark_expected_raise, raised_expected
+from .expected import end_at_the_raise, expected_classes, note_raise
 from .controls import side_effect_given
 from .handlers import calls_only
 from .literals import _literal_str, env_name, _canonical
@@ -233,11 +233,7 @@ class Statements:
         if kind == "raise":
             frame.line = st[2]
             if st[1] is not None:
-                exc = self.eval(st[1], frame)
-                if self.expecting and raised_expected(self, exc):
-                    self.expect_hit = True
-                elif self.expecting_many and raised_expected(self, exc, self.expecting_many):
-                    mark_expected_raise(self, frame)
+                note_raise(self, self.eval(st[1], frame), frame)
             self.raising = True
             if st[1] is not None and dotted_name(st[1]) == "NotImplementedError":
                 # an abstract method: at run time an override is called, which may return

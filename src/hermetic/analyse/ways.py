@@ -18,7 +18,7 @@ Instances made at import are shared state (``Memo.write_state``) and are not joi
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from .decide import atom_values
 from .limits import MAX_COUNTS
@@ -78,19 +78,21 @@ class WayWrites:
     every later branch on them undecided, and cost a third more analysis time and twice the
     memory on real suites for few decided ways."""
 
-    __slots__ = ("interp", "outer", "log", "base", "left", "ways")
+    __slots__ = ("interp", "outer", "log", "base", "left", "plain", "ways")
 
     def __init__(self, interp) -> None:
         self.interp = interp
         self.outer: Optional[list] = interp.attr_undo
         self.log: list = []
         interp.attr_undo = self.log
-        self.base: Dict[Tuple[int, str], Optional[V]] = {}      # the count before the first way
-        self.left: Dict[Tuple[int, str], List[V]] = {}          # what each way that changed it left
+        self.base: Dict[Tuple[int, str], V] = {}          # a counter's count before the first way
+        self.left: Dict[Tuple[int, str], List[V]] = {}    # what each way that changed it left
+        self.plain: Set[Tuple[int, str]] = set()          # written, and not a counter: last write
         self.ways = 0
 
     def end_way(self) -> None:
-        """Take the counts this way left, and put them back as they were before it."""
+        """Take the counts this way left, and put them back as they were before it; anything
+        else it wrote stays, logged in the enclosing log."""
         self.ways += 1
         if not self.log:
             return
@@ -105,15 +107,13 @@ class WayWrites:
                 continue
             attrs = h["attrs"]
             now = attrs.get(key[1])
-            if key in self.left or key not in self.base:
-                if _count(now) and _count(self.base.get(key, old)):
-                    self.base.setdefault(key, old)
-                    self.left.setdefault(key, []).append(now)
-                    attrs[key[1]] = self.base[key]
-                    h.pop("sig", None)
-                    continue
-                self.left.pop(key, None)
-                self.base[key] = None   # not a counter: the ways' writes stay, one after the other
+            if key not in self.plain and _count(now) and _count(self.base.get(key, old)):
+                self.left.setdefault(key, []).append(now)
+                attrs[key[1]] = self.base.setdefault(key, old)
+                h.pop("sig", None)
+                continue
+            self.plain.add(key)   # the ways' writes stay, one after the other
+            self.left.pop(key, None)
             if self.outer is not None:
                 self.outer.append((key[0], key[1], old))
 
@@ -121,10 +121,9 @@ class WayWrites:
         """Hand back the enclosing log and write each counter's joined value through it."""
         self.interp.attr_undo = self.outer
         for (iid, name), left in self.left.items():
-            base = self.base[(iid, name)]
             vals = list(left)
-            if len(left) < self.ways and base is not None:
-                vals.append(base)   # a way that did not change it keeps what was there
+            if len(left) < self.ways:
+                vals.append(self.base[(iid, name)])   # a way that did not change it keeps what was there
             joined = union(vals)
             if len(joined.atoms) <= MAX_COUNTS:
                 self.interp.set_attr(iid, name, joined)
