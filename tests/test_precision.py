@@ -4,7 +4,7 @@ Every operation in the fixture is reached by one near-miss test in tests/test_re
 ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None, an enum
 member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises,
 the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects (or a warning it expects as one), an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, a handler whose try body only calls
-a test double with no side effect, a module's object() sentinel, a key the test's dict lacks, a lazy proxy, and
+a test double with no side effect (or one raising an exception whose errno the test set), a module's object() sentinel, a key the test's dict lacks, a lazy proxy, and
 controls made through mocker.patch.dict and a loop of setenv.
 """
 import sys
@@ -122,6 +122,13 @@ REACHED = [
      'return os.environ.get("DECIDED_BROKEN_PIDFILE")', "test_pid_file_broken"),
     ("handler-of-a-patch-given-a-side-effect", "HT103", "src/decided/pidfile.py",
      'return os.environ.get("DECIDED_PROCESS_GONE")', "test_process_gone"),
+    # the handler catches the instance the double raises: `exc.errno` is the code the test set on
+    # it (ENOENT, EAGAIN: ruled out); near misses: ESRCH, and an OSError made from unknown arguments
+    ("handler-catches-the-instance-raised", "HT103", "src/decided/pidfile.py",
+     'return os.environ.get("DECIDED_STALE_PROCESS")', "test_stale_process_gone test_stale_process_errno_unknown"),
+    # ... and a handler of another built-in class does not catch it; near miss: a SystemError raised
+    ("handler-of-another-class", "HT103", "src/decided/pidfile.py",
+     'return os.environ.get("DECIDED_KILL_SYSTEM_ERROR")', "test_stale_process_system_error"),
     # no literal is the module's object() sentinel; near misses: the argument left out (the
     # sentinel itself), and a marker made at each call
     ("sentinel-missing", "HT103", "src/decided/backend.py", 'return os.environ.get("DECIDED_OPTION_FALLBACK")',

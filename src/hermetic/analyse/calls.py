@@ -10,9 +10,10 @@ import collections
 from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
-from .controls import double, quiet_double, side_effect_given
+from .controls import double, side_effect_given
 from .decide import isinstance_of, library_class, regex_result, type_name
 from .expected import note_raise
+from .handlers import EXCEPTIONS, exception_instance, watch_entry
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
 from .origins import (from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
@@ -89,8 +90,7 @@ class Calls:
         if self.expect_hit:   # unwinding to the test's `with pytest.raises(E)`: nothing more runs
             return EMPTY
         if self.try_watch is not None:
-            raising = self.ctx.raising
-            self.try_watch.append(bool(callee.atoms) and all(quiet_double(a, raising) for a in callee.atoms))
+            self.try_watch.append(watch_entry(callee, self.ctx.raising, self.ctx.effects))
         before = self.call_raised
         out = EMPTY
         resolved = False
@@ -438,6 +438,8 @@ class Calls:
         if d == "builtins.object" and not args and not kwargs and frame.is_module:
             # MISSING = object() at a module's top level: one object, made once (a sentinel)
             return of(Origin("unknown", expr="object()", path=frame.path, line=frame.line, value=INSTANCE + d))
+        if frame.in_test and not self.import_time and d in EXCEPTIONS:
+            return exception_instance(self, d, args)   # one the test can set attributes on
         if _constructs(d):
             # an instance of a library class: not None, whatever else it is
             return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=INSTANCE + d))

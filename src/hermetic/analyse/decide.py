@@ -10,6 +10,7 @@ otherwise.
 from __future__ import annotations
 
 import ast
+import errno
 import functools
 import sys
 from typing import Callable, FrozenSet, List, Optional, Tuple
@@ -334,14 +335,19 @@ _SYSTEM = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows", "cygwin": "
            "aix": "AIX"}
 
 
+# errno.ENOENT, ...: `exc.errno == errno.ESRCH` on an exception the test made (``handlers``)
+_ERRNO_CODES = {f"errno.{name}": getattr(errno, name) for name in dir(errno) if name[:1] == "E"}
+
+
 def platform_facts(platform: Optional[str] = None) -> dict:
     """The values platform checks read: ``sys.platform`` (``platform``, or the running
-    Python's), ``os.name``, ``os.sep``, ``platform.system()`` and ``sys.version_info``
-    (the running Python's: the tests run on it)."""
+    Python's), ``os.name``, ``os.sep``, ``platform.system()``, ``sys.version_info`` and the
+    ``errno`` codes (the running Python's: the tests run on it)."""
     plat = platform or sys.platform
     key = next((p for p in PLATFORMS if plat.startswith(p)), plat)
     windows = key == "win32"
     return {
+        **_ERRNO_CODES,
         "sys.platform": plat,
         "os.name": "nt" if windows else "posix",
         "os.sep": "\\" if windows else "/",

@@ -7,6 +7,7 @@ import re
 from typing import Optional
 
 from .decide import compare, identical, regex_flag, values
+from .handlers import effect_of
 from .limits import MAX_COUNTS
 from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
@@ -517,7 +518,8 @@ class Expressions:
                 m = self.find_method(a[2], name, after=a[1])
                 out = out | (of(("func", m[1], a[3])) if m else UNKNOWN_V)
             elif a == DOUBLE or a[0] == "double":
-                out = out | DOUBLE_V
+                # m.side_effect.errno = ...: the instance the test gave it
+                out = out | ((name == "side_effect" and effect_of(a, self.ctx.effects)) or DOUBLE_V)
             elif t == "modobj":
                 out = out | (of(Origin("project-file", expr="module.__file__")) if name == "__file__" else UNKNOWN_V)
             elif t == "fixture" and a[1] == "request" and name == "param":

@@ -1,9 +1,34 @@
-"""Which ``except`` handlers of a ``try`` can run: a body that only calls test doubles given no
-side effect raises nothing (``Interp.try_watch`` records, per call of such a body, whether its
-callee is such a double: ``controls.quiet_double``); any other body leaves every handler open."""
+"""Which ``except`` handlers of a ``try`` can run, and what they catch: a body that only calls
+test doubles given no side effect raises nothing (``Interp.try_watch`` records, per call of such
+a body, whether its callee is such a double: ``controls.quiet_double``); one whose doubles raise
+an exception instance the test made binds the handler's name to it (``except OSError as exc``
+reads the ``errno`` the test set); any other body leaves every handler open, catching an
+unknown value."""
 from __future__ import annotations
 
+import builtins
+from typing import Optional, Union
+
 from ..summarise.ir import EXPR_ASSERT
+from .controls import quiet_double
+from .values import UNKNOWN_V, V, of, union
+
+# the built-in exception classes, and those whose two-argument form sets ``errno``
+EXCEPTIONS = frozenset(f"builtins.{n}" for n in dir(builtins)
+                       if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException))
+_OS_ERRORS = frozenset(f"builtins.{n}" for n in dir(builtins)
+                       if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), OSError))
+
+
+def exception_instance(ip, d: str, args) -> V:
+    """A built-in exception the test makes (``exc = OSError()``, then ``exc.errno = ...`` and
+    ``m.side_effect = exc``): an instance that holds the attributes set on it and its class (as
+    ``__class__``); an ``OSError(code, message)`` holds its code as ``errno``."""
+    iid = ip.new_instance(None)
+    ip.set_attr(iid, "__class__", of(("ext", d)))
+    if len(args) >= 2 and d in _OS_ERRORS:
+        ip.set_attr(iid, "errno", args[0])
+    return of(("inst", iid))
 
 
 def calls_only(body) -> bool:
@@ -35,3 +60,98 @@ def _plain_callee(f) -> bool:
     while f[0] == "attr":
         f = f[1]
     return f[0] == "name"
+
+
+def effects_given(base: V, value: V, effects: tuple) -> tuple:
+    """``Ctx.effects`` after ``base.side_effect = value``: each double of ``base`` made at a
+    site raises ``value`` from now on when it is an exception instance the test made (``inst``
+    atoms); for any other value what it raises is not known (its entry goes)."""
+    sites = {a[2] for a in base.atoms if isinstance(a, tuple) and a[0] == "double" and len(a) > 2}
+    if not sites:
+        return effects
+    kept = tuple(e for e in effects if e[0] not in sites)
+    if value.atoms and all(isinstance(a, tuple) and a[0] == "inst" for a in value.atoms):
+        kept += tuple((site, value) for site in sorted(sites, key=repr))
+    return kept
+
+
+def effect_of(a, effects: tuple):
+    """The instance the double ``a`` raises (``Ctx.effects``), or None."""
+    if isinstance(a, tuple) and a[0] == "double" and len(a) > 2:
+        for site, value in effects:
+            if site == a[2]:
+                return value
+    return None
+
+
+def watch_entry(callee: V, raising: frozenset, effects: tuple) -> Union[bool, V]:
+    """What one call of a watched ``try`` body can raise: True when every alternative of
+    ``callee`` is a double that raises nothing, the instances they raise when each is that or
+    a double raising an instance the test made, False when anything else may be raised."""
+    if not callee.atoms:
+        return False
+    found = []
+    for a in callee.atoms:
+        if quiet_double(a, raising):
+            continue
+        value = effect_of(a, effects)
+        if value is None:
+            return False
+        found.append(value)
+    return union(found) if found else True
+
+
+def caught(watched) -> V:
+    """The value an ``except ... as name`` handler binds after a watched body (``watch_entry``
+    per call): the instances its doubles raise, or unknown."""
+    if not watched or any(w is False for w in watched):
+        return UNKNOWN_V
+    found = [w for w in watched if w is not True]
+    return union(found) if found else UNKNOWN_V
+
+
+def instance_classes(ip, value: V) -> Optional[list]:
+    """The built-in exception classes of the instances ``value`` holds (``exception_instance``
+    keeps each one's class as ``__class__``), or None when one is not known."""
+    out = []
+    for a in value.atoms:
+        if not (isinstance(a, tuple) and a[0] == "inst"):
+            return None
+        cls = ip.heap.get(a[1], {}).get("attrs", {}).get("__class__")
+        names = _builtin_classes(cls) if cls is not None else None
+        if not names or len(names) != 1:
+            return None
+        out.append(names[0])
+    return out or None
+
+
+def handler_catches(ip, type_value: V, classes: list) -> Optional[bool]:
+    """Whether ``except <type_value>`` catches an exception of each of ``classes`` (built-in
+    exception classes): True when it catches every one, False when none, None when a class
+    the handler names is not a built-in one (a library's or the project's: not known)."""
+    named = _builtin_classes(type_value)
+    if named is None:
+        return None
+    hits = [any(issubclass(getattr(builtins, c), getattr(builtins, h)) for h in named) for c in classes]
+    return True if all(hits) else False if not any(hits) else None
+
+
+def _builtin_classes(v: V) -> Optional[list]:
+    """The built-in exception class names ``v`` holds (a class, or a tuple of classes)."""
+    out = []
+    for a in v.atoms:
+        if isinstance(a, tuple) and a[0] == "seq":
+            for item in a[2]:
+                inner = _builtin_classes(item)
+                if inner is None:
+                    return None
+                out.extend(inner)
+            continue
+        if not (isinstance(a, tuple) and a[0] == "ext" and isinstance(a[1], str)):
+            return None
+        name = a[1][len("builtins."):] if a[1].startswith("builtins.") else a[1]
+        t = getattr(builtins, name, None)
+        if not (isinstance(t, type) and issubclass(t, BaseException)):
+            return None
+        out.append(name)
+    return out or None

@@ -90,7 +90,7 @@ def loaded_modules(body: list) -> List[str]:
         elif t == "try":
             out.extend(loaded_modules(st[TRY_BODY]) + loaded_modules(st[TRY_ORELSE])
                        + loaded_modules(st[TRY_FINALLY]))
-            for _n, hbody in st[TRY_HANDLERS]:
+            for _n, hbody, _t in st[TRY_HANDLERS]:
                 out.extend(loaded_modules(hbody))
     return out
 

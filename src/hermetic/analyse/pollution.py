@@ -236,7 +236,7 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 _walk(w, st[FOR_BODY] if k == "for" else st[WHILE_BODY], in_restore)
             elif k == "try":
                 _walk(w, st[TRY_BODY], in_restore)
-                for _n, b in st[TRY_HANDLERS]:
+                for _n, b, _t in st[TRY_HANDLERS]:
                     _walk(w, b, in_restore)
                 _walk(w, st[TRY_ORELSE], in_restore)
                 _walk(w, st[TRY_FINALLY], True)
@@ -352,7 +352,7 @@ def _import_literal(ip: I.Interp, mod: str, name: str, value) -> bool:
         elif st[TAG] == "if":
             todo.extend(list(st[IF_BODY]) + list(st[IF_ORELSE]))
         elif st[TAG] == "try":
-            todo.extend(list(st[TRY_BODY]) + [x for _n, b in st[TRY_HANDLERS] for x in b] + list(st[TRY_ORELSE]))
+            todo.extend(list(st[TRY_BODY]) + [x for _n, b, _t in st[TRY_HANDLERS] for x in b] + list(st[TRY_ORELSE]))
     return bool(found) and all(_constant(f) for f in found) and any(_same(f, value) for f in found)
 
 

@@ -87,7 +87,7 @@ class Runner:
                     if st[TAG] == "if":
                         walk(st[IF_ORELSE])
                     else:
-                        for _n, body in st[TRY_HANDLERS]:
+                        for _n, body, _t in st[TRY_HANDLERS]:
                             walk(body)
 
         if s is not None:

@@ -83,10 +83,14 @@ class Ctx:
     # the sites of test doubles given a side effect after they were made (``m.side_effect = E``);
     # ANY_VARIABLE: one without a site was, so any double may raise from then on
     raising: frozenset = frozenset()
+    # what those doubles raise where the test gave an instance (``m.side_effect = exc``):
+    # ((site, value), ...), one per site, read by the handler that catches it (``exc.errno``)
+    effects: tuple = ()
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
-                   self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising)
+                   self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising,
+                   self.effects)
 
     def set_log(self, log: tuple) -> None:
         self.mp_log, self.mp_key = log, _log_key(log) if log else 0
@@ -98,7 +102,8 @@ class Ctx:
         return (tuple(sorted(((repr(k), hash(v)) for k, v in p.items()))) if p else (),
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
-                hash(self.cwd) if self.cwd is not None else None, self.mp_key, self.raising)
+                hash(self.cwd) if self.cwd is not None else None, self.mp_key, self.raising,
+                hash(self.effects) if self.effects else 0)
 
 
 def _log_key(log: tuple) -> int:

@@ -7,7 +7,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from .expected import end_at_the_raise, expected_classes, note_raise
 from .controls import side_effect_given
-from .handlers import calls_only
+from .handlers import caught, calls_only, effects_given, handler_catches, instance_classes
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
@@ -215,11 +215,19 @@ class Statements:
                 return True
             cut = self.way_cut   # the body's own undecided returns hold for what follows the try
             # a body that only calls test doubles with no side effect raises nothing: no handler runs
-            quiet = bool(watched) and all(watched)
-            for name, body in ([] if quiet else st[2]):
+            quiet = bool(watched) and all(w is True for w in watched)
+            value = caught(watched)
+            classes = instance_classes(self, value) if value is not UNKNOWN_V else None
+            for name, body, etype in ([] if quiet else st[2]):
+                catches = True if etype is None else None if classes is None else \
+                    handler_catches(self, self.eval(etype, frame), classes)
+                if catches is False:
+                    continue   # not what the test's double raises
                 if name:
-                    self._bind(frame, name, UNKNOWN_V)
+                    self._bind(frame, name, value)
                 self._branches([body, []], frame)
+                if catches:
+                    break   # caught here: the handlers after it do not run
             if not ended:
                 ended = self.exec_block(st[3], frame)
                 cut = cut or self.way_cut
@@ -370,8 +378,9 @@ class Statements:
             self._bind(frame, t[1], val)
         elif k == "attr":
             base = self.eval(t[1], frame)
-            if t[2] == "side_effect":   # the double may raise from now on
+            if t[2] == "side_effect":   # the double may raise from now on (what the test made)
                 self.ctx.raising = side_effect_given(base, self.ctx.raising)
+                self.ctx.effects = effects_given(base, val, self.ctx.effects)
             for a in base.refs():
                 if a[0] == "inst":
                     if frame.yield_ctx is not None and a == self.test_instance and self.in_own_body():

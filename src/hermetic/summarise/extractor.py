@@ -118,7 +118,7 @@ class Extractor:
         handlers = []
         for h in s.handlers:
             name = h.name.name.value if h.name is not None and isinstance(h.name.name, name_cls) else None
-            handlers.append([name, self.suite(h.body, scope, cls)])
+            handlers.append([name, self.suite(h.body, scope, cls), self.expr(h.type) if h.type is not None else None])
         orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []
         final = self.suite(s.finalbody.body, scope, cls) if s.finalbody else []
         return [("try", self.suite(s.body, scope, cls), handlers, orelse, final, self.line(s))]

@@ -88,7 +88,7 @@ TARGETS: Dict[str, Fields] = {
 
 #: fixed-length lists inside forms and records
 ROWS: Dict[str, Fields] = {
-    "handler": (("name", "str?"), ("body", "[stmt]")),        # `except E as name`; the type is not kept
+    "handler": (("name", "str?"), ("body", "[stmt]"), ("type", "expr?")),   # `except E as name`
     "with_item": (("context", "expr"), ("target", "target?")),
     "import_name": (("local", "str"), ("module", "str"), ("aliased", "bool")),
     "from_name": (("local", "str"), ("attr", "str")),          # ["*", "*"] for a star import
@@ -228,7 +228,7 @@ def flat(stmts):
             yield from flat(st[FOR_BODY] if k == "for" else st[WHILE_BODY])
         elif k == "try":
             yield from flat(st[TRY_BODY])
-            for _n, b in st[TRY_HANDLERS]:
+            for _n, b, _t in st[TRY_HANDLERS]:
                 yield from flat(b)
             yield from flat(st[TRY_ORELSE])
             yield from flat(st[TRY_FINALLY])
