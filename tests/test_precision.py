@@ -123,9 +123,11 @@ REACHED = [
     ("handler-of-a-patch-given-a-side-effect", "HT103", "src/decided/pidfile.py",
      'return os.environ.get("DECIDED_PROCESS_GONE")', "test_process_gone"),
     # the handler catches the instance the double raises: `exc.errno` is the code the test set on
-    # it (ENOENT, EAGAIN: ruled out); near misses: ESRCH, and an OSError made from unknown arguments
+    # it, or OSError(code, message) holds (ENOENT, EAGAIN: ruled out); near misses: ESRCH, EPERM
+    # given to Mock(side_effect=...), and an OSError made from unknown arguments
     ("handler-catches-the-instance-raised", "HT103", "src/decided/pidfile.py",
-     'return os.environ.get("DECIDED_STALE_PROCESS")', "test_stale_process_gone test_stale_process_errno_unknown"),
+     'return os.environ.get("DECIDED_STALE_PROCESS")',
+     "test_stale_process_gone test_stale_process_errno_unknown test_stale_process_double_made_raising"),
     # ... and a handler of another built-in class does not catch it; near miss: a SystemError raised
     ("handler-of-another-class", "HT103", "src/decided/pidfile.py",
      'return os.environ.get("DECIDED_KILL_SYSTEM_ERROR")', "test_stale_process_system_error"),

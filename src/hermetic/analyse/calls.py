@@ -13,7 +13,7 @@ from ..catalogue.controls import _DOUBLE_CTORS
 from .controls import double, side_effect_given
 from .decide import isinstance_of, library_class, regex_result, type_name
 from .expected import note_raise
-from .handlers import EXCEPTIONS, exception_instance, watch_entry
+from .handlers import EXCEPTIONS, exception_instance, instance_classes, raising_double, watch_entry
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
 from .origins import (from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
@@ -320,7 +320,11 @@ class Calls:
             return of(Origin("literal", expr="tempfile.gettempdir()", path=frame.path, line=frame.line, value="/tmp",
                              in_test=frame.in_test))
         if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
-            return double(kwargs, (frame.path, tuple(pos) if pos else (frame.line,)))
+            site = (frame.path, tuple(pos) if pos else (frame.line,))
+            effect = kwargs.get("side_effect")
+            if effect is not None and instance_classes(self, effect) is not None:
+                return raising_double(self, kwargs, site)   # Mock(side_effect=exc): raises the test's exc
+            return double(kwargs, site)
         if d in ("functools.partial", "functools.partialmethod") and args:
             captured = self.import_time and self._is_clock_fn(args[0])
             if captured:

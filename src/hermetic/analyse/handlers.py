@@ -11,7 +11,7 @@ from typing import Optional, Union
 
 from ..summarise.ir import EXPR_ASSERT
 from .controls import quiet_double
-from .values import UNKNOWN_V, V, of, union
+from .values import DOUBLE_V, UNKNOWN_V, V, of, union
 
 # the built-in exception classes, and those whose two-argument form sets ``errno``
 EXCEPTIONS = frozenset(f"builtins.{n}" for n in dir(builtins)
@@ -73,6 +73,16 @@ def effects_given(base: V, value: V, effects: tuple) -> tuple:
     if value.atoms and all(isinstance(a, tuple) and a[0] == "inst" for a in value.atoms):
         kept += tuple((site, value) for site in sorted(sites, key=repr))
     return kept
+
+
+def raising_double(ip, kwargs, site: tuple) -> V:
+    """``Mock(side_effect=exc)`` with an exception instance the test made: a double made at
+    ``site`` that raises ``exc`` at every call (``Ctx.raising``, ``Ctx.effects``)."""
+    ret = kwargs.get("return_value")
+    made = of(("double", DOUBLE_V if ret is None else ret, site))
+    ip.ctx.raising = ip.ctx.raising | {site}
+    ip.ctx.effects = effects_given(made, kwargs["side_effect"], ip.ctx.effects)
+    return made
 
 
 def effect_of(a, effects: tuple):
