@@ -21,6 +21,8 @@ EXPECTED = [
     Expect("class-body", "HT204", M, "created = time.time()", origin="clock"),
     Expect("captured-for-durations", "HT204", M, "elapsed_clock = time.perf_counter", origin="clock"),
     Expect("captured-for-a-date", "HT204", M, "date_clock = time.time", origin="clock"),
+    Expect("captured-clock-default", "HT204", M, "def run_task(task, on_accept=None, clock=time.monotonic):",
+           origin="clock"),
     Expect("call-time-is-ht104", "HT104", M, "return (datetime.now() - STARTED)",
            tests=[T + "test_uptime_unfrozen"], origin="clock"),
 ]
@@ -47,6 +49,9 @@ CONSUMERS = [
     ("partial-capture", "utc_now = partial(", ["test_run_label"]),
     ("default-argument", "def stamp(at=time.time()):", ["test_stamp_default"]),
     ("class-body", "created = time.time()", ["test_job_label"]),
+    # a clock function as a default is used where it is called, not where it is bound
+    ("captured-clock-default", "def run_task(task, on_accept=None, clock=time.monotonic):",
+     ["test_task_run_with_accept_callback"]),
 ]
 
 

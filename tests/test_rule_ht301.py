@@ -4,7 +4,8 @@ A reload re-runs a module's top level: the registry the built-in exporters fille
 emptied for every test that runs after. Anchored at the reload call, whatever form it takes
 (``importlib.reload``, a bare ``reload`` import, in a ``finally``, in a fixture, in ``setUp``, in a
 helper the test calls, its result kept). Silent: ``import_module``, ``invalidate_caches``, a
-monkeypatch, and a reload in project code that no test reaches.
+monkeypatch, a reload in project code that no test reaches, and a reload of a copy imported after the
+module was taken out of sys.modules (celery's ``reset_modules``; reloaded in place it is reported).
 """
 import pytest
 
@@ -24,6 +25,9 @@ EXPECTED = [
     Expect("reload-in-setUp", "HT301", TR, "importlib.reload(limits)  # start every test"),
     Expect("reload-in-helper", "HT301", "tests/support.py", "return importlib.reload(module)"),
     Expect("reload-result-kept", "HT301", TR, "reloaded = importlib.reload(limits)"),
+    # near miss of the throwaway copy: the module is reloaded in place, so the original is reset
+    Expect("reload-in-place-with-sys-modules-put-back", "HT301", "tests/support.py",
+           "importlib.reload(importlib.import_module(name))  # the original, in place"),
 ]
 
 # (id, path, snippet, the exact tests the finding must list, xfail)
@@ -38,6 +42,9 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("throwaway-copy", "tests/support.py",
+           "importlib.reload(importlib.import_module(name))  # a copy: the original is out of sys.modules",
+           "the module was taken out of sys.modules first: the reload resets a copy no one else holds"),
     Silent("import-module", "tests/conftest.py", 'importlib.import_module("plugins.registry")', "not a reload"),
     Silent("invalidate-caches", "tests/test_no_reload.py", "importlib.invalidate_caches()", "not a reload"),
     Silent("monkeypatch", "tests/test_no_reload.py", 'monkeypatch.setattr(limits, "PAGE_SIZE", 100)',

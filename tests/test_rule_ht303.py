@@ -81,6 +81,8 @@ EXPECTED = [
            tests=[TL + "::test_retries_put_back_at_the_end"]),
     Expect("taken-out-outside-a-finally", "HT303", TL, "registry.checkout(conn)  # put back at the end",
            tests=[TL + "::test_checked_out_then_in_at_the_end"]),
+    Expect("added-then-deleted-outside-a-finally", "HT303", TL, "settings.EXTRA_HOOK = print  # deleted below",
+           tests=[TL + "::test_hook_added_then_deleted_at_the_end"]),
 ]
 OPTIONAL = [
     # the writes that put a new literal back (not the import-time value) leave a state of their own
@@ -275,5 +277,9 @@ def test_a_change_put_back_outside_a_finally_says_where(findings):
     assert "never restored" not in f.message and "finally" in f.fix
     # also where a project function only takes the entry out again (registry.checkin)
     line = line_of(FIX, TL, "registry.checkout(conn)  # put back at the end")
+    (f,) = [f for f in findings if f.path == TL and f.line == line]
+    assert f"put back at line {line + 2}, but not in a finally" in f.message
+    # an attribute the test adds to a module and deletes again later in its body
+    line = line_of(FIX, TL, "settings.EXTRA_HOOK = print  # deleted below")
     (f,) = [f for f in findings if f.path == TL and f.line == line]
     assert f"put back at line {line + 2}, but not in a finally" in f.message

@@ -221,7 +221,7 @@ class Calls:
                 elif name in defaults:
                     loc[name] = defaults[name]
                     if not self.import_time:
-                        self._consume(defaults[name])
+                        self._consume(defaults[name], functions=False)   # a clock function: at its calls
                     self._stale_default(qn, name, defaults[name])
                     if self.ctx.sites:
                         loc[name] = self._check_miss(defaults[name], "", name,

@@ -20,17 +20,17 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR,
     LIT_VALUE, NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, \
     WHILE_BODY, WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
-# the effects of project functions: computed there, looked up by the walk
-from .effects import CONTAINER_METHODS, changed_state
+from .effects import CONTAINER_METHODS, changed_state   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
     function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
-    effect_shown as _effect_shown, put_back as _put_back
+    effect_shown as _effect_shown, put_back as _put_back, delete as _delete
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
+_ENV_READS = {"os.environ.get", "os.environ.copy", "os.getenv"}
 # the container methods whose first argument names the one entry they change
 _ITEM_METHODS = {"pop", "setdefault", "__setitem__", "__delitem__", "add", "remove", "discard"}
 _SYSPATH_METHODS = {"insert", "append", "extend", "remove", "pop", "clear", "__setitem__"}
@@ -162,8 +162,7 @@ def rebinds(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
     return {m.key for m in sc.mutations if m.key[0] == "glob" and _binds_whole(m)}
 
 
-def _binds_whole(m: Mutation) -> bool:
-    """``name = ...`` / ``mod.NAME = ...``: a new value as a whole, not an entry or a call."""
+def _binds_whole(m: Mutation) -> bool:   # ``mod.NAME = ...``: a new value, not an entry or a call
     return m.what.endswith(" = ...") and "[" not in m.what
 
 
@@ -193,6 +192,8 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
             k = st[TAG]
             restoring = in_restore or w.after_yield[0]
             if k == "assign":
+                w.modules_out = w.modules_out or any(
+                    "sys.modules.pop" in _ext(_resolve(ip, c[CALL_FUNC], frame)) for c in calls_in(st[ASSIGN_VALUE]))
                 for t in st[ASSIGN_TARGETS]:
                     _assign(w, t, st[ASSIGN_VALUE], st, restoring)
                 if st[ASSIGN_VALUE][TAG] == "call":
@@ -212,7 +213,7 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                         elif t[TAG] == "attr" and t[ATTR_VALUE][TAG] == "name" and t[ATTR_VALUE][NAME_ID] == "self":
                             saved.add("patcher:self." + t[ATTR_ATTR])
             elif k == "del":
-                _delete(w, st[DEL_TARGET], st, restoring)
+                _delete(w, st[DEL_TARGET], st[DEL_LINE], restoring)
             elif k == "expr":
                 e = st[EXPR_VALUE]
                 if e[TAG] == "yield":
@@ -284,8 +285,7 @@ def _set_guard(test) -> str:
 
 
 def _is_env_read(ip, e, frame) -> bool:
-    return e[TAG] == "call" and bool(
-        _ext(_resolve(ip, e[CALL_FUNC], frame)) & {"os.environ.get", "os.environ.copy", "os.getenv"})
+    return e[TAG] == "call" and bool(_ext(_resolve(ip, e[CALL_FUNC], frame)) & _ENV_READS)
 
 
 def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
@@ -363,35 +363,6 @@ def _constant(e) -> bool:
 def _same(a, b) -> bool:
     return (a[TAG], a[1]) == (b[TAG], b[1]) if a[TAG] == "lit" else (a[TAG] == b[TAG] and
                                                                       (a[TAG] == "dict" or a[1] == b[1]))
-
-
-def _delete(w: _Walk, t, st, restoring: bool) -> None:
-    """``del`` of the target ``t`` (statement ``st``)."""
-    ip, frame, sc = w.ip, w.frame, w.sc
-    line = st[DEL_LINE]
-    pos = (line, 1, line, 1)
-    if t[TAG] == "sub":
-        ext = _ext(_resolve(ip, t[SUB_VALUE], frame))
-        key = _key_of(w, t[SUB_INDEX])
-        if "os.environ" in ext:
-            _add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{repr(key) if key != '*' else '...'}]", True,
-                              removes=True),
-                 restoring)
-        elif "sys.modules" in ext:
-            _add(sc, Mutation("HT304", ("sysmod", key), pos, "del sys.modules[...]", True), restoring)
-        else:
-            g = _project_global(ip, t[SUB_VALUE], frame, container=True)
-            if g is not None:
-                _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}[...]", True,
-                                  item=None if key == "*" else key), restoring)
-    elif t[TAG] == "attr":
-        g = _project_global(ip, t, frame)
-        if g is None:
-            return
-        if g[1] in ip.globals.get(g[0], {}):   # a name the module binds: deleting it changes the module
-            _add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}", True), restoring)
-        elif restoring:   # undoes the test's own mod.NAME = ... (after yield, in a finalizer)
-            _restored(sc, ("glob",) + g)
 
 
 def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
@@ -476,6 +447,9 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
         sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
         return
     if names & {"importlib.reload", "imp.reload"}:
+        if w.modules_out and args and args[0][TAG] == "call" and \
+                "importlib.import_module" in _ext(_resolve(ip, args[0][CALL_FUNC], frame)):
+            return   # reload(import_module(name)) of a module taken out: a copy no one else holds
         target = _resolve(ip, args[0], frame) if args else I.EMPTY
         mods = [a[1] for a in target.refs() if a[0] == "mod"]
         what = _reset_names(ip, mods[0]) if mods else ""
@@ -505,6 +479,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
         if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in CONTAINER_METHODS:
             meth = n.rsplit(".", 1)[1]
             key = args[0][LIT_VALUE] if meth in ("pop", "setdefault") and args and args[0][TAG] == "lit" else "*"
+            w.modules_out = w.modules_out or meth == "pop"
             _add(sc, Mutation("HT304", ("sysmod", key), pos, f"{n}(...)", True), restoring)
             return
     if process_call(w, e, names, pos, restoring, as_context):

@@ -16,7 +16,7 @@ from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V
                      classify, exists_answer, lit, of)
 
 
-_import_reads: Dict[V, tuple] = {}   # value -> the import-time reads it carries (Interp._consume)
+_import_reads: Dict[object, tuple] = {}   # value (or (value, False)) -> its import-time reads (Interp._consume)
 
 
 class Sinks:
@@ -90,14 +90,17 @@ class Sinks:
         fr = self.stack[0] if self.stack else None
         self.marks.append((kind, (fr.path, fr.line) if fr is not None else ("", 0)))
 
-    def _consume(self, v: V) -> None:
+    def _consume(self, v: V, functions: bool = True) -> None:
         """A test uses a value computed at import from the environment or the clock: it
-        reaches a consumer of that import-time read (HT203/HT204 ``tests``)."""
-        reads = _import_reads.get(v)
+        reaches a consumer of that import-time read (HT203/HT204 ``tests``). With
+        ``functions`` False, a clock function captured at import is not used by being bound
+        (a default argument): only its calls use it (``Calls``, a ``partial`` atom called)."""
+        key = v if functions else (v, False)
+        reads = _import_reads.get(key)
         if reads is None:
             found = []
             todo = list(v.origins())
-            for a in v.refs():
+            for a in v.refs() if functions else ():
                 if a[0] == "partial" and len(a) > 4 and isinstance(a[4], tuple):
                     found.append(a[4])
             seen = 0
@@ -111,7 +114,7 @@ class Sinks:
             reads = tuple(found)
             if len(_import_reads) > 50_000:
                 _import_reads.clear()
-            _import_reads[v] = reads
+            _import_reads[key] = reads
         if reads:
             self.consumed.extend(reads)
 

@@ -9,7 +9,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
-                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, TAG, flat)
+                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, flat)
 from .effects import is_container, locals_of
 from .values import V
 
@@ -79,6 +79,9 @@ class Walk:
     # inside a `with` whose context puts sys.modules back: a module imported there is a fresh
     # copy the block's end discards, so writes to it change no module state
     fresh_modules: int = 0
+    # this code took modules out of sys.modules (``sys.modules.pop``, also in a comprehension, or
+    # ``del sys.modules[...]``): ``import_module`` after it makes a copy no one else holds
+    modules_out: bool = False
     # a test's or fixture's parameter -> the qualname of the project fixture pytest passes
     # there, None for another name (``mpwrap``: a fixture wrapping monkeypatch)
     fixture: Optional[Callable[[str], Optional[str]]] = None
@@ -209,6 +212,37 @@ def put_back(sc: Scan, key: tuple, line: int) -> bool:
             found = True
             p.undone = p.undone or line
     return found
+
+
+def delete(w: Walk, t, line: int, restoring: bool) -> None:
+    """``del`` of the target ``t`` (a statement at ``line``) in the walk ``w``."""
+    ip, frame, sc = w.ip, w.frame, w.sc
+    pos = (line, 1, line, 1)
+    if t[TAG] == "sub":
+        ext = ext_names(resolve(ip, t[SUB_VALUE], frame))
+        key = key_of(w, t[SUB_INDEX])
+        if "os.environ" in ext:
+            add(sc, Mutation("HT302", ("env", key), pos, f"del os.environ[{repr(key) if key != '*' else '...'}]", True,
+                              removes=True),
+                 restoring)
+        elif "sys.modules" in ext:
+            w.modules_out = True
+            add(sc, Mutation("HT304", ("sysmod", key), pos, "del sys.modules[...]", True), restoring)
+        else:
+            g = project_global(ip, t[SUB_VALUE], frame, container=True)
+            if g is not None:
+                add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}[...]", True,
+                                  item=None if key == "*" else key), restoring)
+    elif t[TAG] == "attr":
+        g = project_global(ip, t, frame)
+        if g is None:
+            return
+        if g[1] in ip.globals.get(g[0], {}):   # a name the module binds: deleting it changes the module
+            add(sc, Mutation("HT303", ("glob",) + g, pos, f"del {g[0]}.{g[1]}", True), restoring)
+        elif restoring:   # undoes the test's own mod.NAME = ... (after yield, in a finalizer)
+            restored(sc, ("glob",) + g)
+        else:   # ... or later in its body (put back there, unless a failure comes first)
+            put_back(sc, ("glob",) + g, line)
 
 
 def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
