@@ -34,6 +34,21 @@ EXPECTED = [
            tests=[T + "test_install_script_into_home"], origin="home"),
     Expect("dirname-above-root", "HT102", L, 'open(os.path.join(base, "deploy.ini"))',
            tests=[T + "test_layout_outside_the_project"], origin="literal"),
+    # the scratch folders are made and removed in the working directory: each write is reported
+    *[Expect(f"scratch-write-{i}", "HT102", "tests/test_report.py", snippet, tests=[T + test])
+      for i, (snippet, test) in enumerate([
+          ('shutil.rmtree("scratch-export")', "TestScratchFolder::test_scratch_export"),
+          ('Path("scratch-export").mkdir(exist_ok=True)', "TestScratchFolder::test_scratch_export"),
+          ('shutil.rmtree("scratch-refill")', "TestScratchFolderRefilled::test_scratch_refill"),
+          ('Path("scratch-refill").mkdir()', "TestScratchFolderRefilled::test_scratch_refill"),
+          ('Path("scratch-refill/summary.txt").write_text', "TestScratchFolderRefilled::test_scratch_refill"),
+          ('Path("scratch-refill").mkdir(exist_ok=True)', "TestScratchFolderRefilled::test_scratch_refill")])],
+    # near misses of the removed folder: a path beside it, and one written into it again
+    Expect("remove-beside-a-removed-folder", "HT102", "tests/test_report.py",
+           'os.remove("scratch-export.lock")', tests=[T + "TestScratchFolder::test_scratch_export"]),
+    Expect("remove-in-a-refilled-folder", "HT102", "tests/test_report.py",
+           'os.remove("scratch-refill/summary.txt")  # reached',
+           tests=[T + "TestScratchFolderRefilled::test_scratch_refill"]),
 ]
 
 SILENT = [
@@ -45,6 +60,8 @@ SILENT = [
     Silent("test-reads-tmp", "tests/test_report.py", "assert target.read_text", "T1: a tmp_path file"),
     Silent("test-reads-own-tmp", "tests/test_report.py", "read_text(encoding=\"utf-8\") == \"a\\nb\"", "T1"),
     Silent("test-call-site", "tests/test_report.py", "report.write_audit([", "anchored at the open, not the call"),
+    Silent("remove-in-a-removed-folder", "tests/test_report.py", 'os.remove("scratch-export/summary.txt")',
+           "the teardown removed the folder just before: the existence check is False (fsmodel)"),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)

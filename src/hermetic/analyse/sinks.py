@@ -9,6 +9,7 @@ from typing import Dict, Optional, Tuple
 
 from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
+from .fsmodel import after_removal, after_write, fs_key, gone
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
@@ -68,12 +69,24 @@ class Sinks:
             return of(("handle", d))
         return of(("client", d, spec))
 
-    @staticmethod
-    def _answer(call: str, target: Optional[V], frame: Frame) -> V:
+    def _answer(self, call: str, target: Optional[V], frame: Frame) -> V:
         """What an answer about the file system (``returns = "value"``) is: unknown, but for an
-        existence question about a library's shipped file (``exists_answer``)."""
+        existence question about a library's shipped file (``exists_answer``), or about a path
+        the run removed (``fsmodel``)."""
         known = exists_answer(call, target)
+        if known is None and self.ctx.fs_gone and exists_answer(call, None, asked=True) and \
+                gone(self.ctx, fs_key(target, self.ctx.cwd is not None)):
+            known = False
         return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
+
+    def _fs_change(self, spec: SinkSpec, target: Optional[V]) -> None:
+        """A write, removal or subprocess the run reaches, for ``fsmodel``: a removal on a way
+        every branch before it took, of a path known as text, is remembered."""
+        key = fs_key(target, self.ctx.cwd is not None) if spec.category == "file" else None
+        if spec.removes and key is not None and not self.undecided and not self.missed_depth:
+            after_removal(self.ctx, key)
+        elif not spec.removes:
+            after_write(self.ctx, key)
 
     def _import_marks(self, names) -> None:
         closure = self.p.import_closure
@@ -216,6 +229,8 @@ class Sinks:
         if cat == "connection" and verdict == UNCONTROLLED:
             self._mark("side")
         self._record(ev)
+        if cat == "subprocess" or (cat == "file" and (write or may_write) and not self.import_time):
+            self._fs_change(spec, target)
         if path_method:
             if call.rsplit(".", 1)[-1] in ("iterdir", "glob", "rglob", "readlink"):
                 return _head(target).with_path(True) if target is not None else EMPTY

@@ -86,11 +86,14 @@ class Ctx:
     # what those doubles raise where the test gave an instance (``m.side_effect = exc``):
     # ((site, value), ...), one per site, read by the handler that catches it (``exc.errno``)
     effects: tuple = ()
+    # paths the run removed for certain, and those it wrote since (``fsmodel``)
+    fs_gone: tuple = ()
+    fs_made: tuple = ()
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
                    self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising,
-                   self.effects)
+                   self.effects, self.fs_gone, self.fs_made)
 
     def set_log(self, log: tuple) -> None:
         self.mp_log, self.mp_key = log, _log_key(log) if log else 0
@@ -103,7 +106,7 @@ class Ctx:
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
                 hash(self.cwd) if self.cwd is not None else None, self.mp_key, self.raising,
-                hash(self.effects) if self.effects else 0)
+                hash(self.effects) if self.effects else 0, self.fs_gone, self.fs_made)
 
 
 def _log_key(log: tuple) -> int:

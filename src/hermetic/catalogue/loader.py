@@ -42,6 +42,7 @@ class SinkSpec:
     # what a file operation returns: "" a file object or a value derived from its target (truthy);
     # "value" a plain answer (a flag, a size, a stat result) that decides no branch by itself
     returns: str = ""
+    removes: bool = False   # the operation removes its target (``fsmodel``: nothing is under it after)
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         distinctive=bool(raw.get("distinctive", False)),
         variable=str(raw.get("variable", "")),
         returns=str(raw.get("returns", "")),
+        removes=bool(raw.get("removes", False)),
     )
 
 
