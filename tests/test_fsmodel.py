@@ -1,5 +1,5 @@
 """What a test's run removed from the file system decides a later existence check (fsmodel)."""
-from hermetic.analyse.fsmodel import after_removal, after_write, fs_key, gone
+from hermetic.analyse.fsmodel import after_removal, after_write, cwd_moved, fs_key, gone
 from hermetic.analyse.state import Ctx
 from hermetic.analyse.values import Origin, V, of
 
@@ -38,3 +38,12 @@ def test_only_a_path_known_as_text_is_kept():
     assert fs_key(of(Origin("literal", expr="tempfile.gettempdir()", value="/tmp")), False) is None
     assert fs_key(_lit("a") | _lit("b"), False) is None
     assert fs_key(V(), False) is None
+
+
+def test_the_working_directory_put_back_is_the_one_the_tests_start_in():
+    ctx = Ctx()
+    assert not cwd_moved(ctx)
+    ctx.cwd = of(Origin("cwd", expr="getcwd()"))            # os.chdir(saved) after os.getcwd()
+    assert not cwd_moved(ctx)
+    ctx.cwd = of(Origin("test-value", expr="tmp_path"))     # monkeypatch.chdir(tmp_path)
+    assert cwd_moved(ctx)

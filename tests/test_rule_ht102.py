@@ -42,7 +42,8 @@ EXPECTED = [
           ('shutil.rmtree("scratch-refill")', "TestScratchFolderRefilled::test_scratch_refill"),
           ('Path("scratch-refill").mkdir()', "TestScratchFolderRefilled::test_scratch_refill"),
           ('Path("scratch-refill/summary.txt").write_text', "TestScratchFolderRefilled::test_scratch_refill"),
-          ('Path("scratch-refill").mkdir(exist_ok=True)', "TestScratchFolderRefilled::test_scratch_refill")])],
+          ('Path("scratch-refill").mkdir(exist_ok=True)', "TestScratchFolderRefilled::test_scratch_refill"),
+          ("shutil.rmtree(self.root)", "TestScratchFolderByAbspath::test_scratch_abs")])],
     # near misses of the removed folder: a path beside it, and one written into it again
     Expect("remove-beside-a-removed-folder", "HT102", "tests/test_report.py",
            'os.remove("scratch-export.lock")', tests=[T + "TestScratchFolder::test_scratch_export"]),
@@ -62,6 +63,8 @@ SILENT = [
     Silent("test-call-site", "tests/test_report.py", "report.write_audit([", "anchored at the open, not the call"),
     Silent("remove-in-a-removed-folder", "tests/test_report.py", 'os.remove("scratch-export/summary.txt")',
            "the teardown removed the folder just before: the existence check is False (fsmodel)"),
+    Silent("remove-in-a-removed-abspath-folder", "tests/test_report.py", 'os.remove("scratch-abs/summary.txt")',
+           "abspath() of a literal is that path; the test's chdir was put back to the saved getcwd()"),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)

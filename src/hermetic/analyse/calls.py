@@ -300,7 +300,7 @@ class Calls:
             if d in ("os.path.dirname", "posixpath.dirname"):
                 return _up(_head(args[0])).with_path(False)
             if d in ("os.path.abspath", "os.path.realpath") and self.ctx.cwd is None:
-                return from_cwd(_head(args[0]), d.rsplit(".", 1)[-1]).with_path(False)
+                return from_cwd(args[0], d.rsplit(".", 1)[-1]).with_path(False)
             return _head(args[0]).with_path(False)
         if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
             if d == "os.path.expanduser" and args:

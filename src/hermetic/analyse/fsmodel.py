@@ -5,7 +5,8 @@ entries with ``removes = true``, on a way every branch before it took) holds not
 until the run writes there again: ``os.path.exists(p + "/x")`` is then False (cookiecutter's
 teardown removes its test repository, then checks for files inside it). Only targets known as
 text are kept (a literal, a constant bound to one, or ``abspath()`` of a relative literal while
-the working directory is the one the tests start in), as paths normalised with
+the working directory is the one the tests start in, also after a ``chdir`` back to a saved
+``os.getcwd()``), as paths normalised with
 ``os.path.normpath``; a write or a subprocess whose target the analysis cannot name forgets
 everything (it may have made anything). State lives in ``Ctx.fs_gone`` / ``Ctx.fs_made``.
 """
@@ -26,7 +27,7 @@ def fs_key(target: Optional[V], cwd_moved: bool) -> Optional[str]:
     if not isinstance(a, Origin):
         return None
     o = a
-    if o.kind in ("cwd", "module-constant") and len(o.inner) == 1:
+    while o.kind in ("cwd", "module-constant") and len(o.inner) == 1:   # a constant bound to abspath("x")
         o = o.inner[0]
     if o.kind != "literal" or o.partial or not isinstance(o.value, str) or not o.value:
         return None
@@ -36,6 +37,14 @@ def fs_key(target: Optional[V], cwd_moved: bool) -> Optional[str]:
     if not os.path.isabs(path) and cwd_moved:
         return None
     return path
+
+
+def cwd_moved(ctx) -> bool:
+    """Whether the working directory is not (known to be) the one the tests start in: a
+    ``chdir`` put back to a saved ``os.getcwd()`` (``utils.work_in``'s ``finally``) is that one."""
+    cwd = ctx.cwd
+    return cwd is not None and not (cwd.atoms and all(
+        isinstance(a, Origin) and a.kind == "cwd" and not a.inner for a in cwd.atoms))
 
 
 def _under(path: str, root: str) -> bool:

@@ -324,7 +324,7 @@ class Objects:
             return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
                                     may_write=may_write)
         if name in ("resolve", "absolute") and base.is_path and self.ctx.cwd is None:
-            return from_cwd(_head(base), name).with_path(True)   # Path("data").resolve(): from the working directory
+            return from_cwd(base, name).with_path(True)   # Path("data").resolve(): from the working directory
         if name in _PATH_VALUE_METHODS:
             return _head(base).with_path(True)
         if name == "expanduser":

@@ -113,7 +113,11 @@ def from_cwd(v: V, call: str) -> V:
     """``os.path.abspath(p)`` / ``realpath`` / ``Path(p).resolve()`` computed now: a relative
     literal ``p`` becomes the working directory's path (contract section 8: a value computed at
     call time from the working directory has kind ``cwd``); the literal stays its ``inner``, which
-    decides it at a sink (``classify``) as the relative path it was."""
+    decides it at a sink (``classify``) as the relative path it was (whole when ``p`` is one
+    whole literal, so the path is known as text: ``fsmodel``)."""
+    whole = len(v.atoms) == 1 and all(isinstance(a, Origin) and a.kind == "literal" and not a.partial
+                                      for a in v.atoms)
+    v = v if whole else _head(v)
     out = []
     for a in v.atoms:
         if isinstance(a, Origin) and a.kind == "literal" and _relative(a):

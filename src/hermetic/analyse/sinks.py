@@ -9,7 +9,7 @@ from typing import Dict, Optional, Tuple
 
 from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
-from .fsmodel import after_removal, after_write, fs_key, gone
+from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
@@ -75,14 +75,14 @@ class Sinks:
         the run removed (``fsmodel``)."""
         known = exists_answer(call, target)
         if known is None and self.ctx.fs_gone and exists_answer(call, None, asked=True) and \
-                gone(self.ctx, fs_key(target, self.ctx.cwd is not None)):
+                gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):
             known = False
         return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
 
     def _fs_change(self, spec: SinkSpec, target: Optional[V]) -> None:
         """A write, removal or subprocess the run reaches, for ``fsmodel``: a removal on a way
         every branch before it took, of a path known as text, is remembered."""
-        key = fs_key(target, self.ctx.cwd is not None) if spec.category == "file" else None
+        key = fs_key(target, cwd_moved(self.ctx)) if spec.category == "file" else None
         if spec.removes and key is not None and not self.undecided and not self.missed_depth:
             after_removal(self.ctx, key)
         elif not spec.removes:
