@@ -4,7 +4,8 @@
 ``sqlalchemy.testing.fixtures.TestBase`` is a test class whatever its name (``MappingTest``),
 also one the test module star-imports, and its ``setup_test`` / ``teardown_test`` run around
 each test; the plugin's hook answers for every name, so a plain ``test_*`` function and a
-plain ``Test*`` class there are not tests. ``tests/own`` has the project's own base class,
+plain ``Test*`` class there are not tests, nor are a class's tests that the plugin skips on its
+default database, sqlite (``__only_on__ = "postgresql"``, ``__unsupported_on__ = ("sqlite", ...)``). ``tests/own`` has the project's own base class,
 named by ``test-base-classes``: its subclasses are collected whatever their names, those whose
 names start with ``_`` are not, and pytest's own collection stays.
 """
@@ -25,6 +26,10 @@ EXPECTED = [
     Expect("sqlalchemy-teardown-test", "HT102", ST, 'os.remove("ledger-mapping.lock")'),
     Expect("sqlalchemy-star-imported-class", "HT102", ST, 'open("ledger-suite.csv", "w")',
            tests=["tests/sa/test_mapping.py::SuiteExportTest::test_suite_export"]),
+    # the plugin skips a class on its default database (sqlite) by __only_on__ / __unsupported_on__;
+    # near miss: sqlite among the backends it names (only that class's test is listed)
+    Expect("sqlalchemy-only-on-includes-sqlite", "HT102", ST, 'with open(f"ledger-{name}.csv", "w") as fh:',
+           tests=["tests/sa/test_mapping.py::SqliteAmongOthersTest::test_sqlite_among_others_export"]),
 ]
 
 SILENT = [
@@ -82,3 +87,16 @@ def test_base_class_names_are_validated(tmp_path):
         parse_hermetic({"test-base-classes": ["not a name"]}, tmp_path / "pyproject.toml")
     with pytest.raises(ConfigError, match="test-base-classes"):
         parse_hermetic({"test-base-classes": "tests.Base"}, tmp_path / "pyproject.toml")
+
+
+def test_backend_specs_the_plugin_skips_a_class_by():
+    from hermetic.analyse.plugins import SQLALCHEMY, skipped_on_default
+    assert skipped_on_default(SQLALCHEMY, ["postgresql"], None)
+    assert skipped_on_default(SQLALCHEMY, ["mysql+pymysql", "postgresql >= 12"], None)
+    assert not skipped_on_default(SQLALCHEMY, ["sqlite >= 3.30", "postgresql"], None)
+    assert skipped_on_default(SQLALCHEMY, None, ["sqlite"])
+    assert not skipped_on_default(SQLALCHEMY, None, ["mssql"])
+    # a spec the analysis cannot read, or one naming only a driver, skips nothing
+    assert not skipped_on_default(SQLALCHEMY, ["postgresql", None], None)
+    assert not skipped_on_default(SQLALCHEMY, ["+asyncpg"], None)
+    assert not skipped_on_default(SQLALCHEMY, None, None)

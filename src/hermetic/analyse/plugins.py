@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from .literals import _literal_str
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, FROM_MODULE, IF_BODY, IF_ORELSE, IMPORT_NAMES, \
     LIT_VALUE, NAME_ID, SEQ_ITEMS, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WITH_BODY
 
@@ -39,6 +40,11 @@ class CollectingPlugin:
     setup: Tuple[str, ...] = ("setup_test",)
     teardown: Tuple[str, ...] = ("teardown_test",)
     teardown_class: Tuple[str, ...] = ("teardown_test_class",)
+    # the database a run without options tests against, and the class attributes that name
+    # the backends a class runs only on / never on (``skipped_on_default``)
+    default_backend: Optional[str] = None
+    only_on: str = "__only_on__"
+    unsupported_on: str = "__unsupported_on__"
 
 
 # sqlalchemy/testing/plugin/pytestplugin.py: want_class (a TestBase subclass, name not "_*"),
@@ -52,6 +58,7 @@ SQLALCHEMY = CollectingPlugin(
     exclusive=True,
     setup=("setup_test", "setUp"),          # alembic's suite uses setUp / tearDown
     teardown=("tearDown", "teardown_test"),
+    default_backend="sqlite",               # plugin_base.py: --dburi absent, the default db is sqlite
 )
 
 KNOWN: Tuple[CollectingPlugin, ...] = (SQLALCHEMY,)
@@ -99,3 +106,47 @@ def plugins_loaded(body: list) -> List[CollectingPlugin]:
     """The known collecting plugins a conftest (its summary's ``body``) loads."""
     mods = loaded_modules(body)
     return [p for p in KNOWN if any(m == lb or m.startswith(lb + ".") for m in mods for lb in p.loaded_by)]
+
+
+def class_skipped(ip, cls: Optional[str], plugin: Optional[CollectingPlugin]) -> bool:
+    """The collecting ``plugin`` skips the test class ``cls`` on its default backend
+    (``skipped_on_default``: SQLAlchemy's ``__only_on__ = "postgresql"``); ``ip``: the interpreter."""
+    if cls is None or plugin is None or plugin.default_backend is None:
+        return False
+    return skipped_on_default(plugin, *(_specs(ip.class_attr(cls, attr)) for attr in (plugin.only_on, plugin.unsupported_on)))
+
+
+def _specs(v) -> Optional[list]:
+    """A class attribute's strings (one, or a tuple/list of them; None in place of one the
+    analysis cannot read), or None when the class does not set it."""
+    if v is None:
+        return None
+    one = _literal_str(v)
+    if one is not None:
+        return [one]
+    seqs = [a for a in v.refs() if a[0] == "seq"]
+    return [_literal_str(x) for x in seqs[0][2]] if len(seqs) == 1 and len(v.atoms) == 1 else [None]
+
+
+def skipped_on_default(plugin: CollectingPlugin, only_on: Optional[list], unsupported_on: Optional[list]) -> bool:
+    """Whether the plugin skips a class on its default backend (a run with no database option):
+    ``__only_on__`` names backends, none of them the default one, or ``__unsupported_on__``
+    names it (SQLAlchemy's ``_possible_configs_for_cls``: ``"postgresql"``, ``"mysql+pymysql"``,
+    ``"sqlite >= 3.30"``). The lists are the attributes' known strings, None where the class
+    does not set the attribute; a spec the analysis cannot read (not a string) skips nothing."""
+    if plugin.default_backend is None:
+        return False
+
+    def names(specs):
+        out = []
+        for spec in specs:
+            if not isinstance(spec, str) or not spec.strip():
+                return None
+            out.append(spec.split()[0].split("+")[0])
+        return out
+
+    only = names(only_on) if only_on else None
+    if only_on and only and "" not in only and plugin.default_backend not in only:
+        return True
+    never = names(unsupported_on) if unsupported_on else None
+    return bool(never) and plugin.default_backend in never

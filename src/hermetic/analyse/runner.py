@@ -21,7 +21,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUAL
     TUPLE_ITEMS, dotted_name
 from .fixtures import SCOPE_RANK, FixtureDef, FixtureScope, fixture_decorator
 from .parametrize import SKIPPED, marks_of, parametrize_values, skipped_by
-from .plugins import BY_NAME, CollectingPlugin, configured, plugins_loaded
+from .plugins import BY_NAME, CollectingPlugin, class_skipped, configured, plugins_loaded
 from .runs import SweepRun, TestItem, TestRun, start_run
 from .sweep import sweep_each, sweep_modules, sweep_roots_in
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, V, of
@@ -343,8 +343,9 @@ class Runner:
             deco_atoms.extend(self._eval_decorator(dexpr, item.module))
         marks.extend(a for a in deco_atoms if a[0] == "mark")
         item.markers = {m[1] for m in marks}
-        if skipped_by(marks):
-            # never runs here (skip, or a skipif the platform or constants decide): nothing reached
+        if skipped_by(marks) or class_skipped(ip, item.cls, BY_NAME.get(item.plugin or "")):
+            # never runs here (skip, or a skipif the platform or constants decide, or a backend
+            # the collecting plugin's default run does not test): nothing reached
             item.markers.add(SKIPPED)
             import_events = [e for e in ip.events if e.import_time]
             ip.import_events.extend(import_events)
