@@ -5,7 +5,8 @@
 also one the test module star-imports, and its ``setup_test`` / ``teardown_test`` run around
 each test; the plugin's hook answers for every name, so a plain ``test_*`` function and a
 plain ``Test*`` class there are not tests, nor are a class's tests that the plugin skips on its
-default database, sqlite (``__only_on__ = "postgresql"``, ``__unsupported_on__ = ("sqlite", ...)``). ``tests/own`` has the project's own base class,
+default database, sqlite (``__only_on__ = "postgresql"``, ``__unsupported_on__ = ("sqlite", ...)``, a
+requirement of the requirements class ``setup.cfg`` names that excludes sqlite). ``tests/own`` has the project's own base class,
 named by ``test-base-classes``: its subclasses are collected whatever their names, those whose
 names start with ``_`` are not, and pytest's own collection stays.
 """
@@ -28,8 +29,13 @@ EXPECTED = [
            tests=["tests/sa/test_mapping.py::SuiteExportTest::test_suite_export"]),
     # the plugin skips a class on its default database (sqlite) by __only_on__ / __unsupported_on__;
     # near miss: sqlite among the backends it names (only that class's test is listed)
+    # ... and a test whose requirement (setup.cfg's requirements class) excludes sqlite: skip_if
+    # with no_support("sqlite"), only_on other backends, one combined with "+", a class's
+    # __requires__; near misses: open(), fails_on (it runs), a predicate the analysis cannot read
     Expect("sqlalchemy-only-on-includes-sqlite", "HT102", ST, 'with open(f"ledger-{name}.csv", "w") as fh:',
-           tests=["tests/sa/test_mapping.py::SqliteAmongOthersTest::test_sqlite_among_others_export"]),
+           tests=["tests/sa/test_mapping.py::SqliteAmongOthersTest::test_sqlite_among_others_export"]
+           + [f"tests/sa/test_mapping.py::RequirementsTest::test_{n}_export"
+              for n in ("broken_on_sqlite", "by_predicate", "everywhere")]),
 ]
 
 SILENT = [
@@ -100,3 +106,30 @@ def test_backend_specs_the_plugin_skips_a_class_by():
     assert not skipped_on_default(SQLALCHEMY, ["postgresql", None], None)
     assert not skipped_on_default(SQLALCHEMY, ["+asyncpg"], None)
     assert not skipped_on_default(SQLALCHEMY, None, None)
+
+
+def test_requirement_exclusions_read_as_written():
+    """``requirements.excludes`` on IR expressions: what skips the default backend, what runs."""
+    from hermetic.analyse.requirements import excludes
+
+    def call(fn, *args):
+        return ("call", ("name", fn), list(args), [], (1, 0, 1, 0))
+
+    def lit(v):
+        return ("lit", v)
+
+    def nothing(_name):
+        return None
+
+    assert excludes(call("skip_if", ("seq", "list", [call("no_support", lit("sqlite"), lit("x"))])), "sqlite", nothing)
+    assert excludes(call("skip_if", lit("sqlite >= 3.30")), "sqlite", nothing)
+    assert excludes(call("only_on", ("seq", "list", [lit("postgresql")])), "sqlite", nothing)
+    assert excludes(call("only_on", lit("sqlite+pysqlite")), "sqlite", nothing) is False
+    assert excludes(call("closed"), "sqlite", nothing) is True
+    assert excludes(call("fails_on", lit("sqlite")), "sqlite", nothing) is False
+    assert excludes(call("skip_if", ("lambda", [], lit(True), (1, 0, 1, 0))), "sqlite", nothing) is None
+    # self.other is followed, and a + b skips where either does
+    other = ("attr", ("name", "self"), "two_phase")
+    follow = {"two_phase": [call("skip_if", lit("sqlite"))]}.get
+    assert excludes(("bin", "Add", call("open"), other, (1, 0, 1, 0)), "sqlite", follow) is True
+    assert excludes(("attr", ("name", "self"), "missing"), "sqlite", follow) is None

@@ -437,6 +437,14 @@ def _read_pytest_settings(d: Path) -> Optional[Tuple[Path, Dict[str, Any]]]:
     return None
 
 
+def setup_cfg_value(rootdir: Optional[Path], section: str, key: str) -> Optional[str]:
+    """A value of the project's ``setup.cfg`` (``[sqla_testing] requirement_cls``), or None."""
+    parser = _ini(rootdir / "setup.cfg") if rootdir is not None and (rootdir / "setup.cfg").is_file() else None
+    if parser is None or not parser.has_option(section, key):
+        return None
+    return parser.get(section, key).strip() or None
+
+
 def _ini(path: Path) -> Optional[configparser.ConfigParser]:
     parser = configparser.ConfigParser(interpolation=None)
     try:

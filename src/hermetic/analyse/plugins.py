@@ -14,9 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from ..config import setup_cfg_value
 from .literals import _literal_str
+from .requirements import excludes, returns_of
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, FROM_MODULE, IF_BODY, IF_ORELSE, IMPORT_NAMES, \
-    LIT_VALUE, NAME_ID, SEQ_ITEMS, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WITH_BODY
+    LIT_VALUE, NAME_ID, SEQ_ITEMS, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WITH_BODY, dotted_name
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,12 @@ class CollectingPlugin:
     default_backend: Optional[str] = None
     only_on: str = "__only_on__"
     unsupported_on: str = "__unsupported_on__"
+    # where the project names its requirements class (a section and key of setup.cfg, its
+    # value ``module:Class``), the class attribute listing a class's requirements, and the
+    # attribute a requirement decorator is read from (``@testing.requires.NAME``)
+    requirements_setting: Optional[Tuple[str, str]] = None
+    requires: str = "__requires__"
+    requires_attr: Tuple[str, ...] = ("requires", "requirements")
 
 
 # sqlalchemy/testing/plugin/pytestplugin.py: want_class (a TestBase subclass, name not "_*"),
@@ -59,6 +67,7 @@ SQLALCHEMY = CollectingPlugin(
     setup=("setup_test", "setUp"),          # alembic's suite uses setUp / tearDown
     teardown=("tearDown", "teardown_test"),
     default_backend="sqlite",               # plugin_base.py: --dburi absent, the default db is sqlite
+    requirements_setting=("sqla_testing", "requirement_cls"),
 )
 
 KNOWN: Tuple[CollectingPlugin, ...] = (SQLALCHEMY,)
@@ -108,12 +117,45 @@ def plugins_loaded(body: list) -> List[CollectingPlugin]:
     return [p for p in KNOWN if any(m == lb or m.startswith(lb + ".") for m in mods for lb in p.loaded_by)]
 
 
-def class_skipped(ip, cls: Optional[str], plugin: Optional[CollectingPlugin]) -> bool:
-    """The collecting ``plugin`` skips the test class ``cls`` on its default backend
-    (``skipped_on_default``: SQLAlchemy's ``__only_on__ = "postgresql"``); ``ip``: the interpreter."""
+def requirements_class(plugin: Optional[CollectingPlugin], rootdir, cache: dict) -> Optional[str]:
+    """The qualname of the requirements class the project names for ``plugin`` in ``setup.cfg``
+    under ``rootdir`` (``test.requirements:DefaultRequirements``), or None; kept in ``cache``."""
+    if plugin is None or plugin.requirements_setting is None:
+        return None
+    if plugin.name not in cache:
+        spec = setup_cfg_value(rootdir, *plugin.requirements_setting)
+        cache[plugin.name] = spec.replace(":", ".") if spec else None
+    return cache[plugin.name]
+
+
+def plugin_skips(ip, cls: Optional[str], plugin: Optional[CollectingPlugin], decorators, requirements) -> bool:
+    """The collecting ``plugin`` skips a test of class ``cls`` on its default backend: by the
+    class's backends (``skipped_on_default``: SQLAlchemy's ``__only_on__ = "postgresql"``), or
+    by a requirement the test's ``decorators`` (IR expressions, the class's too) or the class's
+    ``__requires__`` name, read in the ``requirements`` class (its qualname, or None; module
+    ``requirements``). ``ip``: the interpreter."""
     if cls is None or plugin is None or plugin.default_backend is None:
         return False
-    return skipped_on_default(plugin, *(_specs(ip.class_attr(cls, attr)) for attr in (plugin.only_on, plugin.unsupported_on)))
+    if skipped_on_default(plugin, *(_specs(ip.class_attr(cls, attr)) for attr in (plugin.only_on, plugin.unsupported_on))):
+        return True
+    if requirements is None or requirements not in ip.p.classes:
+        return False
+    names = [n for n in (_specs(ip.class_attr(cls, plugin.requires)) or []) if n]
+    for d in decorators:
+        parts = dotted_name(d).split(".") if d[TAG] in ("name", "attr") else []
+        if len(parts) >= 2 and parts[-2] in plugin.requires_attr:
+            names.append(parts[-1])
+
+    def follow(name: str):
+        m = ip.find_method(requirements, name)
+        f = ip.p.functions.get(m[1], (None, None))[0] if m else None
+        return returns_of(f["body"]) if f else None
+
+    for name in names:
+        returns = follow(name)
+        if returns and all(excludes(r, plugin.default_backend, follow) is True for r in returns):
+            return True
+    return False
 
 
 def _specs(v) -> Optional[list]:

@@ -21,7 +21,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUAL
     TUPLE_ITEMS, dotted_name
 from .fixtures import SCOPE_RANK, FixtureDef, FixtureScope, fixture_decorator
 from .parametrize import SKIPPED, marks_of, parametrize_values, skipped_by
-from .plugins import BY_NAME, CollectingPlugin, class_skipped, configured, plugins_loaded
+from .plugins import BY_NAME, CollectingPlugin, configured, plugin_skips, plugins_loaded, requirements_class
 from .runs import SweepRun, TestItem, TestRun, start_run
 from .sweep import sweep_each, sweep_modules, sweep_roots_in
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, V, of
@@ -49,6 +49,7 @@ class Runner:
         self.import_successors: Dict[str, tuple] = {}
         self.files = files                     # module -> SourceFile
         self.pytest_cfg = pytest_cfg
+        self._req_cls: Dict[str, Optional[str]] = {}   # plugin name -> its requirements class
         self.config = config
         interp.captured = "no:capture" not in plugins_off(pytest_cfg)   # sys.stdout is no terminal in a test
         self.static_imports: Dict[str, Dict[str, str]] = {}
@@ -343,7 +344,10 @@ class Runner:
             deco_atoms.extend(self._eval_decorator(dexpr, item.module))
         marks.extend(a for a in deco_atoms if a[0] == "mark")
         item.markers = {m[1] for m in marks}
-        if skipped_by(marks) or class_skipped(ip, item.cls, BY_NAME.get(item.plugin or "")):
+        plugin = BY_NAME.get(item.plugin or "")
+        if skipped_by(marks) or plugin_skips(ip, item.cls, plugin, [d for cq in (ip.mro(item.cls) if item.cls else ())
+                                                                   for d, _l in self.p.classes[cq][0]["decorators"]]
+                                             + [d for d, _l in test_fn["decorators"]], requirements_class(plugin, self.pytest_cfg.rootdir, self._req_cls)):
             # never runs here (skip, or a skipif the platform or constants decide, or a backend
             # the collecting plugin's default run does not test): nothing reached
             item.markers.add(SKIPPED)
