@@ -26,10 +26,10 @@ def test_a_library_or_project_class_leaves_the_handler_open():
 
 def test_a_side_effect_is_kept_per_site_and_replaced_by_an_unknown_one():
     exc = of(("inst", 1_000_001))
-    effects = effects_given(of(_double(("t.py", (3,)))), exc, ())
+    effects = effects_given(of(_double(("t.py", (3,)))), exc, (), True)
     assert effects == ((("t.py", (3,)), exc),)
     # the same double given a class (or anything not made by the test): what it raises is unknown
-    assert effects_given(of(_double(("t.py", (3,)))), of(("ext", "builtins.OSError")), effects) == ()
+    assert effects_given(of(_double(("t.py", (3,)))), of(("ext", "builtins.OSError")), effects, False) == ()
 
 
 def test_a_watched_body_catches_what_its_doubles_raise():

@@ -62,15 +62,16 @@ def _plain_callee(f) -> bool:
     return f[0] == "name"
 
 
-def effects_given(base: V, value: V, effects: tuple) -> tuple:
+def effects_given(base: V, value: V, effects: tuple, exception: bool) -> tuple:
     """``Ctx.effects`` after ``base.side_effect = value``: each double of ``base`` made at a
-    site raises ``value`` from now on when it is an exception instance the test made (``inst``
-    atoms); for any other value what it raises is not known (its entry goes)."""
+    site raises ``value`` from now on when it is an exception instance the test made
+    (``exception``: ``instance_classes`` knows its class); for any other value (a function, a
+    list, a class) what it raises is not known (its entry goes)."""
     sites = {a[2] for a in base.atoms if isinstance(a, tuple) and a[0] == "double" and len(a) > 2}
     if not sites:
         return effects
     kept = tuple(e for e in effects if e[0] not in sites)
-    if value.atoms and all(isinstance(a, tuple) and a[0] == "inst" for a in value.atoms):
+    if exception:
         kept += tuple((site, value) for site in sorted(sites, key=repr))
     return kept
 
@@ -81,7 +82,7 @@ def raising_double(ip, kwargs, site: tuple) -> V:
     ret = kwargs.get("return_value")
     made = of(("double", DOUBLE_V if ret is None else ret, site))
     ip.ctx.raising = ip.ctx.raising | {site}
-    ip.ctx.effects = effects_given(made, kwargs["side_effect"], ip.ctx.effects)
+    ip.ctx.effects = effects_given(made, kwargs["side_effect"], ip.ctx.effects, True)
     return made
 
 

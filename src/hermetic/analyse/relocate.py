@@ -44,6 +44,8 @@ def _remap_ctx(c: "Ctx", m: Dict[int, int]) -> "Ctx":
     out.env = {k: (v if v is DELETED else _remap(v, m)) for k, v in c.env.items()}
     if c.cwd is not None:
         out.cwd = _remap(c.cwd, m)
+    if c.effects:
+        out.effects = tuple((site, _remap(v, m)) for site, v in c.effects)
     if c.mp_log:
         out.set_log(tuple((st, _remap(k, m) if st in ("patches", "sites") else k, had,
                            _remap(o, m) if isinstance(o, V) else o) for st, k, had, o in c.mp_log))
@@ -100,6 +102,7 @@ def _ids_in(x, out: set) -> None:
         _ids_in(x.patches, out)
         _ids_in(x.env, out)
         _ids_in(x.cwd, out)
+        _ids_in(x.effects, out)
 
 
 def _relocatable(e: _MemoEntry) -> bool:

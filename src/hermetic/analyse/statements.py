@@ -380,7 +380,7 @@ class Statements:
             base = self.eval(t[1], frame)
             if t[2] == "side_effect":   # the double may raise from now on (what the test made)
                 self.ctx.raising = side_effect_given(base, self.ctx.raising)
-                self.ctx.effects = effects_given(base, val, self.ctx.effects)
+                self.ctx.effects = effects_given(base, val, self.ctx.effects, instance_classes(self, val) is not None)
             for a in base.refs():
                 if a[0] == "inst":
                     if frame.yield_ctx is not None and a == self.test_instance and self.in_own_body():
