@@ -11,8 +11,6 @@ connect may wait; arithmetic on such a counter is done for each count (`{-2, -1}
 ``if not TYPE_CHECKING`` / ``else`` makes the method an attribute: ``not conn.info`` is
 ``not {}``, the check passes and the test goes on to the waiting connect. A method the body
 defines under a version check no running Python takes is not the class's (its base's is).
-A list an instance holds (``self.items = deque()``) changes as ``append`` / ``popleft`` change
-it, joined over ways as a counter is: ``not self.items`` is decided after ``put`` (no wait).
 """
 from helpers import Expect, fixture_suite
 
@@ -23,12 +21,6 @@ T = "tests/test_pool.py::"
 EXPECTED = [
     Expect("waits-when-every-connection-is-out", "HT104", Q, "deadline = time.time() + timeout",
            tests=[T + "test_info_then_wait", T + "test_label_then_wait", T + "test_small_pool_no_overflow"],
-           origin="clock"),
-    # a list an instance holds changes with append / popleft: the buffer waits only while empty;
-    # near miss: filled on one way only (joined: empty on the other)
-    Expect("waits-while-the-held-list-is-empty", "HT104", Q, "return time.time() + 5",
-           tests=["tests/test_buffer.py::" + t for t in ("test_take_after_a_fill_of_unknown_size",
-                                                       "test_take_from_empty", "test_take_twice")],
            origin="clock"),
 ]
 

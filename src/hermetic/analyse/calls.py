@@ -78,10 +78,6 @@ class Calls:
                 and not frame.in_test and self._missing_key(fexpr[1], self.lookup(fexpr[1][1], frame), args[0], frame)):
             self.call_raised = True   # d.pop(key) without a default, on a dict that lacks it: KeyError
             return EMPTY
-        if fexpr[0] == "attr" and fexpr[1][0] == "attr" and fexpr[2] in _HELD_CHANGES and not kwargs:
-            got = self.change_held(fexpr[1], fexpr[2], args, frame)   # self.queue.append(item)
-            if got is not None:
-                return got
         if fexpr[0] == "attr" and fexpr[2] == "configure_mock" and any("side_effect" in k for k in kwargs):
             self.ctx.raising = side_effect_given(self.eval(fexpr[1], frame), self.ctx.raising)
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
@@ -580,10 +576,6 @@ class Calls:
 
 # a standard stream's isatty(): False in a test while pytest captures its output (the default)
 _STD_STREAMS_ISATTY = {f"sys.{s}.isatty" for s in ("stdout", "stderr", "stdin", "__stdout__", "__stderr__")}
-
-# the changes in place of a list an instance holds (``Objects.change_held``)
-_HELD_CHANGES = {"append", "appendleft", "add", "insert", "clear", "pop", "popleft", "extend", "extendleft", "remove",
-                 "discard", "sort", "reverse", "rotate", "update"}
 
 # library calls that set environment variables named in a file (python-dotenv)
 _ENV_LOADERS = {"dotenv.load_dotenv", "dotenv.main.load_dotenv"}

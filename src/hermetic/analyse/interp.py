@@ -93,7 +93,6 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.sweep = False
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.undecided = 0   # > 0 while running one of alternatives the values do not decide (confidence)
-        self.cut_ways = 0    # > 0 past an undecided return in the block (``exec_block``): no join follows
         # while a `try` body of plain calls runs (``handlers.calls_only``): per call, whether the
         # callee is a test double that raises nothing (``controls.quiet_double``)
         self.try_watch: Optional[List[bool]] = None

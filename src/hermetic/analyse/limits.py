@@ -26,7 +26,6 @@ IMPORT_STATE_READ = 1 << (_GROUP_MASK + 1)
 _TOUCH = "<touch>"   # the name of a module's touch cell (``Interp._touch``)
 MEMO_ALTERNATIVES = 2      # entries kept per memo key (the same call on other shared state); 4 reused no more on Django
 MAX_COUNTS = 16            # known integers a counter may hold (joined over ways, or added to); beyond, the last write
-MAX_HELD_ITEMS = 64        # items a list an instance holds keeps known as it grows (``Objects.change_held``)
 SWEEP_BUDGET = 3_000
 SWEEP_RUN_STEPS = 24_000
 SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from .limits import IMPORT_STATE_READ, MAX_HELD_ITEMS, TEST_HEAP_BASE
+from .limits import IMPORT_STATE_READ, TEST_HEAP_BASE
 from .sinks import writes_of
 from ..summarise.ir import dotted_name
 from .literals import _canonical, _literal_str, _str_affix
@@ -262,49 +262,6 @@ class Objects:
         if not (isinstance(a, tuple) and a[0] == "inst"):
             return
         self.set_attr(a[1], target[2], _with_entry(table, key, val))
-
-    def change_held(self, target, meth: str, args: List[V], frame: Frame) -> Optional[V]:
-        """``obj.name.meth(*args)`` where ``obj`` is one known instance whose ``name`` holds a
-        list (a ``deque()``, ``[]``, ``set()``, its items known): the instance holds the list it
-        becomes (``append`` / ``appendleft`` / ``add`` / ``insert`` an item, ``pop`` /
-        ``popleft`` one of a known non-empty list, ``clear``), so ``not self.queue`` is decided
-        (SQLAlchemy's pool ``Queue``); what ``pop`` returns, or EMPTY for a change, or None when
-        ``name`` holds no such list. On ways the test's values do not decide the change is
-        joined with the other ways' (``ways.WayWrites``); any other change in place, one past an
-        undecided ``return`` (no join follows), or past ``MAX_HELD_ITEMS`` leaves it unknown."""
-        owner = self.eval(target[1], frame)
-        if len(owner.atoms) != 1:
-            return None
-        (a,) = owner.atoms
-        if not (isinstance(a, tuple) and a[0] == "inst"):
-            return None
-        held = self.heap.get(a[1], {}).get("attrs", {}).get(target[2]) if a[1] >= TEST_HEAP_BASE else None
-        if held is None or len(held.atoms) != 1:
-            return None
-        (s,) = held.atoms
-        if not (isinstance(s, tuple) and s[0] == "seq" and s[1] in ("list", "set")):
-            return None
-        items, out = tuple(s[2]), EMPTY
-        if self.cut_ways or self.attr_undo is None and self.undecided or any(x is UNKNOWN_V for x in items):
-            items = None
-        elif meth in ("append", "add") and len(args) == 1:
-            items = items + (args[0],)
-        elif meth == "appendleft" and len(args) == 1:
-            items = (args[0],) + items
-        elif meth == "insert" and len(args) == 2:
-            items = items + (args[1],)   # where is not kept: how many, and which, are
-        elif meth == "clear" and not args:
-            items = ()
-        elif meth in ("pop", "popleft") and not args and items:
-            out = items[-1] if meth == "pop" else items[0]
-            items = items[:-1] if meth == "pop" else items[1:]
-        else:
-            items = None
-        if items is None or len(items) > MAX_HELD_ITEMS:
-            self.set_attr(a[1], target[2], UNKNOWN_V)
-            return UNKNOWN_V if meth in ("pop", "popleft") else EMPTY
-        self.set_attr(a[1], target[2], of(("seq", s[1], items)))
-        return out
 
     def is_testcase(self, qn: str) -> bool:
         return any(b.endswith("TestCase") for b in self.external_bases(qn))

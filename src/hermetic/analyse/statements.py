@@ -52,14 +52,12 @@ class Statements:
                     self.way_cut = False
                     open_ways += 1
                     self.undecided += 1
-                    self.cut_ways += 1
             # the block that holds this one (a `with`, `try` or loop body) goes on only on
             # those ways too; a function's caller does not (call_function clears it)
             self.way_cut = open_ways > 0
             return False
         finally:
             self.undecided -= open_ways
-            self.cut_ways -= open_ways
 
     @staticmethod
     def _may_raise(frame: Frame) -> bool:

@@ -12,9 +12,8 @@ instances a test makes live in the heap, so each way's writes are logged (``Inte
 integers before and after the way) is put back before the next way runs, and after the last
 holds every count a way left, and its old count when some way did not change it:
 ``if undecided: self.n += 1`` leaves ``{n, n + 1}``, not ``n + 1`` (a later
-``self.n >= limit`` is then decided only when every count decides it). So is a list an
-instance holds whose items the ways add and take (``if ok: self.queue.append(x)`` leaves the
-queue with and without ``x``). Other attributes keep the last write (``WayWrites``).
+``self.n >= limit`` is then decided only when every count decides it). Other attributes keep
+the last write (``WayWrites``).
 Instances made at import are shared state (``Memo.write_state``) and are not joined here.
 """
 from __future__ import annotations
@@ -22,18 +21,15 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set, Tuple
 
 from .decide import atom_values
-from .limits import MAX_COUNTS, MAX_HELD_ITEMS
+from .limits import MAX_COUNTS
 from .values import Origin, V, union
 
 
 def _count(v: Optional[V]) -> bool:
-    """``v`` is one or a few known integers (a counter: ``self._overflow``), or one or a few
-    lists of known length (what an instance holds: a pool's ``self.queue``, ``Objects.change_held``)."""
+    """``v`` is one or a few known integers (a counter: ``self._overflow``)."""
     if v is None or not v.atoms or len(v.atoms) > MAX_COUNTS:
         return False
     for a in v.atoms:
-        if isinstance(a, tuple) and a[0] == "seq" and a[1] in ("list", "set") and len(a[2]) <= MAX_HELD_ITEMS:
-            continue
         vs = atom_values(a) if isinstance(a, Origin) else None
         if not vs or not all(type(x) is int for x in vs):
             return False
