@@ -102,6 +102,8 @@ def test_backend_specs_the_plugin_skips_a_class_by():
     assert not skipped_on_default(SQLALCHEMY, ["sqlite >= 3.30", "postgresql"], None)
     assert skipped_on_default(SQLALCHEMY, None, ["sqlite"])
     assert not skipped_on_default(SQLALCHEMY, None, ["mssql"])
+    assert not skipped_on_default(SQLALCHEMY, None, ["sqlite+aiosqlite"])   # another driver than the default's
+    assert not skipped_on_default(SQLALCHEMY, None, ["sqlite < 3.8"])       # an old version only
     # a spec the analysis cannot read, or one naming only a driver, skips nothing
     assert not skipped_on_default(SQLALCHEMY, ["postgresql", None], None)
     assert not skipped_on_default(SQLALCHEMY, ["+asyncpg"], None)
@@ -122,9 +124,19 @@ def test_requirement_exclusions_read_as_written():
         return None
 
     assert excludes(call("skip_if", ("seq", "list", [call("no_support", lit("sqlite"), lit("x"))])), "sqlite", nothing)
-    assert excludes(call("skip_if", lit("sqlite >= 3.30")), "sqlite", nothing)
+    assert excludes(call("skip_if", lit("sqlite")), "sqlite", nothing)
     assert excludes(call("only_on", ("seq", "list", [lit("postgresql")])), "sqlite", nothing)
-    assert excludes(call("only_on", lit("sqlite+pysqlite")), "sqlite", nothing) is False
+    assert excludes(call("only_on", lit("sqlite+pysqlite")), "sqlite", nothing) is None    # one driver of it
+    assert excludes(call("only_on", lit("sqlite")), "sqlite", nothing) is False
+    # a version or a driver names only some SQLite: skipped or not depends on what runs
+    assert excludes(call("skip_if", ("seq", "list", [lit("postgresql < 12"), lit("sqlite < 3.31")])), "sqlite",
+                    nothing) is None
+    assert excludes(call("skip_if", lit("sqlite+aiosqlite")), "sqlite", nothing) is None
+    assert excludes(call("exclude", lit("sqlite"), lit("<"), ("seq", "tuple", [lit(3), lit(31)])), "sqlite",
+                    nothing) is None
+    # skip_if(self.other) skips where the other requirement runs: not read
+    assert excludes(call("skip_if", ("attr", ("name", "self"), "two_phase")), "sqlite",
+                    {"two_phase": [call("skip_if", lit("sqlite"))]}.get) is None
     assert excludes(call("closed"), "sqlite", nothing) is True
     assert excludes(call("fails_on", lit("sqlite")), "sqlite", nothing) is False
     assert excludes(call("skip_if", ("lambda", [], lit(True), (1, 0, 1, 0))), "sqlite", nothing) is None
@@ -133,3 +145,11 @@ def test_requirement_exclusions_read_as_written():
     follow = {"two_phase": [call("skip_if", lit("sqlite"))]}.get
     assert excludes(("bin", "Add", call("open"), other, (1, 0, 1, 0)), "sqlite", follow) is True
     assert excludes(("attr", ("name", "self"), "missing"), "sqlite", follow) is None
+
+
+def test_a_requirement_with_a_return_under_a_branch_is_not_read():
+    from hermetic.analyse.requirements import returns_of
+    ret = ("return", ("call", ("name", "closed"), [], [], (1, 0, 1, 0)), 3)
+    branch = ("if", ("name", "x"), [("return", ("call", ("name", "open"), [], [], (2, 0, 2, 0)), 2)], [], 1)
+    assert returns_of([ret]) == [ret[1]]
+    assert returns_of([branch, ret]) == []

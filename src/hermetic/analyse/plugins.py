@@ -179,16 +179,19 @@ def skipped_on_default(plugin: CollectingPlugin, only_on: Optional[list], unsupp
     if plugin.default_backend is None:
         return False
 
-    def names(specs):
+    def names(specs):   # (backend, exact) per spec: exact when it names no driver and no version
         out = []
         for spec in specs:
             if not isinstance(spec, str) or not spec.strip():
                 return None
-            out.append(spec.split()[0].split("+")[0])
+            words = spec.split()
+            name, _, driver = words[0].partition("+")
+            out.append((name, len(words) == 1 and not driver))
         return out
 
+    backend = plugin.default_backend
     only = names(only_on) if only_on else None
-    if only_on and only and "" not in only and plugin.default_backend not in only:
+    if only and all(name and name != backend for name, _exact in only):
         return True
     never = names(unsupported_on) if unsupported_on else None
-    return bool(never) and plugin.default_backend in never
+    return bool(never) and any(name == backend and exact for name, exact in never)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..summarise.ir import CALL_ARGS, CALL_FUNC, LIT_VALUE, RETURN_VALUE, SEQ_ITEMS, TAG, dotted_name
+from ..summarise.ir import CALL_ARGS, CALL_FUNC, LIT_VALUE, RETURN_VALUE, SEQ_ITEMS, TAG, dotted_name, flat
 
 # exclusions.py names: what a call of each does to a backend it names
 _SKIPS_NAMED = {"skip_if", "skip", "no_support", "exclude"}   # skipped on the backends named
@@ -28,11 +28,23 @@ def _last(e) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def _spec_backend(e) -> Optional[str]:
-    """The backend a spec literal names (``"sqlite"``, ``"postgresql+psycopg2 >= 12"``)."""
+def _spec(e) -> Optional[tuple]:
+    """``(backend, exact)`` of a spec literal: ``"sqlite"`` names all of SQLite (exact),
+    ``"postgresql+psycopg2 >= 12"`` only some of PostgreSQL (a driver or a version: not exact)."""
     if e[TAG] != "lit" or not isinstance(e[LIT_VALUE], str) or not e[LIT_VALUE].strip():
         return None
-    return e[LIT_VALUE].split()[0].split("+")[0] or None
+    words = e[LIT_VALUE].split()
+    name, _, driver = words[0].partition("+")
+    return (name, len(words) == 1 and not driver) if name else None
+
+
+def _names(e, backend: str) -> Optional[bool]:
+    """Whether the spec ``e`` surely names every configuration of ``backend`` (True), surely
+    none (False: another backend), or only some of them, or cannot be read (None)."""
+    spec = _spec(e)
+    if spec is None:
+        return None
+    return False if spec[0] != backend else True if spec[1] else None
 
 
 def excludes(e, backend: str, follow: Callable[[str], Optional[list]], depth: int = 0) -> Optional[bool]:
@@ -49,8 +61,7 @@ def excludes(e, backend: str, follow: Callable[[str], Optional[list]], depth: in
         parts = [excludes(x, backend, follow, depth + 1) for x in (e[2], e[3])]
         return True if True in parts else False if parts == [False, False] else None
     if tag == "lit":
-        named = _spec_backend(e)
-        return None if named is None else named == backend
+        return _names(e, backend)
     if tag == "attr" and e[1][TAG] == "name" and e[1][1] == "self":
         returns = follow(e[2])
         if not returns:
@@ -69,18 +80,26 @@ def excludes(e, backend: str, follow: Callable[[str], Optional[list]], depth: in
         if not args:
             return None
         if fn in ("no_support", "exclude"):
-            named = _spec_backend(args[0])
-            return None if named is None else named == backend
+            return _names(args[0], backend) if fn == "no_support" or len(args) < 3 else None   # exclude(db, op, spec)
+        if args[0][TAG] == "attr":
+            return None   # skip_if(self.other): skips where the other requirement runs
         return excludes(args[0], backend, follow, depth + 1)
     if fn in _ONLY_NAMED:
         specs = args[0][SEQ_ITEMS] if args and args[0][TAG] == "seq" else args[:1]
-        names = [_spec_backend(x) for x in specs]
-        if not names or None in names:
+        found = [_spec(x) for x in specs]
+        if not found or None in found:
             return None
-        return backend not in names
+        if any(name == backend for name, _exact in found):
+            return False if any(name == backend and exact for name, exact in found) else None
+        return True
     return None
 
 
 def returns_of(body: list) -> list:
-    """The expressions a function's top-level ``return`` statements give."""
+    """The expressions a function's ``return`` statements give, when all of them are at its top
+    level (a return under an ``if`` or ``try`` depends on what the analysis does not run: no
+    answer, an empty list)."""
+    top = {id(st) for st in body}
+    if any(st[TAG] == "return" and id(st) not in top for st in flat(body)):
+        return []
     return [st[RETURN_VALUE] for st in body if st[TAG] == "return" and st[RETURN_VALUE] is not None]
