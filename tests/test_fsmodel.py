@@ -37,13 +37,19 @@ def test_only_a_path_known_as_text_is_kept():
     assert fs_key(of(Origin("test-value", expr="tmp_path")), False) is None
     assert fs_key(of(Origin("literal", expr="tempfile.gettempdir()", value="/tmp")), False) is None
     assert fs_key(_lit("a") | _lit("b"), False) is None
+    partial = Origin("module-constant", expr="SCRATCH", partial=True, inner=(Origin("literal", expr="'scratch'",
+                                                                                     value="scratch"),))
+    assert fs_key(of(partial), False) is None           # SCRATCH + suffix: more than its text
     assert fs_key(V(), False) is None
 
 
 def test_the_working_directory_put_back_is_the_one_the_tests_start_in():
     ctx = Ctx()
-    assert not cwd_moved(ctx)
-    ctx.cwd = of(Origin("cwd", expr="getcwd()"))            # os.chdir(saved) after os.getcwd()
-    assert not cwd_moved(ctx)
+    start = of(Origin("cwd", expr="getcwd()"))
+    assert not cwd_moved(ctx, start)
+    ctx.cwd = start                                         # os.chdir(saved) after saved = os.getcwd()
+    assert not cwd_moved(ctx, start)
+    ctx.cwd = of(Origin("cwd", expr="getcwd()"))            # a path built from it: not known to be it
+    assert cwd_moved(ctx, start)
     ctx.cwd = of(Origin("test-value", expr="tmp_path"))     # monkeypatch.chdir(tmp_path)
-    assert cwd_moved(ctx)
+    assert cwd_moved(ctx, start)

@@ -313,7 +313,9 @@ class Calls:
         if d in _CWD_FUNCS:
             if self.ctx.cwd is not None:
                 return self.ctx.cwd.with_path(True)
-            return of(Origin("cwd", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)
+            self.start_cwd = of(Origin("cwd", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line),
+                                is_path=True)   # the folder the tests start in (fsmodel.cwd_moved)
+            return self.start_cwd
         if d in _TEMP_FUNCS:
             return of(Origin("test-value", expr=d), is_path=False)
         if d == "tempfile.gettempdir":

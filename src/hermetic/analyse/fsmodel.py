@@ -5,10 +5,12 @@ entries with ``removes = true``, on a way every branch before it took) holds not
 until the run writes there again: ``os.path.exists(p + "/x")`` is then False (cookiecutter's
 teardown removes its test repository, then checks for files inside it). Only targets known as
 text are kept (a literal, a constant bound to one, or ``abspath()`` of a relative literal while
-the working directory is the one the tests start in, also after a ``chdir`` back to a saved
-``os.getcwd()``), as paths normalised with
+the working directory is the one the tests start in, also after a ``chdir`` back to the value
+``os.getcwd()`` gave there), as paths normalised with
 ``os.path.normpath``; a write or a subprocess whose target the analysis cannot name forgets
-everything (it may have made anything). State lives in ``Ctx.fs_gone`` / ``Ctx.fs_made``.
+everything (it may have made anything), as does a call the analysis cannot follow, a move or a
+copy (their target is not the path they make). A removal in a ``try`` body or a ``with`` block
+is not certain (an exception may come first). State lives in ``Ctx.fs_gone`` / ``Ctx.fs_made``.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ def fs_key(target: Optional[V], cwd_moved: bool) -> Optional[str]:
     if not isinstance(a, Origin):
         return None
     o = a
-    while o.kind in ("cwd", "module-constant") and len(o.inner) == 1:   # a constant bound to abspath("x")
+    while o.kind in ("cwd", "module-constant") and len(o.inner) == 1 and not o.partial:   # a constant = abspath("x")
         o = o.inner[0]
     if o.kind != "literal" or o.partial or not isinstance(o.value, str) or not o.value:
         return None
@@ -39,12 +41,11 @@ def fs_key(target: Optional[V], cwd_moved: bool) -> Optional[str]:
     return path
 
 
-def cwd_moved(ctx) -> bool:
+def cwd_moved(ctx, start: Optional[V] = None) -> bool:
     """Whether the working directory is not (known to be) the one the tests start in: a
-    ``chdir`` put back to a saved ``os.getcwd()`` (``utils.work_in``'s ``finally``) is that one."""
-    cwd = ctx.cwd
-    return cwd is not None and not (cwd.atoms and all(
-        isinstance(a, Origin) and a.kind == "cwd" and not a.inner for a in cwd.atoms))
+    ``chdir`` put back to the very value ``os.getcwd()`` gave there (``start``; ``utils.work_in``'s
+    ``finally``) is that one, a path built from it is not."""
+    return ctx.cwd is not None and ctx.cwd is not start
 
 
 def _under(path: str, root: str) -> bool:

@@ -166,3 +166,53 @@ def _builtin_classes(v: V) -> Optional[list]:
             return None
         out.append(name)
     return out or None
+
+
+def exec_try(ip, st, frame) -> bool:
+    """Run a ``try`` statement ``st`` (``Statements.exec_stmt``): its body, then the handlers
+    that can run (a body that only calls doubles raising nothing runs none; one whose doubles
+    raise an instance the test made runs the handlers that catch its class, the name bound to
+    it), its ``else`` and ``finally``. What the body removes from the file system is not
+    certain (``Interp.guarded``: an exception may come first). True when it always ends in a
+    return or raise."""
+    frame.line = st[5]
+    watched = None
+    ip.guarded += 1
+    try:
+        if calls_only(st[1]):
+            outer, ip.try_watch = ip.try_watch, []
+            try:
+                ended = ip.exec_block(st[1], frame)
+            finally:
+                watched, ip.try_watch = ip.try_watch, outer
+        else:
+            ended = ip.exec_block(st[1], frame)
+    finally:
+        ip.guarded -= 1
+    if ip.expect_hit:   # what the test expects goes on out: only the finally runs
+        ip.expect_hit = False
+        ip.exec_block(st[4], frame)
+        ip.expect_hit = ip.raising = True
+        return True
+    cut = ip.way_cut   # the body's own undecided returns hold for what follows the try
+    # a body that only calls test doubles with no side effect raises nothing: no handler runs
+    quiet = bool(watched) and all(w is True for w in watched)
+    value = caught(watched)
+    classes = instance_classes(ip, value) if value is not UNKNOWN_V else None
+    for name, body, etype in ([] if quiet else st[2]):
+        catches = True if etype is None else None if classes is None else \
+            handler_catches(ip, ip.eval(etype, frame), classes)
+        if catches is False:
+            continue   # not what the test's double raises
+        if name:
+            ip._bind(frame, name, value)
+        ip._branches([body, []], frame)
+        if catches:
+            break   # caught here: the handlers after it do not run
+    if not ended:
+        ended = ip.exec_block(st[3], frame)
+        cut = cut or ip.way_cut
+    if ip.exec_block(st[4], frame):
+        return True
+    ip.way_cut = cut or ip.way_cut
+    return ended and not st[2]

@@ -26,6 +26,8 @@ class Modules:
         if old is None or text < old:
             self.run_unresolved[site] = text
         self.unres_log.append((site, text))
+        if self.ctx.fs_gone:   # it may have made files anywhere (fsmodel)
+            self.ctx.fs_gone, self.ctx.fs_made = (), ()
 
     def ran_code(self, mod: str) -> None:
         """The running test (or call) ran code of ``mod`` outside its import: it depends on it."""

@@ -75,18 +75,19 @@ class Sinks:
         the run removed (``fsmodel``)."""
         known = exists_answer(call, target)
         if known is None and self.ctx.fs_gone and exists_answer(call, None, asked=True) and \
-                gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):
+                gone(self.ctx, fs_key(target, cwd_moved(self.ctx, self.start_cwd))):
             known = False
         return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
 
     def _fs_change(self, spec: SinkSpec, target: Optional[V]) -> None:
         """A write, removal or subprocess the run reaches, for ``fsmodel``: a removal on a way
         every branch before it took, of a path known as text, is remembered."""
-        key = fs_key(target, cwd_moved(self.ctx)) if spec.category == "file" else None
-        if spec.removes and key is not None and not self.undecided and not self.missed_depth:
+        key = fs_key(target, cwd_moved(self.ctx, self.start_cwd)) if spec.category == "file" else None
+        if spec.removes and key is not None and not self.undecided and not self.guarded and not self.missed_depth:
             after_removal(self.ctx, key)
         elif not spec.removes:
-            after_write(self.ctx, key)
+            # a move or copy makes a path the target does not name (its destination)
+            after_write(self.ctx, None if spec.name.rsplit(".", 1)[-1] in _MAKES_ELSEWHERE else key)
 
     def _import_marks(self, names) -> None:
         closure = self.p.import_closure
@@ -401,6 +402,12 @@ class Sinks:
 
     def _emit(self, rel: SinkEvent, prefix) -> None:
         self.events.append(dataclasses.replace(rel, trace=tuple(prefix) + rel.trace))
+
+
+# file writes whose target is not the path they make (a rename's source, an archive's base name)
+_MAKES_ELSEWHERE = {"rename", "renames", "replace", "move", "copy", "copy2", "copyfile", "copytree", "copymode",
+                    "copystat", "make_archive", "unpack_archive", "symlink", "link", "symlink_to", "hardlink_to",
+                    "extractall"}
 
 
 def writes_of(spec: SinkSpec, args, kwargs) -> Tuple[bool, bool]:

@@ -7,7 +7,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from .expected import end_at_the_raise, expected_classes, note_raise
 from .controls import side_effect_given
-from .handlers import caught, calls_only, effects_given, handler_catches, instance_classes
+from .handlers import effects_given, exec_try, instance_classes
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
@@ -198,43 +198,7 @@ class Statements:
             self.way_cut = self.way_cut or cut
             return False
         if kind == "try":
-            frame.line = st[5]
-            watched = None
-            if calls_only(st[1]):
-                outer, self.try_watch = self.try_watch, []
-                try:
-                    ended = self.exec_block(st[1], frame)
-                finally:
-                    watched, self.try_watch = self.try_watch, outer
-            else:
-                ended = self.exec_block(st[1], frame)
-            if self.expect_hit:   # what the test expects goes on out: only the finally runs
-                self.expect_hit = False
-                self.exec_block(st[4], frame)
-                self.expect_hit = self.raising = True
-                return True
-            cut = self.way_cut   # the body's own undecided returns hold for what follows the try
-            # a body that only calls test doubles with no side effect raises nothing: no handler runs
-            quiet = bool(watched) and all(w is True for w in watched)
-            value = caught(watched)
-            classes = instance_classes(self, value) if value is not UNKNOWN_V else None
-            for name, body, etype in ([] if quiet else st[2]):
-                catches = True if etype is None else None if classes is None else \
-                    handler_catches(self, self.eval(etype, frame), classes)
-                if catches is False:
-                    continue   # not what the test's double raises
-                if name:
-                    self._bind(frame, name, value)
-                self._branches([body, []], frame)
-                if catches:
-                    break   # caught here: the handlers after it do not run
-            if not ended:
-                ended = self.exec_block(st[3], frame)
-                cut = cut or self.way_cut
-            if self.exec_block(st[4], frame):
-                return True
-            self.way_cut = cut or self.way_cut
-            return ended and not st[2]
+            return exec_try(self, st, frame)
         if kind == "with":
             frame.line = st[3]
             return self.exec_with(st[1], st[2], frame, st[4] if len(st) > 4 else False)
@@ -344,9 +308,11 @@ class Statements:
         if any(dotted_name(e) in _CAPTURE_OFF for e, _t in items):
             self.captured = False   # `with capsys.disabled():` gives the test the real streams
         start = len(self.events)
+        self.guarded += 1   # the context may swallow what the block raises: it may stop short
         try:
             ended = self.exec_block(body, frame)
         finally:
+            self.guarded -= 1
             self.expecting, self.expecting_many, self.captured = outer_expecting, outer_many, outer_captured
             if many:
                 end_at_the_raise(self, start)
@@ -359,7 +325,10 @@ class Statements:
         for a in exits:
             self.call_method_of(a, exit_name, [UNKNOWN_V, UNKNOWN_V, UNKNOWN_V], {}, frame)
         if saved_ctx is not None:
-            self.ctx = saved_ctx
+            # patches end with the block; doubles' side effects and files removed or made stay
+            now, self.ctx = self.ctx, saved_ctx
+            saved_ctx.raising, saved_ctx.effects, saved_ctx.fs_gone, saved_ctx.fs_made = \
+                now.raising, now.effects, now.fs_gone, now.fs_made
         self.way_cut = cut   # __exit__ calls do not change that
         return ended
 
