@@ -131,6 +131,10 @@ REACHED = [
     # ... and a handler of another built-in class does not catch it; near miss: a SystemError raised
     ("handler-of-another-class", "HT103", "src/decided/pidfile.py",
      'return os.environ.get("DECIDED_KILL_SYSTEM_ERROR")', "test_stale_process_system_error"),
+    # OSError(code, message) is the subclass its code makes (ESRCH: ProcessLookupError); near
+    # miss of EPERM (a PermissionError, caught by the OSError handler after it)
+    ("handler-of-the-subclass-the-code-makes", "HT103", "src/decided/pidfile.py",
+     'return os.environ.get("DECIDED_NO_PROCESS")', "test_process_missing"),
     # no literal is the module's object() sentinel; near misses: the argument left out (the
     # sentinel itself), and a marker made at each call
     ("sentinel-missing", "HT103", "src/decided/backend.py", 'return os.environ.get("DECIDED_OPTION_FALLBACK")',

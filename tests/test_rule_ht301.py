@@ -28,6 +28,8 @@ EXPECTED = [
     # near miss of the throwaway copy: the module is reloaded in place, so the original is reset
     Expect("reload-in-place-with-sys-modules-put-back", "HT301", "tests/support.py",
            "importlib.reload(importlib.import_module(name))  # the original, in place"),
+    Expect("reload-beside-another-module-taken-out", "HT301", "tests/support.py",
+           'importlib.reload(importlib.import_module("plugins.registry"))  # not the module taken out'),
 ]
 
 # (id, path, snippet, the exact tests the finding must list, xfail)

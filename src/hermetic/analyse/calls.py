@@ -13,7 +13,7 @@ from ..catalogue.controls import _DOUBLE_CTORS
 from .controls import double, side_effect_given
 from .decide import isinstance_of, library_class, regex_result, type_name
 from .expected import note_raise
-from .handlers import EXCEPTIONS, exception_instance, instance_classes, raising_double, watch_entry
+from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
 from .origins import (from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
@@ -79,7 +79,9 @@ class Calls:
             self.call_raised = True   # d.pop(key) without a default, on a dict that lacks it: KeyError
             return EMPTY
         if fexpr[0] == "attr" and fexpr[2] == "configure_mock" and any("side_effect" in k for k in kwargs):
-            self.ctx.raising = side_effect_given(self.eval(fexpr[1], frame), self.ctx.raising)
+            base = self.eval(fexpr[1], frame)
+            self.ctx.raising = side_effect_given(base, self.ctx.raising)
+            self.ctx.effects = effects_given(base, UNKNOWN_V, self.ctx.effects, False)   # not followed: unknown
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,

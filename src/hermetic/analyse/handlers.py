@@ -11,6 +11,7 @@ from typing import Optional, Union
 
 from ..summarise.ir import EXPR_ASSERT
 from .controls import quiet_double
+from .decide import values
 from .values import DOUBLE_V, UNKNOWN_V, V, of, union
 
 # the built-in exception classes, and those whose two-argument form sets ``errno``
@@ -25,9 +26,15 @@ def exception_instance(ip, d: str, args) -> V:
     ``m.side_effect = exc``): an instance that holds the attributes set on it and its class (as
     ``__class__``); an ``OSError(code, message)`` holds its code as ``errno``."""
     iid = ip.new_instance(None)
-    ip.set_attr(iid, "__class__", of(("ext", d)))
     if len(args) >= 2 and d in _OS_ERRORS:
         ip.set_attr(iid, "errno", args[0])
+        code = values(args[0])
+        # OSError(errno.ESRCH, ...) is a ProcessLookupError: the class follows the code
+        if len(code) == 1 and type(code[0]) is int:
+            d = "builtins." + type(getattr(builtins, d[len("builtins."):])(code[0], "")).__name__
+        else:
+            return of(("inst", iid))   # which subclass is not known: no class
+    ip.set_attr(iid, "__class__", of(("ext", d)))
     return of(("inst", iid))
 
 
@@ -70,9 +77,12 @@ def effects_given(base: V, value: V, effects: tuple, exception: bool) -> tuple:
     sites = {a[2] for a in base.atoms if isinstance(a, tuple) and a[0] == "double" and len(a) > 2}
     if not sites:
         return effects
+    # a site already raising another instance makes several doubles (a helper called twice):
+    # which of them raises what is not known, so the site keeps no instance
+    shared = {e[0] for e in effects if e[0] in sites and e[1] != value}
     kept = tuple(e for e in effects if e[0] not in sites)
     if exception:
-        kept += tuple((site, value) for site in sorted(sites, key=repr))
+        kept += tuple((site, value) for site in sorted(sites - shared, key=repr))
     return kept
 
 

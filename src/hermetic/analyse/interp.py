@@ -244,8 +244,11 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         shape, ids = self._canon_inputs(loc, closure, deep)
         key = (qn, shape, self.ctx.key(), self.import_time, self.import_version if self.import_time else 0,
                self.missed_depth > 0, self.sweep, self.undecided > 0, deep, self.expecting, self.expecting_many,
-               self.captured)
-        found = self._lookup(key, depth, ids) if self.use_memo else None
+               self.captured, self.guarded > 0)
+        # the exceptions doubles raise are test instances whose attributes the test may change
+        # between calls, which the key does not see: no reuse while there are any
+        memo_ok = self.use_memo and not self.ctx.effects
+        found = self._lookup(key, depth, ids) if memo_ok else None
         if found is not None:
             return self._reuse(found[0], found[1], here)
         wstart = len(self.wlog)
@@ -315,7 +318,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             # it read test instances through shared state, which its key left out: not stored,
             # and from now on keyed with them
             self.deep_calls.add(qn)
-        elif inner_cut >= here and not self.expect_hit:
+        elif inner_cut >= here and not self.expect_hit and memo_ok:
             # cut, if at all, by its own frames only: the same result anywhere (a run that reached
             # the expected exception's raise unwinds, which a reuse would not)
             ctx_after = self.ctx.copy() if self.ctx.key() != ctx_before else None

@@ -114,10 +114,10 @@ def from_cwd(v: V, call: str) -> V:
     literal ``p`` becomes the working directory's path (contract section 8: a value computed at
     call time from the working directory has kind ``cwd``); the literal stays its ``inner``, which
     decides it at a sink (``classify``) as the relative path it was (whole when ``p`` is one
-    whole literal, so the path is known as text: ``fsmodel``)."""
+    whole relative literal, so the path is known as text: ``fsmodel``)."""
     whole = len(v.atoms) == 1 and all(isinstance(a, Origin) and a.kind == "literal" and not a.partial
-                                      for a in v.atoms)
-    v = v if whole else _head(v)
+                                      and _relative(a) for a in v.atoms)
+    v = v if whole else _head(v)   # an absolute literal is normalised or resolved: text not known
     out = []
     for a in v.atoms:
         if isinstance(a, Origin) and a.kind == "literal" and _relative(a):

@@ -192,8 +192,8 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
             k = st[TAG]
             restoring = in_restore or w.after_yield[0]
             if k == "assign":
-                w.modules_out = w.modules_out or any(
-                    "sys.modules.pop" in _ext(_resolve(ip, c[CALL_FUNC], frame)) for c in calls_in(st[ASSIGN_VALUE]))
+                w.modules_out.update(_module_name(c) for c in calls_in(st[ASSIGN_VALUE])
+                                     if "sys.modules.pop" in _ext(_resolve(ip, c[CALL_FUNC], frame)))
                 for t in st[ASSIGN_TARGETS]:
                     _assign(w, t, st[ASSIGN_VALUE], st, restoring)
                 if st[ASSIGN_VALUE][TAG] == "call":
@@ -447,7 +447,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
         sc.mutations = [m for m in sc.mutations if m.key[0] != "patcher"]
         return
     if names & {"importlib.reload", "imp.reload"}:
-        if w.modules_out and args and args[0][TAG] == "call" and \
+        if args and args[0][TAG] == "call" and _module_name(args[0]) in w.modules_out and \
                 "importlib.import_module" in _ext(_resolve(ip, args[0][CALL_FUNC], frame)):
             return   # reload(import_module(name)) of a module taken out: a copy no one else holds
         target = _resolve(ip, args[0], frame) if args else I.EMPTY
@@ -479,7 +479,8 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
         if n.startswith("sys.modules.") and n.rsplit(".", 1)[1] in CONTAINER_METHODS:
             meth = n.rsplit(".", 1)[1]
             key = args[0][LIT_VALUE] if meth in ("pop", "setdefault") and args and args[0][TAG] == "lit" else "*"
-            w.modules_out = w.modules_out or meth == "pop"
+            if meth == "pop":
+                w.modules_out.add(key if isinstance(key, str) else "*")
             _add(sc, Mutation("HT304", ("sysmod", key), pos, f"{n}(...)", True), restoring)
             return
     if process_call(w, e, names, pos, restoring, as_context):
@@ -528,6 +529,12 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 shown = re.sub(r"@\d+$", "", I.dotted_qualname(a[1]))
                 _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}"), restoring)
             return
+
+
+def _module_name(call) -> str:
+    """The module a call's first argument names (``sys.modules.pop("x")``), "*" when not a literal."""
+    a = call[CALL_ARGS][0] if call[CALL_ARGS] else None
+    return a[LIT_VALUE] if a is not None and a[TAG] == "lit" and isinstance(a[LIT_VALUE], str) else "*"
 
 
 def _is_patch_call(ip, e, frame) -> bool:

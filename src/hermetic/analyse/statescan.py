@@ -79,9 +79,10 @@ class Walk:
     # inside a `with` whose context puts sys.modules back: a module imported there is a fresh
     # copy the block's end discards, so writes to it change no module state
     fresh_modules: int = 0
-    # this code took modules out of sys.modules (``sys.modules.pop``, also in a comprehension, or
-    # ``del sys.modules[...]``): ``import_module`` after it makes a copy no one else holds
-    modules_out: bool = False
+    # the modules this code took out of sys.modules (``sys.modules.pop``, also in a comprehension,
+    # or ``del sys.modules[...]``), "*" for a name not known: ``import_module`` of one of them
+    # after it makes a copy no one else holds
+    modules_out: Set[str] = field(default_factory=set)
     # a test's or fixture's parameter -> the qualname of the project fixture pytest passes
     # there, None for another name (``mpwrap``: a fixture wrapping monkeypatch)
     fixture: Optional[Callable[[str], Optional[str]]] = None
@@ -226,7 +227,7 @@ def delete(w: Walk, t, line: int, restoring: bool) -> None:
                               removes=True),
                  restoring)
         elif "sys.modules" in ext:
-            w.modules_out = True
+            w.modules_out.add(key if isinstance(key, str) else "*")
             add(sc, Mutation("HT304", ("sysmod", key), pos, "del sys.modules[...]", True), restoring)
         else:
             g = project_global(ip, t[SUB_VALUE], frame, container=True)
