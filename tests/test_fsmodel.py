@@ -44,12 +44,15 @@ def test_only_a_path_known_as_text_is_kept():
 
 
 def test_the_working_directory_put_back_is_the_one_the_tests_start_in():
+    from hermetic.analyse.origins import START_CWD, _climb, _head
     ctx = Ctx()
-    start = of(Origin("cwd", expr="getcwd()"))
-    assert not cwd_moved(ctx, start)
+    start = of(Origin("cwd", expr="getcwd()", value=START_CWD))
+    assert not cwd_moved(ctx)
     ctx.cwd = start                                         # os.chdir(saved) after saved = os.getcwd()
-    assert not cwd_moved(ctx, start)
-    ctx.cwd = of(Origin("cwd", expr="getcwd()"))            # a path built from it: not known to be it
-    assert cwd_moved(ctx, start)
+    assert not cwd_moved(ctx)
+    ctx.cwd = _head(start)                                  # os.path.join(os.getcwd(), "pkg")
+    assert cwd_moved(ctx)
+    ctx.cwd = of(_climb(next(iter(start.atoms)), 1))        # os.path.dirname(os.getcwd())
+    assert cwd_moved(ctx)
     ctx.cwd = of(Origin("test-value", expr="tmp_path"))     # monkeypatch.chdir(tmp_path)
-    assert cwd_moved(ctx, start)
+    assert cwd_moved(ctx)

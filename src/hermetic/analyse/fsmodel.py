@@ -17,6 +17,7 @@ from __future__ import annotations
 import os.path
 from typing import Optional
 
+from .origins import START_CWD
 from .values import Origin, V
 
 
@@ -41,11 +42,13 @@ def fs_key(target: Optional[V], cwd_moved: bool) -> Optional[str]:
     return path
 
 
-def cwd_moved(ctx, start: Optional[V] = None) -> bool:
+def cwd_moved(ctx) -> bool:
     """Whether the working directory is not (known to be) the one the tests start in: a
-    ``chdir`` put back to the very value ``os.getcwd()`` gave there (``start``; ``utils.work_in``'s
-    ``finally``) is that one, a path built from it is not."""
-    return ctx.cwd is not None and ctx.cwd is not start
+    ``chdir`` put back to what ``os.getcwd()`` gave there (``utils.work_in``'s ``finally``) is
+    that one, a path built from it (``os.path.join(os.getcwd(), "x")``, its parent) is not."""
+    cwd = ctx.cwd
+    return cwd is not None and not (cwd.atoms and all(
+        isinstance(a, Origin) and a.kind == "cwd" and a.value == START_CWD and not a.partial for a in cwd.atoms))
 
 
 def _under(path: str, root: str) -> bool:

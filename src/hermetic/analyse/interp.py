@@ -94,7 +94,6 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.undecided = 0   # > 0 while running one of alternatives the values do not decide (confidence)
         self.guarded = 0     # > 0 in a try body or a with block: an exception may cut it short (fsmodel)
-        self.start_cwd: Optional[V] = None   # what os.getcwd() gave before any chdir (fsmodel.cwd_moved)
         # while a `try` body of plain calls runs (``handlers.calls_only``): per call, whether the
         # callee is a test double that raises nothing (``controls.quiet_double``)
         self.try_watch: Optional[List[bool]] = None

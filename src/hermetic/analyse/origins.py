@@ -148,7 +148,7 @@ def _climb(o: Origin, levels: Optional[int]) -> Origin:
     if o.kind in ("module-constant", "default-argument") and o.inner:
         inner = tuple(_climb(i, levels) for i in o.inner)
         return o if inner == o.inner else dataclasses.replace(o, inner=inner)
-    return o
+    return _partial(o) if o.kind == "cwd" else o   # the starting folder's parent is another folder
 
 
 def _origin_sort(o: Origin):
@@ -180,12 +180,15 @@ def _with_text(v: V, text: str) -> V:
 
 
 _PARTIAL: Dict[Origin, Origin] = {}
+START_CWD = "."   # the value of the working directory os.getcwd() gives before any chdir
 
 
 def _partial(o: Origin) -> Origin:
     """``o`` as the first part of a built string (one object per origin)."""
     if shipped(o) is not None:
         return Origin("unknown", expr=o.expr)   # a path built from a shipped file need not exist
+    if o.kind == "cwd" and o.value == START_CWD and not o.partial:
+        return dataclasses.replace(o, partial=True)   # a path built from the starting folder (fsmodel)
     if o.partial or o.kind not in ("literal", "module-constant"):
         return o
     p = _PARTIAL.get(o)

@@ -75,14 +75,14 @@ class Sinks:
         the run removed (``fsmodel``)."""
         known = exists_answer(call, target)
         if known is None and self.ctx.fs_gone and exists_answer(call, None, asked=True) and \
-                gone(self.ctx, fs_key(target, cwd_moved(self.ctx, self.start_cwd))):
+                gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):
             known = False
         return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
 
     def _fs_change(self, spec: SinkSpec, target: Optional[V]) -> None:
         """A write, removal or subprocess the run reaches, for ``fsmodel``: a removal on a way
         every branch before it took, of a path known as text, is remembered."""
-        key = fs_key(target, cwd_moved(self.ctx, self.start_cwd)) if spec.category == "file" else None
+        key = fs_key(target, cwd_moved(self.ctx)) if spec.category == "file" else None
         if spec.removes and key is not None and not self.undecided and not self.guarded and not self.missed_depth:
             after_removal(self.ctx, key)
         elif not spec.removes:
