@@ -56,3 +56,12 @@ def test_the_working_directory_put_back_is_the_one_the_tests_start_in():
     assert cwd_moved(ctx)
     ctx.cwd = of(Origin("test-value", expr="tmp_path"))     # monkeypatch.chdir(tmp_path)
     assert cwd_moved(ctx)
+
+
+def test_the_catalogue_says_which_writes_make_a_path_other_than_their_target():
+    from hermetic.catalogue.loader import load
+    cat = load()
+    assert cat.path_methods["rename"].elsewhere and cat.path_methods["replace"].elsewhere   # target: the source
+    assert cat.lookup("shutil.make_archive").elsewhere                                       # adds a suffix
+    assert not cat.lookup("shutil.copy").elsewhere and not cat.lookup("os.rename").elsewhere  # target: dst
+    assert cat.lookup("shutil.rmtree").removes and not cat.path_methods["mkdir"].removes

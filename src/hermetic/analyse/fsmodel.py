@@ -1,16 +1,16 @@
 """What a test's own run removed from the file system, so a later existence check is decided.
 
 A folder (or file) the run removed for certain (``shutil.rmtree(p)``, ``os.remove(p)``: catalogue
-entries with ``removes = true``, on a way every branch before it took) holds nothing afterwards,
-until the run writes there again: ``os.path.exists(p + "/x")`` is then False (cookiecutter's
-teardown removes its test repository, then checks for files inside it). Only targets known as
-text are kept (a literal, a constant bound to one, or ``abspath()`` of a relative literal while
-the working directory is the one the tests start in, also after a ``chdir`` back to the value
-``os.getcwd()`` gave there), as paths normalised with
-``os.path.normpath``; a write or a subprocess whose target the analysis cannot name forgets
-everything (it may have made anything), as does a call the analysis cannot follow, a move or a
-copy (their target is not the path they make). A removal in a ``try`` body or a ``with`` block
-is not certain (an exception may come first). State lives in ``Ctx.fs_gone`` / ``Ctx.fs_made``.
+entries with ``removes = true``, on a way every branch before it took, outside a ``try`` body or
+a ``with`` block, where an exception may come first) holds nothing afterwards, until the run
+writes there again: ``os.path.exists(p + "/x")`` is then False (cookiecutter's teardown removes
+its test repository, then checks for files inside it). Only targets known as text are kept (a
+literal, a constant bound to one, or ``abspath()`` of a relative literal while the working
+directory is the one the tests start in, also after a ``chdir`` back to what ``os.getcwd()``
+gave there), as paths normalised with ``os.path.normpath``. A write or a subprocess whose
+target the analysis cannot name forgets everything (it may have made anything), as do a call
+the analysis cannot follow and a write whose target is not the path it makes (catalogue
+``elsewhere``: a path's ``rename``, ``make_archive``). State: ``Ctx.fs_gone`` / ``Ctx.fs_made``.
 """
 from __future__ import annotations
 

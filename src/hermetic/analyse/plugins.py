@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..config import setup_cfg_value
 from .literals import _literal_str
-from .requirements import excludes, returns_of
+from .requirements import excludes, returns_of, spec_of
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, FROM_MODULE, IF_BODY, IF_ORELSE, IMPORT_NAMES, \
     LIT_VALUE, NAME_ID, SEQ_ITEMS, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, WITH_BODY, dotted_name
 
@@ -128,12 +128,12 @@ def requirements_class(plugin: Optional[CollectingPlugin], rootdir, cache: dict)
     return cache[plugin.name]
 
 
-def plugin_skips(ip, cls: Optional[str], plugin: Optional[CollectingPlugin], decorators, requirements) -> bool:
-    """The collecting ``plugin`` skips a test of class ``cls`` on its default backend: by the
-    class's backends (``skipped_on_default``: SQLAlchemy's ``__only_on__ = "postgresql"``), or
-    by a requirement the test's ``decorators`` (IR expressions, the class's too) or the class's
-    ``__requires__`` name, read in the ``requirements`` class (its qualname, or None; module
-    ``requirements``). ``ip``: the interpreter."""
+def plugin_skips(ip, cls: Optional[str], plugin: Optional[CollectingPlugin], test_fn: dict, requirements) -> bool:
+    """The collecting ``plugin`` skips a test (``test_fn``, a method of class ``cls``) on its
+    default backend: by the class's backends (``skipped_on_default``: SQLAlchemy's
+    ``__only_on__ = "postgresql"``), or by a requirement its decorators (the class's too) or
+    the class's ``__requires__`` name, read in the ``requirements`` class (its qualname, or
+    None; module ``requirements``). ``ip``: the interpreter."""
     if cls is None or plugin is None or plugin.default_backend is None:
         return False
     if skipped_on_default(plugin, *(_specs(ip.class_attr(cls, attr)) for attr in (plugin.only_on, plugin.unsupported_on))):
@@ -141,7 +141,8 @@ def plugin_skips(ip, cls: Optional[str], plugin: Optional[CollectingPlugin], dec
     if requirements is None or requirements not in ip.p.classes:
         return False
     names = [n for n in (_specs(ip.class_attr(cls, plugin.requires)) or []) if n]
-    for d in decorators:
+    decorators = [d for cq in ip.mro(cls) for d, _l in ip.p.classes[cq][0]["decorators"]]
+    for d in decorators + [d for d, _l in test_fn["decorators"]]:
         parts = dotted_name(d).split(".") if d[TAG] in ("name", "attr") else []
         if len(parts) >= 2 and parts[-2] in plugin.requires_attr:
             names.append(parts[-1])
@@ -179,19 +180,13 @@ def skipped_on_default(plugin: CollectingPlugin, only_on: Optional[list], unsupp
     if plugin.default_backend is None:
         return False
 
-    def names(specs):   # (backend, exact) per spec: exact when it names no driver and no version
-        out = []
-        for spec in specs:
-            if not isinstance(spec, str) or not spec.strip():
-                return None
-            words = spec.split()
-            name, _, driver = words[0].partition("+")
-            out.append((name, len(words) == 1 and not driver))
-        return out
+    def names(specs):   # (backend, exact) per spec (``requirements.spec_of``), None if one is unread
+        out = [spec_of(spec) for spec in specs or ()]
+        return None if None in out else out
 
     backend = plugin.default_backend
-    only = names(only_on) if only_on else None
-    if only and all(name and name != backend for name, _exact in only):
+    only = names(only_on)
+    if only and all(name != backend for name, _exact in only):
         return True
-    never = names(unsupported_on) if unsupported_on else None
+    never = names(unsupported_on)
     return bool(never) and any(name == backend and exact for name, exact in never)

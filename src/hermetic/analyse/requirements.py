@@ -28,14 +28,20 @@ def _last(e) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def _spec(e) -> Optional[tuple]:
-    """``(backend, exact)`` of a spec literal: ``"sqlite"`` names all of SQLite (exact),
-    ``"postgresql+psycopg2 >= 12"`` only some of PostgreSQL (a driver or a version: not exact)."""
-    if e[TAG] != "lit" or not isinstance(e[LIT_VALUE], str) or not e[LIT_VALUE].strip():
+def spec_of(text) -> Optional[tuple]:
+    """``(backend, exact)`` of a backend spec: ``"sqlite"`` names all of SQLite (exact),
+    ``"postgresql+psycopg2 >= 12"`` only some of PostgreSQL (a driver or a version: not exact);
+    None for what is not such a string."""
+    if not isinstance(text, str) or not text.strip():
         return None
-    words = e[LIT_VALUE].split()
+    words = text.split()
     name, _, driver = words[0].partition("+")
     return (name, len(words) == 1 and not driver) if name else None
+
+
+def _spec(e) -> Optional[tuple]:
+    """``spec_of`` a literal (IR)."""
+    return spec_of(e[LIT_VALUE]) if e[TAG] == "lit" else None
 
 
 def _names(e, backend: str) -> Optional[bool]:

@@ -344,10 +344,9 @@ class Runner:
             deco_atoms.extend(self._eval_decorator(dexpr, item.module))
         marks.extend(a for a in deco_atoms if a[0] == "mark")
         item.markers = {m[1] for m in marks}
-        plugin = BY_NAME.get(item.plugin or "")
-        if skipped_by(marks) or plugin_skips(ip, item.cls, plugin, [d for cq in (ip.mro(item.cls) if item.cls else ())
-                                                                   for d, _l in self.p.classes[cq][0]["decorators"]]
-                                             + [d for d, _l in test_fn["decorators"]], requirements_class(plugin, self.pytest_cfg.rootdir, self._req_cls)):
+        plugin = BY_NAME.get(item.plugin) if item.plugin else None
+        if skipped_by(marks) or plugin is not None and plugin_skips(
+                ip, item.cls, plugin, test_fn, requirements_class(plugin, self.pytest_cfg.rootdir, self._req_cls)):
             # never runs here (skip, or a skipif the platform or constants decide, or a backend
             # the collecting plugin's default run does not test): nothing reached
             item.markers.add(SKIPPED)

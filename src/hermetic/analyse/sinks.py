@@ -14,7 +14,7 @@ from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
-                     classify, exists_answer, lit, of)
+                     classify, exists_answer, exists_question, lit, of)
 
 
 _import_reads: Dict[object, tuple] = {}   # value (or (value, False)) -> its import-time reads (Interp._consume)
@@ -74,7 +74,7 @@ class Sinks:
         existence question about a library's shipped file (``exists_answer``), or about a path
         the run removed (``fsmodel``)."""
         known = exists_answer(call, target)
-        if known is None and self.ctx.fs_gone and exists_answer(call, None, asked=True) and \
+        if known is None and self.ctx.fs_gone and exists_question(call) and \
                 gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):
             known = False
         return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
@@ -82,12 +82,15 @@ class Sinks:
     def _fs_change(self, spec: SinkSpec, target: Optional[V]) -> None:
         """A write, removal or subprocess the run reaches, for ``fsmodel``: a removal on a way
         every branch before it took, of a path known as text, is remembered."""
-        key = fs_key(target, cwd_moved(self.ctx)) if spec.category == "file" else None
-        if spec.removes and key is not None and not self.undecided and not self.guarded and not self.missed_depth:
-            after_removal(self.ctx, key)
-        elif not spec.removes:
-            # a move or copy makes a path the target does not name (its destination)
-            after_write(self.ctx, None if spec.name.rsplit(".", 1)[-1] in _MAKES_ELSEWHERE else key)
+        if spec.removes:
+            if not (self.undecided or self.guarded or self.missed_depth):
+                key = fs_key(target, cwd_moved(self.ctx))
+                if key is not None:
+                    after_removal(self.ctx, key)
+        elif self.ctx.fs_gone:   # a write matters only once something was removed
+            # a subprocess, or a write whose target is not what it makes (catalogue ``elsewhere``)
+            elsewhere = spec.category != "file" or spec.elsewhere
+            after_write(self.ctx, None if elsewhere else fs_key(target, cwd_moved(self.ctx)))
 
     def _import_marks(self, names) -> None:
         closure = self.p.import_closure
@@ -402,12 +405,6 @@ class Sinks:
 
     def _emit(self, rel: SinkEvent, prefix) -> None:
         self.events.append(dataclasses.replace(rel, trace=tuple(prefix) + rel.trace))
-
-
-# file writes whose target is not the path they make (a rename's source, an archive's base name)
-_MAKES_ELSEWHERE = {"rename", "renames", "replace", "move", "copy", "copy2", "copyfile", "copytree", "copymode",
-                    "copystat", "make_archive", "unpack_archive", "symlink", "link", "symlink_to", "hardlink_to",
-                    "extractall"}
 
 
 def writes_of(spec: SinkSpec, args, kwargs) -> Tuple[bool, bool]:

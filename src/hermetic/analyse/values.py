@@ -296,13 +296,16 @@ def _marked(a, mark: str) -> Optional[str]:
     return None
 
 
-def exists_answer(call: str, target: Optional[V], asked: bool = False) -> Optional[bool]:
+def exists_question(call: str) -> bool:
+    """Whether ``call`` (a dotted name) asks whether a path exists (``os.path.exists``,
+    ``Path.is_file`` ...)."""
+    return call.rsplit(".", 1)[-1] in _EXISTS_QUESTIONS
+
+
+def exists_answer(call: str, target: Optional[V]) -> Optional[bool]:
     """The answer of an existence question (``os.path.exists``, ``Path.is_file`` ...: ``call``
-    is its dotted name) about ``target`` when every atom names a shipped file or folder; else None.
-    ``asked``: only whether ``call`` is an existence question at all."""
+    is its dotted name) about ``target`` when every atom names a shipped file or folder; else None."""
     question = call.rsplit(".", 1)[-1]
-    if asked:
-        return question in _EXISTS_QUESTIONS
     if question not in _EXISTS_QUESTIONS or target is None or not target.atoms:
         return None
     wanted = _EXISTS_QUESTIONS[question]

@@ -43,6 +43,7 @@ class SinkSpec:
     # "value" a plain answer (a flag, a size, a stat result) that decides no branch by itself
     returns: str = ""
     removes: bool = False   # the operation removes its target (``fsmodel``: nothing is under it after)
+    elsewhere: bool = False  # the path it makes is not its target (a path's rename: the source)
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         variable=str(raw.get("variable", "")),
         returns=str(raw.get("returns", "")),
         removes=bool(raw.get("removes", False)),
+        elsewhere=bool(raw.get("elsewhere", False)),
     )
 
 
