@@ -2,7 +2,8 @@
 
 Every operation in the fixture is reached by one near-miss test in tests/test_reached.py and
 ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None, an enum
-member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises,
+member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises (also a library call that never returns:
+sys.exit, pytest.skip, in a test or a test module's top level),
 the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects (or a warning it expects as one), an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, a handler whose try body only calls
 a test double with no side effect (or one raising an exception whose errno the test set), a module's object() sentinel, a key the test's dict lacks, a lazy proxy, and
 controls made through mocker.patch.dict and a loop of setenv.
@@ -160,6 +161,9 @@ REACHED = [
      "test_cookie_max_age"),
     ("mapping-entry-left-empty", "HT103", "src/decided/cookies.py", 'return os.environ.get("DECIDED_COOKIE_EXPIRES")',
      "test_cookie_expires"),
+    # sys.exit() never returns (catalogue [raises]): only the run without --version reads on
+    ("after-a-library-exit", "HT103", "src/decided/exits.py", 'return os.environ.get("DECIDED_AFTER_EXIT")',
+     "test_main_runs"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),
@@ -170,7 +174,14 @@ EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()
 EXPECTED.append(Expect("registry-left-changed", "HT303", "tests/test_reached.py", 'branches.register("tool")',
                        tests=[R + "test_registered"]))
 
+# a test module skipped as a whole by a module-level pytest.skip the platform decides runs
+# nothing; the near miss (skipped on Windows only) runs here
+EXPECTED.append(Expect("module-skipped-elsewhere", "HT103", "src/decided/exits.py",
+                       'return os.environ.get("DECIDED_POSIX_TOOL")', tests=["tests/test_posix_tools.py::test_posix_tool"]))
+
 SILENT = [
+    Silent("module-skipped-here", "src/decided/exits.py", 'return os.environ.get("DECIDED_WINDOWS_TOOL")',
+           "pytest.skip(allow_module_level=True) ends the module's import: its tests do not run"),
     Silent("skipped-test-state", "tests/test_ruled_out.py", 'platforms.STATE.append("seen")',
            "a test skipped on this platform changes nothing"),
     Silent("constant-in-a-variable", B, 'with open(path, "a") as fh:', "done = True returns first"),

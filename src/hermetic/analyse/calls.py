@@ -10,6 +10,7 @@ import collections
 from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
+from . import clickmodel
 from .controls import double, side_effect_given
 from .decide import isinstance_of, library_class, regex_result, type_name
 from .expected import note_raise
@@ -105,7 +106,11 @@ class Calls:
             resolved = r is not None
             if r is None:
                 continue
-            raised = a[0] != "ext" and (self.call_raised or RAISED in r.atoms)
+            if a[0] == "ext":
+                raised = a[1] in self.p.catalogue.raises
+                self.exits = self.exits or raised
+            else:
+                raised = self.call_raised or RAISED in r.atoms
             all_raise = raised if all_raise is None else all_raise and raised
             out = out | r.without(RAISED)
         self.call_raised = before or bool(all_raise)
@@ -286,6 +291,8 @@ class Calls:
         if d in _CONTAINER_CTORS and not args:
             if d in ("collections.Counter", "collections.defaultdict"):   # a missing key is no KeyError
                 return of(("dict", ((None, UNKNOWN_V),)))
+            if d in ("builtins.dict", "collections.OrderedDict"):   # dict(help_option_names=[...])
+                return of(("dict", tuple(kwargs.items())))
             return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
         if d in _HEAD_FUNCS:
             if d == "builtins.dict" and args and any(a == ("ext", "os.environ") for a in args[0].refs()):
@@ -426,7 +433,7 @@ class Calls:
                  "_pytest.monkeypatch.MonkeyPatch.context", "pytest.monkeypatch.MonkeyPatch"):
             return of(("fixture", "monkeypatch"))
         if d in ("click.testing.CliRunner", "typer.testing.CliRunner"):
-            return of(("clirunner",))
+            return of(clickmodel.runner(kwargs))
         if d == "sys.executable":
             return lit("<python>", frame.path, frame.line, frame.in_test)
         if d in _STD_STREAMS_ISATTY and self.captured and not self.import_time:

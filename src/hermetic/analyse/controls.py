@@ -12,6 +12,7 @@ from typing import Optional
 
 from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
+from . import clickmodel
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .state import ANY_VARIABLE, DELETED, Frame
 from .decide import regex_result
@@ -227,10 +228,18 @@ class Controls:
             return UNKNOWN_V
         if t == "ctxfactory":
             return atom[1]
+        if t == "record" and name == "_replace":   # a NamedTuple's copy: its fields, some replaced
+            h = self.heap.get(atom[1])
+            iid = self.new_instance(h["cls"] if h else None)
+            for field, val in list((h or {}).get("attrs", {}).items()) + list(kwargs.items()):
+                self.set_attr(iid, field, val)
+            return of(("inst", iid))
         if t == "clirunner":
             if name == "isolated_filesystem":
                 # chdir into a fresh temporary folder for the block, restored on exit
                 return of(("patcher", "cwd", (), self._site))
+            if name == "invoke":
+                return clickmodel.invoke(self, atom, args, kwargs, frame, pos)
             return UNKNOWN_V
         if t == "testcase":
             if name in ("enterContext", "enterClassContext", "enterAsyncContext") and args and any(

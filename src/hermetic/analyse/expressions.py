@@ -4,7 +4,7 @@ operators, conditions, subscripts and attributes; calls go to ``calls``.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import List, Optional
 
 from .decide import compare, identical, regex_flag, values
 from .handlers import effect_of
@@ -16,6 +16,7 @@ from .state import DELETED, Frame
 from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
 
 
+_SHAPES = 8   # a list literal with starred parts: at most this many known shapes
 _STR_ATTRS = {"name", "stem", "suffix", "anchor", "root", "drive"}
 _SENTINELS = ("unittest.mock.sentinel", "mock.sentinel")   # their attributes: unique test objects
 # a URL's scheme alone ("file://", "sqlite:///", and "file://localhost", the local host named):
@@ -170,13 +171,21 @@ class Expressions:
         if k == "sub":
             return self.eval_sub(e, frame)
         if k == "seq":
-            items = []
+            # ["check", *args]: with the args known, each in its place; with a few known lists
+            # for args (a loop over them), one list for each; else their elements folded in one
+            shapes: List[list] = [[]]
             for it in e[2]:
-                if it[0] == "star":
-                    items.append(self._element(self.eval(it[1], frame)))
+                if it[0] != "star":
+                    v = self.eval(it, frame)
+                    shapes = [sh + [v] for sh in shapes]
+                    continue
+                v = self.eval(it[1], frame)
+                alts = [a[2] for a in v.ordered() if isinstance(a, tuple) and a[0] == "seq"]
+                if alts and len(alts) == len(v.atoms) and len(shapes) * len(alts) <= _SHAPES:
+                    shapes = [sh + list(alt) for sh in shapes for alt in alts]
                 else:
-                    items.append(self.eval(it, frame))
-            return of(("seq", e[1], tuple(items)))
+                    shapes = [sh + [self._element(v)] for sh in shapes]
+            return V(frozenset(("seq", e[1], tuple(sh)) for sh in shapes))
         if k == "dict":
             items = []
             for kexpr, vexpr in e[1]:

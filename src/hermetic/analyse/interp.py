@@ -74,6 +74,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.lambdas: Dict[int, tuple] = {}
         self._lambda_ids: Dict[tuple, int] = {}
         self.import_time = True
+        self.import_raised: Set[str] = set()   # modules whose top level raises on every way
         self.steps = 0
         self.budget_hit = False
         # where a call was cut (depth, recursion, budget): the lowest stack index the cut depends on.
@@ -135,6 +136,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.way_cut = False   # the statement just run left what follows on an undecided way (``exec_block``)
         self.raising = False   # the block that just ended ended by raising, on every way (not by a return)
         self.call_raised = False   # a call of the statement being run raises on every way
+        self.exits = False   # ... through a library call that never returns (catalogue [raises])
         # the exception classes the test's `with pytest.raises(E)` expects (``expected``), and
         # whether the run reached E's one raise site: everything unwinds to that `with`
         self.expecting: frozenset = frozenset()

@@ -167,6 +167,8 @@ class Objects:
         v = self.class_attr(cls, name)
         if v is not None:
             return v
+        if name == "_replace" and "typing.NamedTuple" in self.external_bases(cls):
+            return of(("meth", ("record", a[1]), name))   # a copy with some fields replaced (controls)
         for ext in self.external_bases(cls):
             if ext.endswith("TestCase"):
                 return of(("meth", ("testcase", a[1]), name))

@@ -345,10 +345,12 @@ class Runner:
         marks.extend(a for a in deco_atoms if a[0] == "mark")
         item.markers = {m[1] for m in marks}
         plugin = BY_NAME.get(item.plugin) if item.plugin else None
-        if skipped_by(marks) or plugin is not None and plugin_skips(
+        if item.module in ip.import_raised or any(c in ip.import_raised for c in chain) or skipped_by(marks) or \
+                plugin is not None and plugin_skips(
                 ip, item.cls, plugin, test_fn, requirements_class(plugin, self.pytest_cfg.rootdir, self._req_cls)):
-            # never runs here (skip, or a skipif the platform or constants decide, or a backend
-            # the collecting plugin's default run does not test): nothing reached
+            # never runs here (its module or a conftest raises at import, a skip, a skipif the
+            # platform or constants decide, a backend the collecting plugin's default run does
+            # not test): nothing reached
             item.markers.add(SKIPPED)
             import_events = [e for e in ip.events if e.import_time]
             ip.import_events.extend(import_events)

@@ -36,7 +36,7 @@ class Statements:
         self.way_cut = False   # left by a statement run outside a block (a class body's)
         try:
             for st in stmts:
-                self.call_raised = False
+                self.call_raised = self.exits = False
                 if self.expect_hit:   # the exception the test expects was raised: unwind to its `with`
                     self.raising = True
                     return True
@@ -45,7 +45,9 @@ class Statements:
                     return True
                 if self.call_raised:   # validate(x) raises for these values: nothing after it runs
                     self.call_raised = False
-                    if self._may_raise(frame):   # a module's or class's body goes on (it imports)
+                    # a module's or class's body goes on (it imports), unless a library call
+                    # that never returns ends it (pytest.skip(allow_module_level=True))
+                    if self._may_raise(frame) or self.exits:
                         self.raising = True
                         return True
                 if self.way_cut:

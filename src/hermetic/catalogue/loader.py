@@ -62,6 +62,7 @@ class Catalogue:
     path_methods: Dict[str, SinkSpec] = field(default_factory=dict)
     invokes: Dict[str, Invoke] = field(default_factory=dict)
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
+    raises: Dict[str, str] = field(default_factory=dict)     # library call that never returns -> what it raises
     answers: Dict[str, Any] = field(default_factory=dict)    # "io.StringIO.isatty" -> what it returns
     stream_wrappers: Tuple[str, ...] = ()                    # classes answering as the stream they wrap
     lazy: Dict[str, str] = field(default_factory=dict)       # lazy proxy -> "result" / "function" (``[lazy]``)
@@ -155,6 +156,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "existing":
             cat.existing = {n: str(kind) for n, kind in entries.items()}
+            continue
+        if category == "raises":
+            cat.raises = {n: str(exc) for n, exc in entries.items()}
             continue
         if category == "answers":
             cat.answers = dict(entries)

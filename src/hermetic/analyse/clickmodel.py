@@ -1,0 +1,324 @@
+"""How click hands a command line to a project's commands: ``CliRunner().invoke(cli, args)``.
+
+click is a library, so the analysis does not follow it; this model does what its parser does
+with the arguments a test passes, and calls the project's callbacks with the values they get:
+``@click.command()`` / ``@click.group()`` functions, their ``@click.option`` /
+``@click.argument`` parameters (flags, ``--x/--no-x``, ``flag_value``, ``count``, ``multiple``,
+``nargs``, defaults, ``--name=value``, ``-xVALUE``, grouped short flags, ``--``), a group's
+subcommands (``@cli.command()``, ``@cli.group()``, ``cli.add_command(f, "name")`` in modules
+imported so far), ``--help`` and ``--version`` (nothing of that command runs), a missing
+command or argument, an extra argument or an unknown command name (click stops before the
+callback). The runner's ``env=`` (its own and the invocation's) sets and deletes variables
+for the invocation, as ``patch.dict(os.environ, ...)`` does. The runner catches what the
+command raises unless ``catch_exceptions=False``.
+
+Where the model cannot read the line (an option it does not know, an argument list it cannot
+see, several literals for one place, a converting ``type=``, ``envvar=`` or ``prompt=``, a
+custom ``cls=``, ``chain=True``), the parameters concerned are unknown and every subcommand is
+a way the values do not decide (medium confidence). A value the test computes (a ``tmp_path``
+string, a fixture's value) is taken as an argument, never as an option name.
+"""
+from __future__ import annotations
+
+import shlex
+from typing import Dict, List, Optional, Tuple
+
+from .clickspec import Command, Param, command_spec, subcommands
+from .decide import values
+from .literals import _literal_str
+from .state import DELETED, Frame
+from .values import UNKNOWN_V, Origin, V, lit, of
+
+_UNKNOWN_PARSE = object()   # the model cannot tell
+_STOP = object()   # click stops before the callback (help, version, a usage error)
+
+
+def _lines(v: Optional[V]) -> List[Optional[List[V]]]:
+    """The argument lists the test passes, one value per word: one list per shape the value
+    can have (a list, a tuple, or one string split as a shell would); None for one that is not
+    known."""
+    if v is None:
+        return [[]]
+    out: List[Optional[List[V]]] = []
+    for a in v.ordered():
+        if isinstance(a, tuple) and a[0] == "seq":
+            out.extend(_each(list(a[2])))
+        elif isinstance(a, Origin) and a.kind == "literal" and a.expr[:1] in ("'", '"') and not a.partial:
+            try:
+                out.append([lit(w, a.path, a.line, a.in_test) for w in shlex.split(a.value)])
+            except ValueError:
+                out.append(None)
+        else:
+            out.append(None)
+    return out or [None]
+
+
+def _each(words: List[V], limit: int = 16) -> List[Optional[List[V]]]:
+    """The argument lists a test passes: a word with several values (a parametrize list, a
+    variable set on two ways) gives one list per value; more than ``limit`` lists: not known
+    ([None])."""
+    out: List[List[V]] = [[]]
+    for w in words:
+        alts = [of(a, is_path=w.is_path) for a in w.ordered()] if len(w.atoms) > 1 else [w]
+        out = [line + [x] for line in out for x in alts]
+        if len(out) > limit:
+            return [None]
+    return out
+
+
+def _word(v: V):
+    """A word's text when it is one literal; None for a value the test computes (an argument:
+    a path, a string built from a literal that is no option, a value not known);
+    ``_UNKNOWN_PARSE`` for several literals or a string built from ``-...``."""
+    s = _literal_str(v)
+    if s is not None:
+        return s
+    if len(v.atoms) == 1:
+        (a,) = v.atoms
+        if isinstance(a, Origin) and a.kind == "literal" and a.partial and a.value and not a.value.startswith("-"):
+            return None   # "select * from {}".format(t): built from a literal that is no option
+    if any(isinstance(a, Origin) and a.kind == "literal" for a in v.atoms) or not v.atoms:
+        return _UNKNOWN_PARSE
+    return None   # computed by the test, even where the analysis cannot follow how: an argument
+
+
+def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
+    """What click's parser makes of ``words`` for ``cmd``: (values by parameter name, the words
+    left for a subcommand), ``_STOP`` when click stops before the callback, or
+    ``_UNKNOWN_PARSE``."""
+    if not cmd.readable:
+        return _UNKNOWN_PARSE
+    stops = cmd.helps or helps   # a subcommand has its group's help_option_names unless it sets its own
+    by_opt: Dict[str, Tuple[Param, bool]] = {}
+    for p in cmd.params:
+        if not p.argument:
+            for o in p.decls:
+                by_opt[o] = (p, True)
+            for o in p.off:
+                by_opt[o] = (p, False)
+    given: Dict[str, V] = {}
+    positional: List[V] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        s = _word(w)
+        if s is _UNKNOWN_PARSE:
+            return _UNKNOWN_PARSE
+        if s is None or s == "-" or not s.startswith("-"):
+            if cmd.group:   # options after the subcommand's name are the subcommand's
+                positional.extend(words[i:])
+                break
+            positional.append(w)
+            i += 1
+            continue
+        if s == "--":
+            positional.extend(words[i + 1:])
+            break
+        if s in stops or s in cmd.versions:
+            return _STOP
+        if s.startswith("--"):
+            opt, eq, val = s.partition("=")
+            hit = by_opt.get(opt)
+            if hit is None:
+                return _UNKNOWN_PARSE
+            p, on = hit
+            if p.flag or p.count:
+                if eq:
+                    return _UNKNOWN_PARSE
+                _flag(given, p, on, w)
+                i += 1
+                continue
+            if eq:
+                _give(given, p, _part(w, val))
+                i += 1
+                continue
+            if p.nargs != 1 or i + 1 >= len(words):
+                return _UNKNOWN_PARSE
+            _give(given, p, words[i + 1])
+            i += 2
+            continue
+        # short options: grouped flags (-vf), or one that takes the rest or the next word (-cVAL)
+        j = 1
+        while j < len(s):
+            hit = by_opt.get("-" + s[j])
+            if hit is None:
+                return _UNKNOWN_PARSE
+            p, on = hit
+            if p.flag or p.count:
+                _flag(given, p, on, w)
+                j += 1
+                continue
+            if p.nargs != 1:
+                return _UNKNOWN_PARSE
+            if j + 1 < len(s):
+                _give(given, p, _part(w, s[j + 1:]))
+            elif i + 1 < len(words):
+                i += 1
+                _give(given, p, words[i])
+            else:
+                return _UNKNOWN_PARSE
+            break
+        i += 1
+    values: Dict[str, V] = {}
+    for p in cmd.params:
+        if p.argument:
+            continue
+        if p.name in given:
+            values[p.name] = given[p.name]
+        elif p.required:
+            return _STOP
+        else:
+            values[p.name] = UNKNOWN_V if p.outside or p.default is None else p.default
+    rest = list(positional)
+    for p in (p for p in cmd.params if p.argument):
+        if p.nargs == -1:
+            taken, rest = rest, []
+            values[p.name] = of(("seq", "tuple", tuple(taken)))
+        elif len(rest) >= p.nargs:
+            taken, rest = rest[:p.nargs], rest[p.nargs:]
+            values[p.name] = taken[0] if p.nargs == 1 else of(("seq", "tuple", tuple(taken)))
+        elif p.required:
+            return _STOP
+        else:
+            values[p.name] = UNKNOWN_V if p.outside or p.default is None else p.default
+    if rest and not cmd.group:
+        return _STOP   # "Got unexpected extra argument"
+    for p in cmd.params:
+        if p.converts and p.name in values:
+            values[p.name] = UNKNOWN_V
+    return {n: v for n, v in values.items() if any(p.name == n and p.exposed for p in cmd.params)}, rest
+
+
+def _part(w: V, text: str) -> V:
+    o = next(iter(w.origins()))
+    return lit(text, o.path, o.line, o.in_test)
+
+
+def _flag(given: Dict[str, V], p: Param, on: bool, w: V) -> None:
+    o = next(iter(w.origins()))
+    if p.count:
+        n = values(given[p.name])[0] if p.name in given else 0
+        given[p.name] = lit(n + 1, o.path, o.line, o.in_test)
+        return
+    value = (p.flag_value if p.flag_value is not None else lit(True, o.path, o.line, o.in_test)) if on \
+        else lit(False, o.path, o.line, o.in_test)
+    _give(given, p, value)
+
+
+def _give(given: Dict[str, V], p: Param, v: V) -> None:
+    if p.multiple:
+        before = given.get(p.name)
+        items = next(iter(before.atoms))[2] if before is not None else ()
+        given[p.name] = of(("seq", "tuple", items + (v,)))
+    else:
+        given[p.name] = v
+
+
+def runner(kwargs: Dict[str, V]) -> tuple:
+    """The atom of a ``CliRunner(env=...)``: the variables it sets for every invocation."""
+    return ("clirunner", _env(kwargs.get("env")))
+
+
+def _env(v: Optional[V]) -> tuple:
+    """``env=`` as (name, value or None to delete) pairs; names not known are left out."""
+    if v is None or len(v.atoms) != 1:
+        return ()
+    (a,) = v.atoms
+    if not (isinstance(a, tuple) and a[0] == "dict"):
+        return ()
+    out = []
+    for k, val in a[1]:
+        if isinstance(k, str):
+            out.append((k, None if values(val) == [None] else val))
+    return tuple(out)
+
+
+def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> V:
+    """``runner.invoke(cli, args, env=..., catch_exceptions=...)``: run what click runs."""
+    cli = args[0] if args else kwargs.get("cli")
+    if cli is None:
+        return UNKNOWN_V
+    cmds = [c for c in (command_spec(I, a[1]) for a in cli.atoms if isinstance(a, tuple) and a[0] == "func")
+            if c is not None]
+    if not cmds:
+        return UNKNOWN_V
+    lines = _lines(args[1] if len(args) > 1 else kwargs.get("args"))
+    env = (atom[1] if len(atom) > 1 else ()) + _env(kwargs.get("env"))
+    catches = values(kwargs["catch_exceptions"]) != [False] if "catch_exceptions" in kwargs else True
+    before = {k: I.ctx.env.get(k) for k, _v in env}
+    for k, v in env:
+        I.ctx.env[k] = DELETED if v is None else v
+    expecting = I.expecting, I.expecting_many
+    if catches:   # the runner keeps what the command raises in its result
+        I.expecting, I.expecting_many = frozenset(), frozenset()
+    try:
+        for cmd in cmds:
+            for line in lines:
+                _run(I, cmd, line, frame, pos, 0)
+                if catches:
+                    I.call_raised = False
+    finally:
+        if catches:
+            I.expecting, I.expecting_many = expecting
+        for k, old in before.items():
+            if old is None:
+                I.ctx.env.pop(k, None)
+            else:
+                I.ctx.env[k] = old
+    return UNKNOWN_V
+
+
+def _run(I, cmd: Command, words: Optional[List[V]], frame: Frame, pos, depth: int,
+         helps: Tuple[str, ...] = ("--help",)) -> None:
+    parsed = parse(cmd, words, helps) if words is not None else _UNKNOWN_PARSE
+    helps = cmd.helps or helps
+    if parsed is _STOP or depth > 8:
+        return
+    if parsed is _UNKNOWN_PARSE:
+        sub, after = _named(I, cmd, words) if cmd.group else (None, None)
+        if cmd.group and sub is None:
+            return   # which command runs is not known: none is followed
+        I.undecided += 1   # which way click takes is not known: medium confidence
+        try:
+            _call(I, cmd, {p.name: UNKNOWN_V for p in cmd.params if p.exposed}, frame, pos)
+            if sub is not None and not I.call_raised:
+                _run(I, sub, after, frame, pos, depth + 1, helps)
+        finally:
+            I.undecided -= 1
+        return
+    given, rest = parsed
+    if not cmd.group:
+        _call(I, cmd, given, frame, pos)
+        return
+    if not rest:
+        if cmd.without_command:
+            _call(I, cmd, given, frame, pos)
+        return   # else click shows the usage: "Missing command"
+    name = _word(rest[0])
+    subs = subcommands(I, cmd.qn)
+    if not isinstance(name, str) or name not in subs:
+        # "No such command": click stops before the group's callback; a name the test
+        # computes is not followed (a custom group class may also read it otherwise)
+        return
+    _call(I, cmd, given, frame, pos)
+    if not I.call_raised:
+        _run(I, command_spec(I, subs[name]), rest[1:], frame, pos, depth + 1, helps)
+
+
+def _named(I, cmd: Command, words: Optional[List[V]]):
+    """For a group whose own options cannot be read: the subcommand the first literal word that
+    is no option names, and the words after it; (None, None) when there is none."""
+    subs = subcommands(I, cmd.qn)
+    for i, w in enumerate(words or ()):
+        s = _word(w)
+        if isinstance(s, str) and not s.startswith("-"):
+            return (command_spec(I, subs[s]), words[i + 1:]) if s in subs else (None, None)
+    return None, None
+
+
+def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
+    f = I.p.functions[cmd.qn][0]
+    names = {prm[0] for prm in f["params"]}
+    if not any(prm[1] == "varkw" for prm in f["params"]):
+        given = {k: v for k, v in given.items() if k in names}
+    I.apply(of(("func", cmd.qn, None)), [], given, frame, pos)

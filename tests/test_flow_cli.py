@@ -1,0 +1,84 @@
+"""Commands a test runs through click's ``CliRunner().invoke(cli, args)`` (issue 25, calls
+through a library; issue 24, branches on the values a test passes through a CLI runner),
+fixture flow-cli.
+
+The model (``analyse/clickmodel.py``) parses the test's argument list as click does and calls
+the group's and the subcommand's callbacks with what they get: options with and without values,
+``--x/--no-x``, short options, ``--name=value``, ``-qq``, ``multiple``, ``nargs=-1``, ``--``,
+defaults (a module constant), ``--help`` / ``--version``, a missing or unknown command, a
+subcommand registered with ``add_command``, options a project decorator adds, a parametrize
+list of words (each value its own command line), a list with a starred loop variable (one
+command line per list it can be), options kept in a NamedTuple copied with ``_replace``, the runner's and the invocation's ``env=``, and a
+command that raises (the runner keeps the exception: the test goes on).
+"""
+from helpers import Expect, Silent, fixture_suite
+
+FIX = "flow-cli"
+C = "src/tool/cli.py"
+
+
+def _ids(*names):
+    return [f"tests/test_cli.py::{n}" for n in names]
+
+
+EXPECTED = [
+    # the group's callback runs before every subcommand, also one whose --help stops it; not for
+    # --version, no command, an unknown command, or a test that passes --profile / -p
+    Expect("group-callback", "HT103", C, 'os.environ.get("TOOL_PROFILE")', tests=_ids(
+        "test_export_default", "test_export_help", "test_export_short_option", "test_export_to_tmp",
+        "test_fail_then_cleanup", "test_init_forced_here", "test_stats", "test_sync_dry", "test_sync_dry_with_token",
+        "test_sync_unknown_option", "test_sync_with_runner_env", "test_tag_after_double_dash", "test_tag_in_tmp",
+        "test_purge_not_confirmed", "test_purge_with_an_option_the_model_does_not_know", "test_wipe_not_really",
+        "test_wipe_really", "test_publish", "test_publish_dry_in_two_shapes")),
+    # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
+    Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),
+    # the option's default is a module constant; --out / -o with a tmp_path file controls it
+    Expect("option-default", "HT102", C, 'Path(out_file).write_text("report")', tests=_ids("test_export_default"),
+           origin="module-constant"),
+    Expect("short-flag", "HT103", C, 'os.environ.get("TOOL_EXPORT_DEBUG")', tests=_ids("test_export_default")),
+    # env= of the invocation or of the runner sets the variable; an unknown option leaves
+    # --dry-run undecided
+    Expect("env-not-given", "HT103", C, 'os.environ.get("TOOL_TOKEN")',
+           tests=_ids("test_sync_dry", "test_sync_unknown_option")),
+    Expect("flag-not-given", "HT102", C, 'Path("/var/lib/tool/sync.stamp")',
+           tests=_ids("test_sync_unknown_option", "test_sync_with_runner_env"), origin="literal"),
+    # the command raises, the runner keeps it: the test's next line runs
+    Expect("runner-catches", "HT102", C, 'os.remove("tool.lock")', tests=_ids("test_fail_then_cleanup"),
+           origin="literal"),
+    Expect("add-command", "HT104", C, "    time.time()", tests=_ids("test_stats")),
+    # nargs=-1 after --, multiple given as --tag=x
+    Expect("nargs-after-double-dash", "HT102", C, "Path(p).touch()", tests=_ids("test_tag_after_double_dash"),
+           origin="literal"),
+    Expect("unknown-option", "HT102", C, 'shutil.rmtree("/srv/tool/cache")',
+           tests=_ids("test_purge_with_an_option_the_model_does_not_know"), origin="literal"),
+    # options a project decorator adds (its body calls click.option), also through a factory
+    Expect("decorator-adds-option", "HT102", C, 'shutil.rmtree("/srv/tool/wipe")', tests=_ids("test_wipe_really"),
+           origin="literal"),
+    Expect("decorator-factory-adds-option", "HT103", C, 'os.environ.get("TOOL_TRACE_FILE")',
+           tests=_ids("test_wipe_really")),
+    # a group of a custom class resolves a known name; a prefix is not followed
+    Expect("custom-group-class", "HT103", C, 'os.environ.get("TOOL_ROTATE_KEY")', tests=_ids("test_rotate")),
+    # options gathered in a NamedTuple (**options) and copied by _replace keep their values; a
+    # starred list of a loop's two known lists gives two command lines, not their words mixed
+    Expect("namedtuple-replace", "HT102", C, "shutil.rmtree(PUBLISH_CACHE)", tests=_ids("test_publish"),
+           origin="module-constant"),
+    # a subcommand has its group's help_option_names (a constant dict(...)): "-h" stops it
+    Expect("inherited-help-names", "HT103", C, 'os.environ.get("TOOL_DRAIN_QUEUE")', tests=_ids("test_drain")),
+    Expect("multiple-given", "HT103", C, 'os.environ.get("TOOL_TAG_SERVER")', tests=_ids("test_tag_after_double_dash")),
+]
+
+SILENT = [
+    Silent("command-raises", C, 'raise RuntimeError("always")', "a raise is no I/O"),
+]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+
+def test_an_unknown_option_leaves_the_way_undecided(findings):
+    # "--frobnicate" is no option of purge: --yes may or may not be given (medium confidence);
+    # without it, nothing reaches the rmtree
+    import helpers
+
+    (hit,) = helpers.at(findings, C, helpers.line_of(FIX, C, 'shutil.rmtree("/srv/tool/cache")'), "HT102")
+    assert hit.tests == _ids("test_purge_with_an_option_the_model_does_not_know")
+    assert hit.confidence == "medium"
