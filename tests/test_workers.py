@@ -133,7 +133,8 @@ def test_cache_dir_option_environment_and_clean(tmp_path, monkeypatch):
     assert "removed" in r.stderr and not (project / ".hermetic_cache").exists()
 
 
-def test_clean_leaves_a_folder_that_is_not_a_cache_alone(tmp_path):
+def test_clean_leaves_a_folder_that_is_not_a_cache_alone(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)   # clean's TARGET defaults to ".": the project is looked up from here
     other = tmp_path / "important"
     other.mkdir()
     (other / "data.txt").write_text("keep", encoding="utf-8")
@@ -243,7 +244,8 @@ def test_corrupt_and_foreign_cache_entries_are_ignored_and_rebuilt(tmp_path):
     assert run_check([], project)[0].statistics["result_cache"] == "hit"   # rebuilt
 
 
-def test_clean_leaves_a_folder_with_a_v_named_entry_alone(tmp_path):
+def test_clean_leaves_a_folder_with_a_v_named_entry_alone(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     project = tmp_path / "project"
     (project / "venv").mkdir(parents=True)   # not a cache, whatever its entries are called
     r = CliRunner().invoke(cli, ["clean", "--cache-dir", str(project)])
