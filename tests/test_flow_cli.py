@@ -29,7 +29,8 @@ EXPECTED = [
         "test_fail_then_cleanup", "test_init_forced_here", "test_stats", "test_sync_dry", "test_sync_dry_with_token",
         "test_sync_unknown_option", "test_sync_with_runner_env", "test_tag_after_double_dash", "test_tag_in_tmp",
         "test_purge_not_confirmed", "test_purge_with_an_option_the_model_does_not_know", "test_wipe_not_really",
-        "test_wipe_really", "test_publish", "test_publish_dry_in_two_shapes")),
+        "test_wipe_really", "test_publish", "test_publish_dry_in_two_shapes", "test_tune",
+        "test_tune_to_a_level_the_callback_refuses")),
     # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
     Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),
     # the option's default is a module constant; --out / -o with a tmp_path file controls it
@@ -64,6 +65,8 @@ EXPECTED = [
            origin="module-constant"),
     # a subcommand has its group's help_option_names (a constant dict(...)): "-h" stops it
     Expect("inherited-help-names", "HT103", C, 'os.environ.get("TOOL_DRAIN_QUEUE")', tests=_ids("test_drain")),
+    # a parameter's callback= runs first: one that raises for the value stops click (usage error)
+    Expect("parameter-callback", "HT103", C, 'os.environ.get("TOOL_TUNE_PROFILE")', tests=_ids("test_tune")),
     Expect("multiple-given", "HT103", C, 'os.environ.get("TOOL_TAG_SERVER")', tests=_ids("test_tag_after_double_dash")),
 ]
 

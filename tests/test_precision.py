@@ -164,6 +164,9 @@ REACHED = [
     # sys.exit() never returns (catalogue [raises]): only the run without --version reads on
     ("after-a-library-exit", "HT103", "src/decided/exits.py", 'return os.environ.get("DECIDED_AFTER_EXIT")',
      "test_main_runs"),
+    # a copy of a module's dict (copy.copy, dict(...)) keeps its entries: `in` is decided
+    ("copied-dict", "HT103", "src/decided/configs.py", 'return os.environ.get("DECIDED_ABBREVIATION_BASE")',
+     "test_template_abbreviated"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),

@@ -12,12 +12,12 @@ from typing import Dict, List, Optional
 from ..catalogue.controls import _DOUBLE_CTORS
 from . import clickmodel
 from .controls import double, side_effect_given
-from .decide import isinstance_of, library_class, regex_result, type_name
+from .decide import constructs, isinstance_of, library_class, regex_result, type_name
 from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (START_CWD, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
+from .origins import (START_CWD, copied, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, Frame
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
@@ -299,6 +299,8 @@ class Calls:
                 return of(("environ-copy",))
             if not args:
                 return EMPTY
+            if (c := copied(d, args)) is not None:
+                return c
             if d in ("os.path.join", "posixpath.join"):
                 whole = _whole_join(args, False)
                 return (whole or _head(_join_head(args))).with_path(False)
@@ -454,7 +456,7 @@ class Calls:
             return of(Origin("unknown", expr="object()", path=frame.path, line=frame.line, value=INSTANCE + d))
         if frame.in_test and not self.import_time and d in EXCEPTIONS:
             return exception_instance(self, d, args)   # one the test can set attributes on
-        if _constructs(d):
+        if constructs(d):
             # an instance of a library class: not None, whatever else it is
             return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=INSTANCE + d))
         return UNKNOWN_V
@@ -589,12 +591,3 @@ _STD_STREAMS_ISATTY = {f"sys.{s}.isatty" for s in ("stdout", "stderr", "stdin", 
 
 # library calls that set environment variables named in a file (python-dotenv)
 _ENV_LOADERS = {"dotenv.load_dotenv", "dotenv.main.load_dotenv"}
-
-_INSTANCE_BUILTINS = {"builtins.object", "builtins.Exception", "builtins.ValueError", "builtins.TypeError",
-                      "builtins.RuntimeError", "builtins.KeyError", "builtins.OSError"}
-
-
-def _constructs(d: str) -> bool:
-    """Whether calling the library name ``d`` makes an instance (a class by its spelling)."""
-    last = d.rsplit(".", 1)[-1]
-    return d in _INSTANCE_BUILTINS or (last[:1].isupper() and not last.isupper() and "_" not in last[:2])

@@ -6,17 +6,19 @@ with the arguments a test passes, and calls the project's callbacks with the val
 ``@click.argument`` parameters (flags, ``--x/--no-x``, ``flag_value``, ``count``, ``multiple``,
 ``nargs``, defaults, ``--name=value``, ``-xVALUE``, grouped short flags, ``--``), a group's
 subcommands (``@cli.command()``, ``@cli.group()``, ``cli.add_command(f, "name")`` in modules
-imported so far), ``--help`` and ``--version`` (nothing of that command runs), a missing
-command or argument, an extra argument or an unknown command name (click stops before the
-callback). The runner's ``env=`` (its own and the invocation's) sets and deletes variables
-for the invocation, as ``patch.dict(os.environ, ...)`` does. The runner catches what the
-command raises unless ``catch_exceptions=False``.
+imported so far), parameters' ``callback=`` functions (one that raises stops click), ``--help``
+(or the ``help_option_names`` the command or its group sets) and ``--version`` (nothing of
+that command runs), a missing command or argument, an extra argument or an unknown command
+name (click stops before the callback). The runner's ``env=`` (its own and the invocation's)
+sets and deletes variables for the invocation, as ``patch.dict(os.environ, ...)`` does. The
+runner catches what the command raises unless ``catch_exceptions=False``.
 
 Where the model cannot read the line (an option it does not know, an argument list it cannot
-see, several literals for one place, a converting ``type=``, ``envvar=`` or ``prompt=``, a
-custom ``cls=``, ``chain=True``), the parameters concerned are unknown and every subcommand is
-a way the values do not decide (medium confidence). A value the test computes (a ``tmp_path``
-string, a fixture's value) is taken as an argument, never as an option name.
+see, a converting ``type=``, ``envvar=`` or ``prompt=``, ``chain=True``), the parameters
+concerned are unknown (medium confidence); a subcommand is followed only where a literal word
+names it. A word with several values (a parametrize list) gives one command line per value.
+A value the test computes (a ``tmp_path`` string, a fixture's value) is taken as an argument,
+never as an option name.
 """
 from __future__ import annotations
 
@@ -317,6 +319,15 @@ def _named(I, cmd: Command, words: Optional[List[V]]):
 
 
 def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
+    """The parameters' callbacks (``callback=``: a raise on every way is click's usage error,
+    and nothing more runs; what one returns is the value), then the command's callback."""
+    for p in cmd.params:
+        if p.callback is not None and p.name in given:
+            value = I.apply(p.callback, [UNKNOWN_V, UNKNOWN_V, given[p.name]], {}, frame, pos)
+            if I.call_raised:
+                return
+            if p.exposed and not p.converts:
+                given[p.name] = value
     f = I.p.functions[cmd.qn][0]
     names = {prm[0] for prm in f["params"]}
     if not any(prm[1] == "varkw" for prm in f["params"]):

@@ -39,6 +39,7 @@ class Param:
     exposed: bool = True
     converts: bool = False    # its type makes something else of the text (an int, an open file)
     outside: bool = False     # the value may come from elsewhere when not given (envvar, prompt)
+    callback: Optional[V] = None   # the project function click hands the value to (callback=)
     required: bool = False
 
 
@@ -129,8 +130,15 @@ def _common(p: Param, kw: dict, I, frame: Frame) -> None:
         p.exposed = _lit(kw["expose_value"]) is not False
     if "required" in kw:
         p.required = _lit(kw["required"]) is True
-    if "envvar" in kw or "callback" in kw:
+    if "envvar" in kw:
         p.outside = True
+    if "callback" in kw:   # a project function click calls with (ctx, param, value): its result is the value
+        cb = I.eval(kw["callback"], frame) if kw["callback"][0] in ("name", "attr") else UNKNOWN_V
+        funcs = [a for a in cb.atoms if isinstance(a, tuple) and a[0] == "func"]
+        if funcs and len(funcs) == len(cb.atoms):
+            p.callback = cb
+        else:
+            p.outside = True
     if "type" in kw:
         t = kw["type"]
         callee = t[1] if t[0] == "call" else t

@@ -474,3 +474,13 @@ def _sre():
     except ImportError:   # pragma: no cover - Pythons before 3.11
         import sre_compile, sre_constants, sre_parse  # type: ignore
         return sre_parse, sre_constants, sre_compile
+
+
+_INSTANCE_BUILTINS = {"builtins.object", "builtins.Exception", "builtins.ValueError", "builtins.TypeError",
+                      "builtins.RuntimeError", "builtins.KeyError", "builtins.OSError"}
+
+
+def constructs(d: str) -> bool:
+    """Whether calling the library name ``d`` makes an instance (a class by its spelling)."""
+    last = d.rsplit(".", 1)[-1]
+    return d in _INSTANCE_BUILTINS or (last[:1].isupper() and not last.isupper() and "_" not in last[:2])

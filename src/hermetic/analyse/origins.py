@@ -199,6 +199,28 @@ def _partial(o: Origin) -> Origin:
     return p
 
 
+def copied(d: str, args) -> Optional[V]:
+    """``copy.copy(c)``, ``copy.deepcopy(c)``, ``list(c)``, ``tuple(c)``, ``dict(c)`` of a list,
+    tuple or dict whose items are known: a container with the same items (cookiecutter's
+    ``copy.copy(DEFAULT_CONFIG)`` keeps its known abbreviations); else None."""
+    if len(args) != 1 or d not in _COPIES:
+        return None
+    v = args[0]
+    if not v.atoms or any(not (isinstance(a, tuple) and a[0] in ("seq", "dict")) for a in v.atoms):
+        return None
+    kinds = {a[0] for a in v.atoms}
+    if d in ("builtins.list", "builtins.tuple"):
+        if kinds != {"seq"}:
+            return None
+        return V(frozenset(("seq", d[len("builtins."):], a[2]) for a in v.atoms))
+    if d == "builtins.dict" and kinds != {"dict"}:
+        return None
+    return v
+
+
+_COPIES = {"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.dict"}
+
+
 def _head(v: V) -> V:
     """The origins a derived value keeps: data origins (and the path flag) of its head.
 
