@@ -30,7 +30,7 @@ EXPECTED = [
         "test_sync_unknown_option", "test_sync_with_runner_env", "test_tag_after_double_dash", "test_tag_in_tmp",
         "test_purge_not_confirmed", "test_purge_with_an_option_the_model_does_not_know", "test_wipe_not_really",
         "test_wipe_really", "test_publish", "test_publish_dry_in_two_shapes", "test_tune",
-        "test_tune_to_a_level_the_callback_refuses")),
+        "test_tune_to_a_level_the_callback_refuses", "test_quit_then_cleanup", "test_where")),
     # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
     Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),
     # the option's default is a module constant; --out / -o with a tmp_path file controls it
@@ -44,8 +44,13 @@ EXPECTED = [
     Expect("flag-not-given", "HT102", C, 'Path("/var/lib/tool/sync.stamp")',
            tests=_ids("test_sync_unknown_option", "test_sync_with_runner_env"), origin="literal"),
     # the command raises, the runner keeps it: the test's next line runs
-    Expect("runner-catches", "HT102", C, 'os.remove("tool.lock")', tests=_ids("test_fail_then_cleanup"),
+    Expect("runner-catches", "HT102", C, 'os.remove("tool.lock")',
+           tests=_ids("test_fail_then_cleanup", "test_quit_then_cleanup", "test_fail_guard_then_cleanup"),
            origin="literal"),
+    # default= a function: click calls it
+    Expect("callable-default", "HT103", C, 'return os.environ.get("TOOL_HOME", "/var/lib/tool")',
+           tests=_ids("test_where")),
+    Expect("callable-default-value", "HT102", C, "Path(home).exists()", tests=_ids("test_where"), origin="environment"),
     Expect("add-command", "HT104", C, "    time.time()", tests=_ids("test_stats")),
     # nargs=-1 after --, multiple given as --tag=x
     Expect("nargs-after-double-dash", "HT102", C, "Path(p).touch()", tests=_ids("test_tag_after_double_dash"),

@@ -40,6 +40,8 @@ class Param:
     converts: bool = False    # its type makes something else of the text (an int, an open file)
     outside: bool = False     # the value may come from elsewhere when not given (envvar, prompt)
     callback: Optional[V] = None   # the project function click hands the value to (callback=)
+    bare: Optional[V] = None       # is_flag=False with flag_value: the value when given alone
+    has_default: bool = False      # default= is written
     required: bool = False
 
 
@@ -52,6 +54,9 @@ class Command:
     helps: Optional[Tuple[str, ...]] = None   # its help_option_names; None: its group's (--help)
     versions: Tuple[str, ...] = ()
     without_command: bool = False
+    chain: bool = False       # a group that runs several subcommands of one line
+    aliases: Tuple[str, ...] = ()   # other names click may give it (its version's name rules)
+    listed: Tuple[str, ...] = ()    # functions a group's commands= holds
     readable: bool = True     # every decorator and option of it is understood
 
 
@@ -95,14 +100,22 @@ def _option_param(args, kw: dict, I, frame: Frame) -> Param:
         name = (longs or on or [""])[0].lstrip("-").replace("-", "_").lower()
     p = Param(name=name, argument=False, decls=tuple(on), off=tuple(off))
     _common(p, kw, I, frame)
-    p.flag = bool(off) or "flag_value" in kw or "is_flag" in kw and _lit(kw["is_flag"]) is True
+    not_flag = "is_flag" in kw and _lit(kw["is_flag"]) is False
+    p.flag = not not_flag and (bool(off) or "flag_value" in kw or "is_flag" in kw and _lit(kw["is_flag"]) is True)
     if "flag_value" in kw:
-        p.flag_value = I.eval(kw["flag_value"], frame) if kw["flag_value"][0] in ("lit", "name", "attr") else UNKNOWN_V
+        fv = I.eval(kw["flag_value"], frame) if kw["flag_value"][0] in ("lit", "name", "attr") else UNKNOWN_V
+        if not_flag:
+            p.bare = fv   # --log takes a value, or stands alone for flag_value
+        else:
+            p.flag_value = fv
+    if p.flag and "default" in kw and _lit(kw["default"]) is True and not off and "flag_value" not in kw:
+        p.flag_value = UNKNOWN_V   # --cache of is_flag with default=True: False in click 8.1, True later
     p.multiple = _lit(kw["multiple"]) is True if "multiple" in kw else False
     p.count = _lit(kw["count"]) is True if "count" in kw else False
     p.outside = p.outside or "prompt" in kw
     if p.default is None and "default" not in kw:
-        p.default = lit(False, frame.path, frame.line, False) if p.flag else of(("seq", "tuple", ())) \
+        bool_flag = p.flag_value is None or type((values(p.flag_value) or [None])[0]) is bool
+        p.default = lit(False if bool_flag else None, frame.path, frame.line, False) if p.flag else of(("seq", "tuple", ())) \
             if p.multiple else lit(0, frame.path, frame.line, False) if p.count else lit(None, frame.path, frame.line, False)
     return p
 
@@ -144,6 +157,7 @@ def _common(p: Param, kw: dict, I, frame: Frame) -> None:
         callee = t[1] if t[0] == "call" else t
         p.converts = _ext_name(I.eval(callee, frame)) not in _KEEPS_TEXT if callee[0] in ("name", "attr") else True
     if "default" in kw:
+        p.has_default = True
         d = kw["default"]
         if d[0] in ("lit", "name", "attr"):
             v = I.eval(d, frame)
@@ -238,6 +252,18 @@ def command_spec(I, qn: str) -> Optional[Command]:
     f, mod = entry
     if I.import_module(mod) is None:
         return None
+    # the decorators ran at import: a patch a test installs later is not what click holds
+    saved = I.ctx.patches, I.ctx.sites
+    I.ctx.patches, I.ctx.sites = {}, {}
+    try:
+        cmd = _read(I, qn, f, mod)
+    finally:
+        I.ctx.patches, I.ctx.sites = saved
+    cache[qn] = cmd
+    return cmd
+
+
+def _read(I, qn: str, f: dict, mod: str) -> Optional[Command]:
     cmd = None
     params: List[Param] = []
     helps: Optional[Tuple[str, ...]] = None
@@ -248,16 +274,23 @@ def command_spec(I, qn: str) -> Optional[Command]:
         callee, args, kw = _deco_parts(dexpr)
         d = _ext_name(I.eval(callee, frame)) if callee[0] in ("name", "attr") else None
         kind = _COMMAND.get(d or "")
-        if kind is None and callee[0] == "attr" and callee[2] in ("command", "group") and dexpr[0] == "call":
+        if kind is None and callee[0] == "attr" and callee[2] in ("command", "group"):   # also @cli.command
             owner = I.eval(callee[1], frame)
             if any(isinstance(a, tuple) and a[0] == "func" and command_spec(I, a[1]) is not None for a in owner.atoms):
                 kind = callee[2]
         if kind is not None:
-            name = _lit(args[0]) if args else _lit(kw["name"]) if "name" in kw else None
-            cmd = Command(qn=qn, name=name if isinstance(name, str) else qn.rsplit(".", 1)[-1].lower().replace("_", "-"),
-                          group=kind == "group")
+            named = args[0] if args else kw.get("name")
+            name = _literal_str(I.eval(named, frame)) if named is not None and named[0] in ("lit", "name", "attr") \
+                else None
+            derived = qn.rsplit(".", 1)[-1].lower().replace("_", "-")
+            cmd = Command(qn=qn, name=name or derived, group=kind == "group")
+            if name is None:   # click 8.2 also drops a -command / -cmd / -group / -grp ending
+                cmd.aliases = tuple(derived[:-len(e)] for e in ("-command", "-cmd", "-group", "-grp")
+                                    if derived.endswith(e) and len(derived) > len(e))
+            if "commands" in kw:   # @click.group(commands=[a, b]) or a dict of them
+                cmd.listed = tuple(a[1] for a in I.eval(kw["commands"], frame).refs() if a[0] == "func")
             if kind == "group" and "chain" in kw and _lit(kw["chain"]) is not False:
-                readable = False
+                readable, cmd.chain = False, True
             if "invoke_without_command" in kw:
                 cmd.without_command = _lit(kw["invoke_without_command"]) is True
             settings = _settings(I, kw.get("context_settings"), frame)
@@ -284,7 +317,6 @@ def command_spec(I, qn: str) -> Optional[Command]:
     cmd.params = params
     cmd.helps, cmd.versions = helps, tuple(versions)
     cmd.readable = readable and all(p.name for p in params)
-    cache[qn] = cmd
     return cmd
 
 
@@ -303,20 +335,25 @@ def subcommands(I, group_qn: str) -> Dict[str, str]:
             if not any(isinstance(a, tuple) and a[0] == "func" and a[1] == group_qn for a in I.eval(owner, frame).atoms):
                 continue
             if kind == "deco":
-                spec = command_spec(I, what)
-                if spec is not None:
-                    out[spec.name] = what
+                _register(out, I, what, None)
                 continue
             args, kw = what
             for a in I.eval(args[0], frame).atoms if args else ():
                 if isinstance(a, tuple) and a[0] == "func":
-                    spec = command_spec(I, a[1])
-                    if spec is None:
-                        continue
-                    name = _lit(args[1]) if len(args) > 1 else _lit(kw["name"]) if "name" in kw else spec.name
-                    if isinstance(name, str):
-                        out[name] = a[1]
+                    named = args[1] if len(args) > 1 else kw.get("name")
+                    _register(out, I, a[1], None if named is None else _literal_str(I.eval(named, frame)) or "")
+    group = command_spec(I, group_qn)
+    for qn in group.listed if group is not None else ():
+        _register(out, I, qn, None)
     return out
+
+
+def _register(out: Dict[str, str], I, qn: str, name: Optional[str]) -> None:
+    """``qn`` under ``name`` (None: its own name and aliases; "": a name not known)."""
+    spec = command_spec(I, qn)
+    if spec is not None and name != "":
+        for n in (name,) if name else (spec.name,) + spec.aliases:
+            out.setdefault(n, qn)
 
 
 def _index(p) -> Dict[str, list]:
@@ -326,8 +363,9 @@ def _index(p) -> Dict[str, list]:
     out: Dict[str, list] = {}
     for qn, (f, mod) in p.functions.items():
         for dexpr, line in f["decorators"]:
-            if dexpr[0] == "call" and dexpr[1][0] == "attr" and dexpr[1][2] in ("command", "group"):
-                out.setdefault(mod, []).append(("deco", dexpr[1][1], line, qn))
+            callee = dexpr[1] if dexpr[0] == "call" else dexpr
+            if callee[0] == "attr" and callee[2] in ("command", "group"):
+                out.setdefault(mod, []).append(("deco", callee[1], line, qn))
     for mod, s in p.summaries.items():
         for st in s["body"]:
             if st[0] == "expr" and st[1][0] == "call" and st[1][1][0] == "attr" and st[1][1][2] == "add_command":

@@ -231,8 +231,10 @@ class Controls:
         if t == "record" and name == "_replace":   # a NamedTuple's copy: its fields, some replaced
             h = self.heap.get(atom[1])
             iid = self.new_instance(h["cls"] if h else None)
+            spread = "**" in kwargs   # fields from a mapping not known: any of them may change
             for field, val in list((h or {}).get("attrs", {}).items()) + list(kwargs.items()):
-                self.set_attr(iid, field, val)
+                if field != "**":
+                    self.set_attr(iid, field, UNKNOWN_V if spread and field not in kwargs else val)
             return of(("inst", iid))
         if t == "clirunner":
             if name == "isolated_filesystem":

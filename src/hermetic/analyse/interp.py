@@ -137,6 +137,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.raising = False   # the block that just ended ended by raising, on every way (not by a return)
         self.call_raised = False   # a call of the statement being run raises on every way
         self.exits = False   # ... through a library call that never returns (catalogue [raises])
+        self.platform_read = False   # the condition being decided read a platform fact (statements)
         # the exception classes the test's `with pytest.raises(E)` expects (``expected``), and
         # whether the run reached E's one raise site: everything unwinds to that `with`
         self.expecting: frozenset = frozenset()

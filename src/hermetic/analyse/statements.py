@@ -172,13 +172,17 @@ class Statements:
             return False
         if kind == "if":
             frame.line = st[4]
+            self.platform_read = False
             cond = self.eval_cond(st[1], frame)
             if self.call_raised and self._may_raise(frame):   # the condition raises: neither branch runs
                 return False
-            if cond is True:
-                return self.exec_block(st[2], frame)
-            if cond is False:
-                return self.exec_block(st[3], frame)
+            if cond is True or cond is False:
+                by_values = not self.platform_read   # a library exit there may rest on a misread value
+                frame.decided += by_values
+                try:
+                    return self.exec_block(st[2] if cond else st[3], frame)
+                finally:
+                    frame.decided -= by_values
             ended, some = self._branches([st[2], st[3]], frame)
             self.way_cut = some and not ended   # what follows runs only on the other way
             return ended
