@@ -30,14 +30,15 @@ EXPECTED = [
         "test_sync_unknown_option", "test_sync_with_runner_env", "test_tag_after_double_dash", "test_tag_in_tmp",
         "test_purge_not_confirmed", "test_purge_with_an_option_the_model_does_not_know", "test_wipe_not_really",
         "test_wipe_really", "test_publish", "test_publish_dry_in_two_shapes", "test_tune",
-        "test_tune_to_a_level_the_callback_refuses", "test_quit_then_cleanup", "test_where")),
+        "test_tune_to_a_level_the_callback_refuses", "test_quit_then_cleanup", "test_where",
+        "test_sync_with_env_by_position")),
     # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
     Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),
     # the option's default is a module constant; --out / -o with a tmp_path file controls it
     Expect("option-default", "HT102", C, 'Path(out_file).write_text("report")', tests=_ids("test_export_default"),
            origin="module-constant"),
     Expect("short-flag", "HT103", C, 'os.environ.get("TOOL_EXPORT_DEBUG")', tests=_ids("test_export_default")),
-    # env= of the invocation or of the runner sets the variable; an unknown option leaves
+    # env= of the invocation (by keyword or position) or of the runner sets the variable; an unknown option leaves
     # --dry-run undecided
     Expect("env-not-given", "HT103", C, 'os.environ.get("TOOL_TOKEN")',
            tests=_ids("test_sync_dry", "test_sync_unknown_option")),

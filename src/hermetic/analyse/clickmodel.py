@@ -268,6 +268,8 @@ def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, po
     if not cmds:
         return UNKNOWN_V
     lines = _lines(args[1] if len(args) > 1 else kwargs.get("args"))
+    # invoke(cli, args=None, input=None, env=None, catch_exceptions=True, ...)
+    kwargs = dict(zip(("cli", "args", "input", "env", "catch_exceptions"), args), **kwargs)
     env = (atom[1] if len(atom) > 1 else ()) + _env(kwargs.get("env"))
     catches = values(kwargs["catch_exceptions"]) != [False] if "catch_exceptions" in kwargs else True
     before = {k: I.ctx.env.get(k) for k, _v in env}
