@@ -19,7 +19,7 @@ from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_te
                        is_none, truthiness)
 from .origins import (START_CWD, copied, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
-from .state import ANY_VARIABLE, DELETED, Frame
+from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
                      of, union)
 
@@ -31,7 +31,6 @@ _CONTAINER_METHODS = frozenset(n for t in (list, tuple, set, dict, collections.d
 
 
 # the keyword under which a call passes ``**value`` whose keys are not all known
-SPREAD = "**"
 
 
 class Calls:
@@ -110,7 +109,7 @@ class Calls:
                 # in a test's or a module's own code, not under a branch the values decided: those
                 # may be misread there (as a test's assert), the platform's are not
                 raised = a[1] in self.p.catalogue.raises and not (
-                    frame.decided and (frame.in_test or frame.is_module or frame.cls is not None and frame.name == frame.cls))
+                    frame.decided and (frame.in_test or not self._may_raise(frame)))
                 self.exits = self.exits or raised
             else:
                 raised = self.call_raised or RAISED in r.atoms

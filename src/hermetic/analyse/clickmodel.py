@@ -29,7 +29,7 @@ from .clickspec import Command, Param, command_spec, subcommands
 from .decide import values
 from .literals import _literal_str
 from .state import DELETED, Frame
-from .values import UNKNOWN_V, Origin, V, lit, of
+from .values import EMPTY, UNKNOWN_V, Origin, V, lit, of
 
 _UNKNOWN_PARSE = object()   # the model cannot tell
 _STOP = object()   # click stops before the callback (help, version, a usage error)
@@ -46,22 +46,25 @@ def _lines(v: Optional[V]) -> List[Optional[List[V]]]:
         if isinstance(a, tuple) and a[0] == "seq":
             out.extend(_each(list(a[2])))
         elif isinstance(a, Origin) and _literal_str(of(a), prefix=True) is not None:
-            # a string (a constant bound to one); f"sync {tmp_path}": its whole leading words,
-            # then what the test computes, as one argument
-            text = _literal_str(of(a), prefix=True)
-            whole = _literal_str(of(a)) is not None
-            o = next(iter(of(a).origins()))
-            try:
-                words = shlex.split(text if whole or text[-1:].isspace() else text.rsplit(None, 1)[0] if " " in text
-                                    else "")
-            except ValueError:
-                out.append(None)
-                continue
-            out.append([lit(w, o.path, o.line, o.in_test) for w in words] + ([] if whole else [of(Origin(
-                "unknown", expr="a computed word"))]))
+            out.append(_split(a))
         else:
             out.append(None)
     return out or [None]
+
+
+def _split(a: Origin) -> Optional[List[V]]:
+    """A string's words (a constant bound to one too); of one built from a literal
+    (``f"sync {tmp_path}"``), its leading whole words, then what the test computes as one
+    argument. None when a shell could not split it."""
+    text = _literal_str(of(a), prefix=True)
+    whole = _literal_str(of(a)) is not None
+    if not whole and not text[-1:].isspace():   # its last word runs on into the computed part
+        text = text[:len(text) - len(text.split()[-1])] if text.split() else ""
+    try:
+        words = [lit(w, a.path, a.line, a.in_test) for w in shlex.split(text)]
+    except ValueError:
+        return None
+    return words if whole else words + [of(Origin("unknown", expr="a computed word"))]
 
 
 def _each(words: List[V], limit: int = 16) -> List[Optional[List[V]]]:
@@ -259,17 +262,15 @@ def _env(v: Optional[V]) -> tuple:
 
 
 def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> V:
-    """``runner.invoke(cli, args, env=..., catch_exceptions=...)``: run what click runs."""
-    cli = args[0] if args else kwargs.get("cli")
-    if cli is None:
-        return UNKNOWN_V
+    """``runner.invoke(cli, args=None, input=None, env=None, catch_exceptions=True, ...)``: run
+    what click runs."""
+    kwargs = dict(zip(("cli", "args", "input", "env", "catch_exceptions"), args), **kwargs)
+    cli = kwargs.get("cli", EMPTY)
     cmds = [c for c in (command_spec(I, a[1]) for a in cli.atoms if isinstance(a, tuple) and a[0] == "func")
             if c is not None]
     if not cmds:
         return UNKNOWN_V
-    lines = _lines(args[1] if len(args) > 1 else kwargs.get("args"))
-    # invoke(cli, args=None, input=None, env=None, catch_exceptions=True, ...)
-    kwargs = dict(zip(("cli", "args", "input", "env", "catch_exceptions"), args), **kwargs)
+    lines = _lines(kwargs.get("args"))
     env = (atom[1] if len(atom) > 1 else ()) + _env(kwargs.get("env"))
     catches = values(kwargs["catch_exceptions"]) != [False] if "catch_exceptions" in kwargs else True
     before = {k: I.ctx.env.get(k) for k, _v in env}

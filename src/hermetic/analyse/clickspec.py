@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from .decide import values
-from .literals import _literal_str
-from .state import Frame
+from .literals import _literal_str, ext_names
+from .state import Ctx, Frame
 from .values import UNKNOWN_V, Origin, V, lit, of
 
 _PKG = ("click", "click.decorators")
@@ -71,10 +71,9 @@ def _mframe(I, mod: str, line: int) -> Frame:
 
 
 def _ext_name(v: V) -> Optional[str]:
-    for a in v.atoms:
-        if isinstance(a, tuple) and a[0] == "ext":
-            return a[1]
-    return None
+    """The library name ``v`` holds (``click.option``), canonical; None when it holds none."""
+    names = ext_names(v)
+    return min(names) if names else None
 
 
 def _lit(e):
@@ -197,10 +196,22 @@ def _added_params(I, callee, frame: Frame) -> List[Param]:
     names (a list of options) and in the project decorators it names, in that order."""
     if callee[0] not in ("name", "attr"):
         return []
+    cache = I.__dict__.setdefault("_click_added", {})   # one walk per decorator, however many commands use it
+    out: List[Param] = []
+    for a in I.eval(callee, frame).atoms:
+        if isinstance(a, tuple) and a[0] == "func" and a[1] in I.p.functions:
+            if a[1] not in cache:
+                cache[a[1]] = _walk_decorator(I, a[1])
+            out.extend(cache[a[1]])
+    return out
+
+
+def _walk_decorator(I, root: str) -> List[Param]:
+    """The parameters the project decorator ``root`` adds (``_added_params``), at most 32
+    functions deep."""
     out: List[Param] = []
     seen = set()
-    todo = [a[1] for a in I.eval(callee, frame).atoms
-            if isinstance(a, tuple) and a[0] == "func" and a[1] in I.p.functions]
+    todo = [root]
     while todo and len(seen) < 32:
         top = todo.pop(0)
         if top in seen:
@@ -253,12 +264,12 @@ def command_spec(I, qn: str) -> Optional[Command]:
     if I.import_module(mod) is None:
         return None
     # the decorators ran at import: a patch a test installs later is not what click holds
-    saved = I.ctx.patches, I.ctx.sites
-    I.ctx.patches, I.ctx.sites = {}, {}
+    # (a fresh control state, as ``eval_static`` reads a class's bases)
+    saved, I.ctx = I.ctx, Ctx()
     try:
         cmd = _read(I, qn, f, mod)
     finally:
-        I.ctx.patches, I.ctx.sites = saved
+        I.ctx = saved
     cache[qn] = cmd
     return cmd
 
@@ -332,7 +343,7 @@ def subcommands(I, group_qn: str) -> Dict[str, str]:
             continue
         for kind, owner, line, what in entries:
             frame = _mframe(I, mod, line)
-            if not any(isinstance(a, tuple) and a[0] == "func" and a[1] == group_qn for a in I.eval(owner, frame).atoms):
+            if ("func", group_qn, None) not in I.eval_static(owner, mod).atoms:
                 continue
             if kind == "deco":
                 _register(out, I, what, None)

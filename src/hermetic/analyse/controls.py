@@ -14,7 +14,7 @@ from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
 from . import clickmodel
 from .literals import _literal_str, _literal_strs, _pick, truthiness
-from .state import ANY_VARIABLE, DELETED, Frame
+from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
 from .decide import regex_result
 from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
 
@@ -231,9 +231,9 @@ class Controls:
         if t == "record" and name == "_replace":   # a NamedTuple's copy: its fields, some replaced
             h = self.heap.get(atom[1])
             iid = self.new_instance(h["cls"] if h else None)
-            spread = "**" in kwargs   # fields from a mapping not known: any of them may change
+            spread = SPREAD in kwargs   # fields from a mapping not known: any of them may change
             for field, val in list((h or {}).get("attrs", {}).items()) + list(kwargs.items()):
-                if field != "**":
+                if field != SPREAD:
                     self.set_attr(iid, field, UNKNOWN_V if spread and field not in kwargs else val)
             return of(("inst", iid))
         if t == "clirunner":

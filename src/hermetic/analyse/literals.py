@@ -304,3 +304,8 @@ def _expr_text(e) -> str:
     if k == "sub":
         return f"{_expr_text(e[1])}[...]"
     return k
+
+
+def ext_names(v) -> set:
+    """The library names (canonical) a value holds: ``{"click.option"}`` for ``click.option``."""
+    return {_canonical(a[1]) for a in v.refs() if a[0] == "ext"}

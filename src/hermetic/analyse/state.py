@@ -11,6 +11,7 @@ from .values import EMPTY, Origin, V
 
 
 DELETED = ("deleted",)
+SPREAD = "**"   # the keyword of a call's **mapping whose keys are not known
 
 
 @dataclass

@@ -11,6 +11,7 @@ from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
                             FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, flat)
 from .effects import is_container, locals_of
+from .literals import ext_names
 from .values import V
 
 
@@ -169,10 +170,6 @@ def resolve(ip: I.Interp, e, frame: I.Frame) -> V:
                 out = out | I.of(("ext", f"{a[1]}.{e[ATTR_ATTR]}"))
         return out
     return I.EMPTY
-
-
-def ext_names(v: V) -> Set[str]:
-    return {I._canonical(a[1]) for a in v.refs() if a[0] == "ext"}
 
 
 def project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> Optional[Tuple[str, str]]:
