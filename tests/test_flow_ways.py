@@ -11,17 +11,30 @@ connect may wait; arithmetic on such a counter is done for each count (`{-2, -1}
 ``if not TYPE_CHECKING`` / ``else`` makes the method an attribute: ``not conn.info`` is
 ``not {}``, the check passes and the test goes on to the waiting connect. A method the body
 defines under a version check no running Python takes is not the class's (its base's is).
+
+A loop over items known to be there (a display with an item of its own, the arguments given)
+with no ``break`` or ``continue`` runs its body: a check that raises for the test's one pair
+ends the call before the clock read, and "the first candidate wins" never falls back to the
+working directory. A comprehension may be empty, and a loop that continues may pass every
+item: their fallbacks stay reached (near misses, medium confidence).
 """
 from helpers import Expect, fixture_suite
 
 FIX = "flow-ways"
 Q = "src/pooling/queue.py"
+C = "src/pooling/config.py"
 T = "tests/test_pool.py::"
+TC = "tests/test_config.py::"
 
 EXPECTED = [
     Expect("waits-when-every-connection-is-out", "HT104", Q, "deadline = time.time() + timeout",
            tests=[T + "test_info_then_wait", T + "test_label_then_wait", T + "test_small_pool_no_overflow"],
            origin="clock"),
+    Expect("a-loop-over-known-items-runs", "HT104", C, 'pairs["applied"] = time.time()',
+           tests=[TC + "test_pairs_are_applied"], origin="clock"),
+    Expect("a-fallback-after-an-empty-or-continued-loop", "HT102", C, 'with open(path, "w") as fh:',
+           tests=[TC + "test_config_from_a_filtered_list", TC + "test_config_skipping_missing_candidates"],
+           origin="cwd"),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])
@@ -58,3 +71,32 @@ def test_a_counter_holds_every_ways_count_and_anything_else_the_last_write():
     assert interp.heap[1]["attrs"]["n"] == one | two
     assert interp.heap[1]["attrs"]["d"] == filled
     assert interp.attr_undo is None
+
+
+def _loops(source: str) -> list:
+    from hermetic.summarise.extract import summarize
+
+    body = summarize(source.encode(), "m", "m.py")["functions"]["m.f"]["body"]
+    out = []
+
+    def walk(stmts):
+        for st in stmts:
+            if st[0] == "for":
+                out.append(len(st) > 6)
+                walk(st[3])
+                walk(st[4])
+
+    walk(body)
+    return out
+
+
+def test_a_loop_knows_its_own_break_or_continue_only():
+    assert _loops("def f(xs):\n    for x in xs:\n        if x:\n            break\n") == [True]
+    assert _loops("def f(xs):\n    for x in xs:\n        try:\n            continue\n        finally:\n            pass\n") == [True]
+    # the inner loop's break is its own; a nested function's is not the loop's
+    assert _loops("def f(xs):\n    for x in xs:\n        for y in x:\n            break\n") == [False, True]
+    assert _loops("def f(xs):\n    for x in xs:\n        def g():\n            for y in x: continue\n") == [False]
+    # a nested loop's else belongs to the outer loop
+    assert _loops("def f(xs):\n    for x in xs:\n        for y in x:\n            pass\n        else:\n            break\n") \
+        == [True, False]
+    assert _loops("def f(xs):\n    for x in xs: return x\n") == [False]

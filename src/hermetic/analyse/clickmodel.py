@@ -29,7 +29,7 @@ from .clickspec import Command, Param, command_spec, subcommands
 from .decide import values
 from .literals import _literal_str
 from .state import DELETED, Frame
-from .values import EMPTY, UNKNOWN_V, Origin, V, lit, of
+from .values import EMPTY, UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 _UNKNOWN_PARSE = object()   # the model cannot tell
 _STOP = object()   # click stops before the callback (help, version, a usage error)
@@ -195,10 +195,10 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
             taken, rest = rest[:cut], rest[cut:]
             if not taken and p.required and not p.outside:
                 return _STOP
-            values[p.name] = of(("seq", "tuple", tuple(taken)))
+            values[p.name] = of(seq_atom("tuple", taken, nonempty=True))
         elif len(rest) >= p.nargs:
             taken, rest = rest[:p.nargs], rest[p.nargs:]
-            values[p.name] = taken[0] if p.nargs == 1 else of(("seq", "tuple", tuple(taken)))
+            values[p.name] = taken[0] if p.nargs == 1 else of(seq_atom("tuple", taken, nonempty=True))
         elif p.required and not p.has_default and not p.outside:
             return _STOP
         else:
@@ -237,7 +237,7 @@ def _give(given: Dict[str, V], p: Param, v: V) -> None:
         before = given.get(p.name)
         (a,) = before.atoms if before is not None and len(before.atoms) == 1 else (None,)
         items = a[2] if isinstance(a, tuple) and a[0] == "seq" else ()
-        given[p.name] = of(("seq", "tuple", items + (v,))) if before is None or items else UNKNOWN_V
+        given[p.name] = of(seq_atom("tuple", items + (v,), nonempty=True)) if before is None or items else UNKNOWN_V
     else:
         given[p.name] = v
 

@@ -16,7 +16,7 @@ from . import clickmodel
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
 from .decide import regex_result
-from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
+from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 
 class Controls:
@@ -386,7 +386,7 @@ def _dict_view(atom, name: str) -> V:
     for k, v in atom[1]:
         key = lit(k, None, None, False) if k is not None else UNKNOWN_V
         items.append(key if name == "keys" else v if name == "values" else of(("seq", "tuple", (key, v))))
-    return of(("seq", "list", tuple(items)))
+    return of(seq_atom("list", items, nonempty=any(k is not None for k, _v in atom[1])))
 
 
 def double(kwargs, site: Optional[tuple] = None) -> V:

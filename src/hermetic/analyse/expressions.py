@@ -13,7 +13,7 @@ from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affi
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
-from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, union
+from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, seq_atom, surely_nonempty, union
 
 
 _SHAPES = 8   # a list literal with starred parts: at most this many known shapes
@@ -174,18 +174,21 @@ class Expressions:
             # ["check", *args]: with the args known, each in its place; with a few known lists
             # for args (a loop over them), one list for each; else their elements folded in one
             shapes: List[list] = [[]]
+            nonempty = False   # an item of its own, or a starred list known to hold one
             for it in e[2]:
                 if it[0] != "star":
                     v = self.eval(it, frame)
                     shapes = [sh + [v] for sh in shapes]
+                    nonempty = True
                     continue
                 v = self.eval(it[1], frame)
+                nonempty = nonempty or surely_nonempty(v)
                 alts = [a[2] for a in v.ordered() if isinstance(a, tuple) and a[0] == "seq"]
                 if alts and len(alts) == len(v.atoms) and len(shapes) * len(alts) <= _SHAPES:
                     shapes = [sh + list(alt) for sh in shapes for alt in alts]
                 else:
                     shapes = [sh + [self._element(v)] for sh in shapes]
-            return V(frozenset(("seq", e[1], tuple(sh)) for sh in shapes))
+            return V(frozenset(seq_atom(e[1], sh, nonempty) for sh in shapes))
         if k == "dict":
             items = []
             for kexpr, vexpr in e[1]:

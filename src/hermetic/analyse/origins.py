@@ -48,7 +48,7 @@ def wrap_constant(val: V, name: str, path: str, line: int, module: Optional[str]
     refs = []
     for a in val.refs():
         if a[0] == "seq":
-            refs.append(("seq", a[1], tuple(wrap_constant(x, name, path, line, module) for x in a[2])))
+            refs.append(("seq", a[1], tuple(wrap_constant(x, name, path, line, module) for x in a[2])) + a[3:])
         elif a[0] == "dict":
             refs.append(("dict", tuple((k, wrap_constant(x, name, path, line, module)) for k, x in a[1])))
         else:
@@ -212,7 +212,7 @@ def copied(d: str, args) -> Optional[V]:
     if d in ("builtins.list", "builtins.tuple"):
         if kinds != {"seq"}:
             return None
-        return V(frozenset(("seq", d[len("builtins."):], a[2]) for a in v.atoms))
+        return V(frozenset(("seq", d[len("builtins."):], a[2]) + a[3:] for a in v.atoms))
     if d == "builtins.dict" and kinds != {"dict"}:
         return None
     return v

@@ -10,10 +10,10 @@ from .controls import side_effect_given
 from .handlers import effects_given, exec_try, instance_classes
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
-from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
+from ..summarise.ir import EXPR_ASSERT, FOR_JUMPS, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
 from .ways import ModuleWays, WayWrites
-from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, union
+from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, surely_nonempty, union
 
 
 # the context managers that give a test pytest's real standard streams back
@@ -192,7 +192,14 @@ class Statements:
             if self.call_raised and self._may_raise(frame):   # so does the iterable: no body runs
                 return False
             self.assign(st[1], self._element(it), frame)
-            _, cut = self._branches([st[3], []], frame)   # a return in the body: what follows runs only when it did not
+            if len(st) <= FOR_JUMPS and surely_nonempty(it):
+                # over items known to be there, with no break or continue: the body runs (once,
+                # with every item's value), and a way that ends there ends the loop's block
+                if self.exec_block(st[3], frame):
+                    return True
+                cut = self.way_cut
+            else:
+                _, cut = self._branches([st[3], []], frame)   # a return in the body: what follows runs only when it did not
             self.exec_block(st[4], frame)
             self.way_cut = self.way_cut or cut
             return False

@@ -266,6 +266,20 @@ DOUBLE = ("double",)
 DOUBLE_V = of(DOUBLE)
 # what a call returns when every way through the function the test's values take raises: the
 # calling statement raises too (``Calls.apply`` turns it into ``Interp.call_raised``)
+# ("seq", kind, items) holds the items a list, tuple or set may have (a comprehension's is one
+# item for all of them); ("seq", kind, items, True) holds at least one for certain: a display
+# with an item of its own, a tuple of the arguments given. A change to the list rebuilds it
+# without the flag.
+def seq_atom(kind: str, items, nonempty: bool = False) -> tuple:
+    items = tuple(items)
+    return ("seq", kind, items, True) if nonempty and items else ("seq", kind, items)
+
+
+def surely_nonempty(v: V) -> bool:
+    """Every alternative of ``v`` is a sequence known to hold an item (a loop over it runs)."""
+    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 for a in v.atoms)
+
+
 RAISED = ("raised",)
 RAISED_V = of(RAISED)
 

@@ -107,7 +107,22 @@ class Extractor:
 
     def _s_for(self, s, scope, cls) -> List[Any]:
         orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []
-        return [("for", self.target(s.target), self.expr(s.iter), self.suite(s.body, scope, cls), orelse, self.line(s))]
+        out = ("for", self.target(s.target), self.expr(s.iter), self.suite(s.body, scope, cls), orelse, self.line(s))
+        return [out + (True,) if self._jumps(s.body) else out]
+
+    def _jumps(self, node) -> bool:
+        """Whether ``node`` (a loop's body) holds a ``break`` or ``continue`` of that loop: not
+        one of a nested loop's body, function or class; a nested loop's ``else`` counts."""
+        c = self.cst
+        if isinstance(node, (c.Break, c.Continue)):
+            return True
+        if isinstance(node, (c.FunctionDef, c.ClassDef, c.Lambda)):
+            return False
+        if isinstance(node, (c.For, c.While)):
+            return node.orelse is not None and self._jumps(node.orelse)
+        if isinstance(node, c.BaseExpression):
+            return False
+        return any(self._jumps(ch) for ch in node.children)
 
     def _s_while(self, s, scope, cls) -> List[Any]:
         orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []

@@ -36,7 +36,8 @@ STATEMENTS: Dict[str, Fields] = {
     "def": (("name", "str"), ("qualname", "str"), ("line", "line")),
     "class": (("name", "str"), ("qualname", "str"), ("line", "line")),
     "if": (("test", "expr"), ("body", "[stmt]"), ("orelse", "[stmt]"), ("line", "line")),
-    "for": (("target", "target"), ("iter", "expr"), ("body", "[stmt]"), ("orelse", "[stmt]"), ("line", "line")),
+    "for": (("target", "target"), ("iter", "expr"), ("body", "[stmt]"), ("orelse", "[stmt]"), ("line", "line"),
+            ("jumps", "bool")),   # jumps: the body holds a `break` or `continue` of this loop
     "while": (("test", "expr"), ("body", "[stmt]"), ("orelse", "[stmt]"), ("line", "line")),
     "try": (("body", "[stmt]"), ("handlers", "[handler]"), ("orelse", "[stmt]"), ("finally", "[stmt]"),
             ("line", "line")),
@@ -104,6 +105,7 @@ OPTIONAL: Dict[str, int] = {
     "assign": 1,
     "expr": 1,      # the assert flag only on `assert test`
     "param": 1,     # kind "var" (*args) and "varkw" (**kwargs): [name, kind, None]
+    "for": 1,       # the jumps flag only on a loop whose body breaks or continues
 }
 
 #: a summary's ``functions`` values (dicts)
@@ -127,7 +129,7 @@ TAG = 0
 DEF_NAME, DEF_QUALNAME, DEF_LINE = 1, 2, 3
 CLASS_NAME, CLASS_QUALNAME, CLASS_LINE = 1, 2, 3
 IF_TEST, IF_BODY, IF_ORELSE, IF_LINE = 1, 2, 3, 4
-FOR_TARGET, FOR_ITER, FOR_BODY, FOR_ORELSE, FOR_LINE = 1, 2, 3, 4, 5
+FOR_TARGET, FOR_ITER, FOR_BODY, FOR_ORELSE, FOR_LINE, FOR_JUMPS = 1, 2, 3, 4, 5, 6
 WHILE_TEST, WHILE_BODY, WHILE_ORELSE, WHILE_LINE = 1, 2, 3, 4
 TRY_BODY, TRY_HANDLERS, TRY_ORELSE, TRY_FINALLY, TRY_LINE = 1, 2, 3, 4, 5
 WITH_ITEMS, WITH_BODY, WITH_LINE, WITH_IS_ASYNC = 1, 2, 3, 4
