@@ -9,7 +9,9 @@ defaults (a module constant), ``--help`` / ``--version``, a missing or unknown c
 subcommand registered with ``add_command``, options a project decorator adds, a parametrize
 list of words (each value its own command line), a list with a starred loop variable (one
 command line per list it can be), options kept in a NamedTuple copied with ``_replace``, the runner's and the invocation's ``env=``, and a
-command that raises (the runner keeps the exception: the test goes on).
+command that raises (the runner keeps the exception: the test goes on). An option's ``envvar=``
+is read by click when the line lacks it: the first variable of the real environment is
+reported at the option's declaration, and a variable the test sets (or unsets) gives the value.
 """
 from helpers import Expect, Silent, fixture_suite
 
@@ -31,7 +33,8 @@ EXPECTED = [
         "test_purge_not_confirmed", "test_purge_with_an_option_the_model_does_not_know", "test_wipe_not_really",
         "test_wipe_really", "test_publish", "test_publish_dry_in_two_shapes", "test_tune",
         "test_tune_to_a_level_the_callback_refuses", "test_quit_then_cleanup", "test_where",
-        "test_sync_with_env_by_position")),
+        "test_sync_with_env_by_position", "test_warm", "test_warm_given", "test_warm_from_env",
+        "test_warm_from_the_second_variable", "test_warm_env_unset")),
     # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
     Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),
     # the option's default is a module constant; --out / -o with a tmp_path file controls it
@@ -53,6 +56,12 @@ EXPECTED = [
            tests=_ids("test_where")),
     Expect("callable-default-value", "HT102", C, "Path(home).exists()", tests=_ids("test_where"), origin="environment"),
     Expect("add-command", "HT104", C, "    time.time()", tests=_ids("test_stats")),
+    # envvar=: click reads the variable when the line lacks the option (not when it is given, or the
+    # runner or monkeypatch sets it); the first real one read is reported at the declaration. With
+    # both unset (or empty), the default is the value
+    Expect("envvar-read", "HT103", C, 'envvar=["TOOL_CACHE_DIR", "TOOL_CACHE"]', tests=_ids("test_warm")),
+    Expect("envvar-unset-default", "HT102", C, "Path(cache_dir).mkdir(exist_ok=True)",
+           tests=_ids("test_warm_env_unset"), origin="default-argument"),
     # nargs=-1 after --, multiple given as --tag=x
     Expect("nargs-after-double-dash", "HT102", C, "Path(p).touch()", tests=_ids("test_tag_after_double_dash"),
            origin="literal"),

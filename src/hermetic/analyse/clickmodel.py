@@ -11,10 +11,12 @@ imported so far), parameters' ``callback=`` functions (one that raises stops cli
 that command runs), a missing command or argument, an extra argument or an unknown command
 name (click stops before the callback). The runner's ``env=`` (its own and the invocation's)
 sets and deletes variables for the invocation, as ``patch.dict(os.environ, ...)`` does. The
-runner catches what the command raises unless ``catch_exceptions=False``.
+runner catches what the command raises unless ``catch_exceptions=False``. A parameter with
+``envvar=`` the line lacks is read from the environment as click reads it, reported at its
+declaration.
 
 Where the model cannot read the line (an option it does not know, an argument list it cannot
-see, a converting ``type=``, ``envvar=`` or ``prompt=``, ``chain=True``), the parameters
+see, a converting ``type=`` or ``prompt=``, ``chain=True``), the parameters
 concerned are unknown (medium confidence); a subcommand is followed only where a literal word
 names it. A word with several values (a parametrize list) gives one command line per value.
 A value the test computes (a ``tmp_path`` string, a fixture's value) is taken as an argument,
@@ -33,6 +35,7 @@ from .values import EMPTY, UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 _UNKNOWN_PARSE = object()   # the model cannot tell
 _STOP = object()   # click stops before the callback (help, version, a usage error)
+_FROM_ENV = of(Origin("unknown"))   # not on the line: click reads the parameter's envvar= (by identity)
 
 
 def _lines(v: Optional[V]) -> List[Optional[List[V]]]:
@@ -186,7 +189,8 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
         elif p.required and not p.has_default and not p.outside:
             return _STOP
         else:
-            values[p.name] = UNKNOWN_V if p.outside or p.default is None else p.default
+            values[p.name] = _FROM_ENV if p.envvars and p.site else \
+                UNKNOWN_V if p.outside or p.default is None else p.default
     rest = list(positional)
     arguments = [p for p in cmd.params if p.argument]
     for n, p in enumerate(arguments):
@@ -202,13 +206,41 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
         elif p.required and not p.has_default and not p.outside:
             return _STOP
         else:
-            values[p.name] = UNKNOWN_V if p.outside or p.default is None else p.default
+            values[p.name] = _FROM_ENV if p.envvars and p.site else \
+                UNKNOWN_V if p.outside or p.default is None else p.default
     if rest and not cmd.group:
         return _STOP   # "Got unexpected extra argument"
     for p in cmd.params:
-        if p.converts and p.name in values:
+        if p.converts and p.name in values and values[p.name] is not _FROM_ENV:
             values[p.name] = UNKNOWN_V
     return {n: v for n, v in values.items() if any(p.name == n and p.exposed for p in cmd.params)}, rest
+
+
+def _from_env(I, cmd: Command, p: Param) -> V:
+    """A parameter the line does not give: click reads its ``envvar=`` variables in turn (a
+    read reported at the declaration, as the command's), and takes the first one set and not
+    empty, else the default. A value the test sets is used where click keeps the text."""
+    mod, path, pos = p.site
+    fr = Frame(module=mod, path=path, name=cmd.qn, line=pos[0])
+    I.stack.append(fr)
+    try:
+        for name in p.envvars:
+            # one finding per place: the first variable of the real environment read is reported
+            I.env_read(name, pos, fr, "click envvar")
+            if name not in I.ctx.env:
+                if I.ctx.env_all:
+                    continue   # the test cleared the environment: not set
+                return UNKNOWN_V   # the real environment's value, or the next one's, or the default
+            val = I.ctx.env[name]
+            if val is DELETED or values(val) == [""]:
+                continue
+            keeps_text = not (p.flag or p.count or p.multiple or p.converts or p.nargs != 1)
+            return val if keeps_text else UNKNOWN_V
+    finally:
+        I.stack.pop()
+    if p.default is None:
+        return UNKNOWN_V
+    return p.default if not p.converts else UNKNOWN_V
 
 
 def _opt_like(w: V) -> bool:
@@ -346,8 +378,12 @@ def _named(I, cmd: Command, words: Optional[List[V]]) -> list:
 
 
 def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
-    """The parameters' callbacks (``callback=``: a raise on every way is click's usage error,
-    and nothing more runs; what one returns is the value), then the command's callback."""
+    """The parameters' ``envvar=`` reads, their callbacks (``callback=``: a raise on every way
+    is click's usage error, and nothing more runs; what one returns is the value), then the
+    command's callback."""
+    for p in cmd.params:
+        if given.get(p.name) is _FROM_ENV:
+            given[p.name] = _from_env(I, cmd, p)
     for p in cmd.params:
         if p.name in given and given[p.name] is p.default and p.default.atoms and all(
                 isinstance(a, tuple) and a[0] in ("func", "lambda") for a in p.default.atoms):

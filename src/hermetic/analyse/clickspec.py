@@ -43,6 +43,8 @@ class Param:
     bare: Optional[V] = None       # is_flag=False with flag_value: the value when given alone
     has_default: bool = False      # default= is written
     required: bool = False
+    envvars: Tuple[str, ...] = ()  # envvar=: the variables click reads, in turn, when the line lacks it
+    site: Optional[tuple] = None   # (module, path, pos) of the declaration, where those reads are reported
 
 
 @dataclass
@@ -119,6 +121,15 @@ def _option_param(args, kw: dict, I, frame: Frame) -> Param:
     return p
 
 
+def _sited(p: Param, frame: Frame, call) -> Param:
+    """``p`` with the place of its declaration (the decorator's call), where click's reads of
+    its ``envvar=`` variables are reported."""
+    if p.envvars:
+        pos = call[4] if call[0] == "call" and len(call) > 4 and call[4] and call[4][0] else None
+        p.site = (frame.module, frame.path, tuple(pos) if pos else (frame.line, 0, frame.line, 0))
+    return p
+
+
 def _argument_param(args, kw: dict, I, frame: Frame) -> Param:
     name = _lit(args[0]) if args else None
     if not isinstance(name, str):
@@ -144,6 +155,10 @@ def _common(p: Param, kw: dict, I, frame: Frame) -> None:
         p.required = _lit(kw["required"]) is True
     if "envvar" in kw:
         p.outside = True
+        names = values(I.eval(kw["envvar"], frame)) if kw["envvar"][0] in ("lit", "seq", "name", "attr") else None
+        if names and len(names) == 1:
+            found = names[0] if isinstance(names[0], (list, tuple)) else [names[0]]
+            p.envvars = tuple(n for n in found if isinstance(n, str) and n)
     if "callback" in kw:   # a project function click calls with (ctx, param, value): its result is the value
         cb = I.eval(kw["callback"], frame) if kw["callback"][0] in ("name", "attr") else UNKNOWN_V
         funcs = [a for a in cb.atoms if isinstance(a, tuple) and a[0] == "func"]
@@ -233,9 +248,9 @@ def _walk_decorator(I, root: str) -> List[Param]:
                 fr.line = call[4][0] if len(call) > 4 and call[4] else f["line"]
                 d = _ext_name(I.eval(call[1], fr)) if call[1][0] in ("name", "attr") else None
                 if d in _OPTION:
-                    out.append(_option_param(call[2], dict((k, v) for k, v in call[3]), I, fr))
+                    out.append(_sited(_option_param(call[2], dict((k, v) for k, v in call[3]), I, fr), fr, call))
                 elif d in _ARGUMENT:
-                    out.append(_argument_param(call[2], dict((k, v) for k, v in call[3]), I, fr))
+                    out.append(_sited(_argument_param(call[2], dict((k, v) for k, v in call[3]), I, fr), fr, call))
     return out
 
 
@@ -315,9 +330,9 @@ def _read(I, qn: str, f: dict, mod: str) -> Optional[Command]:
                            "allow_interspersed_args", "token_normalize_func"):
                     readable = False
         elif d in _OPTION:
-            params.append(_option_param(args, kw, I, frame))
+            params.append(_sited(_option_param(args, kw, I, frame), frame, dexpr))
         elif d in _ARGUMENT:
-            params.append(_argument_param(args, kw, I, frame))
+            params.append(_sited(_argument_param(args, kw, I, frame), frame, dexpr))
         elif kind is None and d is None:
             params.extend(_added_params(I, callee, frame))
         elif d in _VERSION:
