@@ -3,14 +3,22 @@ blocks a literal condition switches off (section 1), fixture flow-tables.
 
 ``monkeypatch.setitem(config.DEFAULTS, "store_dir", str(tmp_path))`` changes the dict the code
 reads at call time, through the module or a name imported from it: the write lands in tmp_path.
-Setting another entry leaves the store folder where it was (the near miss). ``if False:`` never
-runs; ``if 1:`` always does.
+Setting another entry leaves the store folder where it was (the near miss). A second entry set
+through a name another module imported (which still shows the dict as import left it) lands in
+the same dict, so both hold. ``if False:`` never runs; ``if 1:`` always does.
+
+A settings dict with a folder computed from the home folder at import is HT201 (the sweep finds
+the write through it), but a test that put its own value in it (an entry set by an autouse
+fixture) is not listed, even where its target there is not known (merged with data the test
+loads), and a test that reaches only a literal entry of the dict (a file name) does not take
+the computed path there.
 """
 from helpers import Expect, Silent, fixture_suite
 
 FIX = "flow-tables"
 C = "src/stash/config.py"
 SW = "src/stash/switches.py"
+K = "src/stash/cache.py"
 T = "tests/test_tables.py::"
 
 EXPECTED = [
@@ -18,6 +26,9 @@ EXPECTED = [
            tests=[T + "test_save_other_entry_set", T + "test_save_plain"], origin="module-constant"),
     Expect("literal-true-condition", "HT102", SW, 'open("/var/log/stash-audit.log", "a")',
            tests=[T + "test_trace"], origin="literal"),
+    Expect("dict-constant-redirected-by-every-test", "HT201", K, "SETTINGS = {", tests=[]),
+    Expect("literal-entry-of-the-dict", "HT102", K, 'return os.path.exists(SETTINGS["index"])',
+           tests=["tests/test_cache.py::test_index"], origin="module-constant"),
 ]
 
 SILENT = [

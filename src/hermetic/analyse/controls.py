@@ -291,15 +291,18 @@ class Controls:
         k = _literal_str(key)
         if owner is None or k is None:
             return
-        (a,) = table.atoms
+        mod, name, held = owner
+        (a,) = held.atoms
         entries = tuple((kk, v) for kk, v in a[1] if kk != k)
         if val is not None:
             entries += ((k, val),)
-        self.write_state("gattr", owner[0], owner[1], of(("dict", entries)))
+        self.write_state("gattr", mod, name, of(("dict", entries)))
 
     def _table_owner(self, table: V):
-        """``(module, name)`` of the module global that holds dict ``table`` (one dict), found
-        through the module-constant origins of its entries (``wrap_constant``); None when unsure."""
+        """``(module, name, value now)`` of the module global that holds dict ``table`` (one
+        dict), found through the module-constant origins of its entries (``wrap_constant``);
+        None when unsure. Another module's binding of that dict (``from config import CONFIG``)
+        still shows it as import left it once the test has set an entry: the same dict."""
         if len(table.atoms) != 1:
             return None
         (a,) = table.atoms
@@ -310,7 +313,13 @@ class Controls:
             return None
         mod, name = owners.pop()
         held = self.globals.get(mod, {}).get(name) if mod else None
-        return (mod, name) if held is not None and held.atoms == table.atoms else None
+        if held is None or len(held.atoms) != 1 or not any(isinstance(h, tuple) and h[0] == "dict" for h in held.atoms):
+            return None
+        if held.atoms == table.atoms or any(
+                w[:3] == ("gattr", mod, name) and w[3] and w[4] is not None and w[4].atoms == table.atoms
+                for w in self.undo):
+            return mod, name, held
+        return None
 
     def monkeypatch(self, name: str, args, kwargs, frame: Frame) -> V:
         if name == "undo":

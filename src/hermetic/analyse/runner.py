@@ -481,10 +481,12 @@ class Runner:
         ip.ran_code(item.module)
         if fmod != item.module:
             ip.ran_code(fmod)
+        redirects = _redirects(ip)   # the fixtures' and the set-up's
         try:
             ip.exec_block(test_fn["body"], frame)
         except RecursionError:
             pass
+        redirects |= _redirects(ip)   # and the body's
         if item.cls:
             for mname in (("tearDown", "teardown_method") if item.unittest else ("teardown_method",)):
                 m = ip.find_method(item.cls, mname)
@@ -517,7 +519,7 @@ class Runner:
         ip.events = []
         ip.undo_test_writes()
         return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks), fx.used,
-                       ip.files, dict(ip.run_unresolved), sorted(ip.touched), import_events)
+                       ip.files, dict(ip.run_unresolved), sorted(ip.touched), import_events, redirects)
 
     def _call_methods(self, item: TestItem, names, atom, mframe) -> None:
         """Call each of the methods ``names`` the test's class has, bound to ``atom``."""
@@ -587,3 +589,10 @@ def _names_bound(targets) -> List[str]:
             out.extend(_names_bound(t[TUPLE_ITEMS]))
     return out
 
+
+def _redirects(ip) -> frozenset:
+    """The module globals (module, name) the test has put its own value in so far: a patch
+    installed on one (setattr, mock.patch) or an entry set in the dict one holds (setitem)."""
+    out = {(k[0][1], k[1]) for k in ip.ctx.sites if isinstance(k[0], tuple) and k[0][0] == "mod"}
+    out.update((w[1], w[2]) for w in ip.undo if w[0] == "gattr")
+    return frozenset(out)

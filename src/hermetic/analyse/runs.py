@@ -5,7 +5,7 @@ clears what the previous run left in the interpreter.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from . import interp as I
 
@@ -38,6 +38,7 @@ class TestRun:
     unresolved: Dict[tuple, str] = field(default_factory=dict)   # its unresolved-call notes
     touched: List[str] = field(default_factory=list)     # modules imported after collection that it imported
     import_events: List[I.SinkEvent] = field(default_factory=list)   # import-time events of its run
+    redirects: FrozenSet[tuple] = frozenset()   # module globals (module, name) it put its own value in
 
 
 @dataclass

@@ -87,6 +87,7 @@ class Statements:
             frame.line = st[3]
             val = self.eval(st[2], frame)
             if frame.is_module:
+                frame.line = st[3]   # the assignment's line, not that of the last call in its value
                 val = self._wrap_constant(val, st[1], frame)
             for t in st[1]:
                 self.assign(t, val, frame)

@@ -21,7 +21,7 @@ def sweep_modules(ip: I.Interp, imports_of: Callable[[str], Dict[str, str]]) -> 
     for mod, g in ip.globals.items():
         for v in g.values():
             if any(o.kind == "module-constant" and o.module == mod and o.inner
-                   and not all(i.kind == "literal" for i in o.inner) for o in v.origins()):
+                   and not all(i.kind == "literal" for i in o.inner) for o in _held_origins(v)):
                 holders.add(mod)
                 break
     if not holders:
@@ -33,6 +33,21 @@ def sweep_modules(ip: I.Interp, imports_of: Callable[[str], Dict[str, str]]) -> 
         targets = set(imports_of(mod).values())
         if any(t in holders or t.rsplit(".", 1)[0] in holders for t in targets):
             out.add(mod)
+    return out
+
+
+def _held_origins(v: I.V, depth: int = 0) -> List[I.Origin]:
+    """The origins of ``v`` and of what the lists and dicts it holds hold (a settings dict's
+    folder entries), two levels down."""
+    out = list(v.origins())
+    if depth < 2:
+        for a in v.refs():
+            if a[0] == "seq":
+                for item in a[2]:
+                    out.extend(_held_origins(item, depth + 1))
+            elif a[0] == "dict":
+                for _k, item in a[1]:
+                    out.extend(_held_origins(item, depth + 1))
     return out
 
 

@@ -33,24 +33,27 @@ def ht2_findings(facts: Facts) -> List[Finding]:
     for ev in list(sweep_events) + [e for e in import_events if e.category == "file"]:
         for o in ev.targets:
             for c in constants_of(o):
+                if not _computed(c):
+                    continue   # an entry of the constant that is a literal (a URL in a dict of paths)
                 key = (c.path, c.line, c.expr)
                 u = usage.setdefault(key, {"origin": c, "write": False, "read": False})
                 u["write"] = u["write"] or ev.write
                 u["read"] = u["read"] or not ev.write
                 consumers.setdefault(key, set()).add((ev.path, ev.pos))
-    tests_at: Dict[tuple, set] = {}
+    tests_at: Dict[tuple, set] = {}     # a site -> the tests whose target there is not known
+    redirected = {run.item.node_id: run.redirects for run in runs}
     tests_with: Dict[tuple, set] = {}   # constant -> the tests whose own target there was built from it
     for run in runs:
         for ev in run.events:
             if ev.category == "file":
-                tests_at.setdefault((ev.path, ev.pos), set()).add(run.item.node_id)
+                if not ev.targets or any(o.kind == "unknown" for o in ev.targets):
+                    tests_at.setdefault((ev.path, ev.pos), set()).add(run.item.node_id)
                 for o in ev.targets:
                     for c in constants_of(o):
-                        tests_with.setdefault((c.path, c.line, c.expr), set()).add(run.item.node_id)
+                        if _computed(c):
+                            tests_with.setdefault((c.path, c.line, c.expr), set()).add(run.item.node_id)
     for key, u in sorted(usage.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or 0, kv[0][2])):
         c: Origin = u["origin"]
-        if not c.inner or all(i.kind == "literal" for i in c.inner):
-            continue  # a literal path is not HT201
         if c.module is None:
             continue  # class attributes: not module-level (docs/limits.md)
         leaves = {b.kind for b in I.origin_bases(c)}
@@ -58,8 +61,11 @@ def ht2_findings(facts: Facts) -> List[Finding]:
         if not (u["write"] or external):
             continue
         # the tests whose values take the constant there; where none does in its own run (the
-        # sweep reached the site apart from any test), every test that reaches the site
-        tests = sorted(tests_with.get(key) or set().union(*(tests_at.get(p, set()) for p in consumers.get(key, ()))))
+        # sweep reached the site apart from any test), every test that reaches the site with a
+        # target it does not know (not one whose own value, a tmp_path the test put in the
+        # constant's place, is known there)
+        tests = sorted(tests_with.get(key) or {t for p in consumers.get(key, ()) for t in tests_at.get(p, ())
+                                               if (c.module, c.expr) not in redirected.get(t, ())})
         base = _describe_base(c)
         what = "written through" if u["write"] else "read"
         msg = f"{c.expr} is a path computed at import from {base} and {what}; a test cannot redirect it " \
@@ -123,6 +129,12 @@ def _call_time_shape(e, summaries, hints) -> str:
     expr = hints.module_binding(s, d.expr) if s is not None else None
     body = hints.unparse(expr) if expr is not None else "..."
     return f"or compute it at call time: `def {d.expr.lower()}(): return {body}`"
+
+
+def _computed(c: Origin) -> bool:
+    """Module constant ``c`` (one value of it) was computed, not written as a literal path, also
+    through other constants (a literal path is not HT201)."""
+    return any(b.kind not in ("literal", "module-constant") for b in I.origin_bases(c))
 
 
 def constants_of(o: Origin):
