@@ -10,8 +10,8 @@ the same dict, so both hold. ``if False:`` never runs; ``if 1:`` always does.
 A settings dict with a folder computed from the home folder at import is HT201 (the sweep finds
 the write through it), but a test that put its own value in it (an entry set by an autouse
 fixture) is not listed, even where its target there is not known (merged with data the test
-loads), and a test that reaches only a literal entry of the dict (a file name) does not take
-the computed path there.
+loads), and a test that reaches only a literal entry of the dict (a file name, or a URL of a
+dict of URLs it holds) does not take the computed path there.
 """
 from helpers import Expect, Silent, fixture_suite
 
@@ -29,6 +29,9 @@ EXPECTED = [
     Expect("dict-constant-redirected-by-every-test", "HT201", K, "SETTINGS = {", tests=[]),
     Expect("literal-entry-of-the-dict", "HT102", K, 'return os.path.exists(SETTINGS["index"])',
            tests=["tests/test_cache.py::test_index"], origin="module-constant"),
+    # a URL template of a dict the settings hold: read as a path here, but not a path HT201 is about
+    Expect("url-entry-of-the-dict", "HT102", K, "return os.path.isdir(target)",
+           tests=["tests/test_cache.py::test_mirror"], origin="module-constant"),
 ]
 
 SILENT = [

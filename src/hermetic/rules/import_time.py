@@ -132,9 +132,12 @@ def _call_time_shape(e, summaries, hints) -> str:
 
 
 def _computed(c: Origin) -> bool:
-    """Module constant ``c`` (one value of it) was computed, not written as a literal path, also
-    through other constants (a literal path is not HT201)."""
-    return any(b.kind not in ("literal", "module-constant") for b in I.origin_bases(c))
+    """Module constant ``c`` (one value of it) is a path computed at import (from another
+    constant, ``__file__``, the home folder, ...): not a literal path, and not a URL (a dict of
+    folders may also hold a dict of URL templates)."""
+    if not c.inner or all(i.kind == "literal" for i in c.inner):
+        return False
+    return not (isinstance(c.value, str) and "://" in c.value)
 
 
 def constants_of(o: Origin):
