@@ -28,6 +28,22 @@ _ARITHMETIC = {"Add": lambda x, y: x + y, "Subtract": lambda x, y: x - y, "Multi
                "BitOr": lambda x, y: x | y, "BitAnd": lambda x, y: x & y, "FloorDivide": lambda x, y: x // y}
 
 
+def _concat(left: V, right: V) -> Optional[V]:
+    """``left + right`` of lists (or tuples) known by their items: each pair of shapes joined
+    (up to ``_SHAPES``), or None."""
+    seqs = []
+    for side in (left, right):
+        atoms = side.ordered()
+        if not atoms or any(not (isinstance(a, tuple) and a[0] == "seq" and a[1] in ("list", "tuple")) for a in atoms):
+            return None
+        seqs.append(atoms)
+    if len(seqs[0]) * len(seqs[1]) > _SHAPES:
+        return None
+    joined = frozenset(seq_atom(a[1], tuple(a[2]) + tuple(b[2]), len(a) > 3 or len(b) > 3)
+                       for a in seqs[0] for b in seqs[1] if a[1] == b[1])
+    return V(joined) if joined else None
+
+
 def _arithmetic(op: str, left: V, right: V) -> Optional[list]:
     """``left OP right`` for each pair when both are known integers (not bools), a few of them
     (a counter changed on alternative ways: ``{-5, -4} + 1`` is ``{-4, -3}``); else None."""
@@ -255,6 +271,10 @@ class Expressions:
             if tmpl.startswith("%"):
                 return _head(_first_item(right)).with_path(False)
             return _head(left)
+        if op == "Add":
+            joined = _concat(left, right)
+            if joined is not None:   # ["insert", db, "-"] + options: one list per pair of shapes
+                return joined
         if op == "Add" and _SCHEME.match(_literal_str(left) or "") and right.atoms and _literal_str(right) is None:
             return _head(right).with_path(False)   # "file://" + folder: the folder is the origin
         if op == "Add":
