@@ -34,7 +34,8 @@ EXPECTED = [
         "test_wipe_really", "test_publish", "test_publish_dry_in_two_shapes", "test_tune",
         "test_tune_to_a_level_the_callback_refuses", "test_quit_then_cleanup", "test_where",
         "test_sync_with_env_by_position", "test_warm", "test_warm_given", "test_warm_from_env",
-        "test_warm_from_the_second_variable", "test_warm_env_unset", "test_warm_at_a_folder_given_in_two_lists")),
+        "test_warm_from_the_second_variable", "test_warm_env_unset", "test_warm_at_a_folder_given_in_two_lists",
+        "test_load_without_plugins", "test_load_with_a_plugin", "test_load_with_an_optional_word")),
     # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
     Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),
     # the option's default is a module constant; --out / -o with a tmp_path file controls it
@@ -60,6 +61,10 @@ EXPECTED = [
     # runner or monkeypatch sets it); the first real one read is reported at the declaration. With
     # both unset (or empty), the default is the value
     Expect("envvar-read", "HT103", C, 'envvar=["TOOL_CACHE_DIR", "TOOL_CACHE"]', tests=_ids("test_warm")),
+    # a multiple option not given is (): a loop over it never runs; a word that is None stops
+    # click's parser (only the row without it runs)
+    Expect("loop-over-given-values", "HT103", C, 'os.environ.get("TOOL_PLUGIN_PATH")',
+           tests=_ids("test_load_with_a_plugin")),
     # ... and a line joined from two lists (`["warm"] + [...]`) is read word by word
     Expect("envvar-unset-default", "HT102", C, "Path(cache_dir).mkdir(exist_ok=True)",
            tests=_ids("test_warm_env_unset", "test_warm_at_a_folder_given_in_two_lists")),

@@ -238,7 +238,7 @@ class Calls:
                 else:
                     loc[name] = UNKNOWN_V
             elif kind == "var":
-                loc[name] = of(seq_atom("tuple", args[pos_i:], nonempty=True))
+                loc[name] = of(seq_atom("tuple", args[pos_i:], exact=True))
                 pos_i = len(args)
             elif kind == "kw":
                 if name in rest_kw:

@@ -73,10 +73,12 @@ def _split(a: Origin) -> Optional[List[V]]:
 def _each(words: List[V], limit: int = 16) -> List[Optional[List[V]]]:
     """The argument lists a test passes: a word with several values (a parametrize list, a
     variable set on two ways) gives one list per value; more than ``limit`` lists: not known
-    ([None])."""
+    ([None]). A line with a word that is ``None`` runs nothing (click's parser fails on it): none
+    for it (a parametrize row's ``None`` only one way of the test passes on)."""
     out: List[List[V]] = [[]]
     for w in words:
         alts = [of(a, is_path=w.is_path) for a in w.ordered()] if len(w.atoms) > 1 else [w]
+        alts = [x for x in alts if values(x) != [None]]
         out = [line + [x] for line in out for x in alts]
         if len(out) > limit:
             return [None]
@@ -199,10 +201,10 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
             taken, rest = rest[:cut], rest[cut:]
             if not taken and p.required and not p.outside:
                 return _STOP
-            values[p.name] = of(seq_atom("tuple", taken, nonempty=True))
+            values[p.name] = of(seq_atom("tuple", taken, exact=True))
         elif len(rest) >= p.nargs:
             taken, rest = rest[:p.nargs], rest[p.nargs:]
-            values[p.name] = taken[0] if p.nargs == 1 else of(seq_atom("tuple", taken, nonempty=True))
+            values[p.name] = taken[0] if p.nargs == 1 else of(seq_atom("tuple", taken, exact=True))
         elif p.required and not p.has_default and not p.outside:
             return _STOP
         else:
@@ -269,7 +271,7 @@ def _give(given: Dict[str, V], p: Param, v: V) -> None:
         before = given.get(p.name)
         (a,) = before.atoms if before is not None and len(before.atoms) == 1 else (None,)
         items = a[2] if isinstance(a, tuple) and a[0] == "seq" else ()
-        given[p.name] = of(seq_atom("tuple", items + (v,), nonempty=True)) if before is None or items else UNKNOWN_V
+        given[p.name] = of(seq_atom("tuple", items + (v,), exact=True)) if before is None or items else UNKNOWN_V
     else:
         given[p.name] = v
 

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Tuple
 from .decide import values
 from .literals import _literal_str, ext_names
 from .state import Ctx, Frame
-from .values import UNKNOWN_V, Origin, V, lit, of
+from .values import UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 _PKG = ("click", "click.decorators")
 _COMMAND = {f"{p}.{n}": n for p in _PKG for n in ("command", "group")}
@@ -116,7 +116,8 @@ def _option_param(args, kw: dict, I, frame: Frame) -> Param:
     p.outside = p.outside or "prompt" in kw
     if p.default is None and "default" not in kw:
         bool_flag = p.flag_value is None or type((values(p.flag_value) or [None])[0]) is bool
-        p.default = lit(False if bool_flag else None, frame.path, frame.line, False) if p.flag else of(("seq", "tuple", ())) \
+        none = of(seq_atom("tuple", (), exact=True))   # click gives () for no values
+        p.default = lit(False if bool_flag else None, frame.path, frame.line, False) if p.flag else none \
             if p.multiple else lit(0, frame.path, frame.line, False) if p.count else lit(None, frame.path, frame.line, False)
     return p
 
@@ -141,7 +142,7 @@ def _argument_param(args, kw: dict, I, frame: Frame) -> Param:
     if "required" in kw:
         p.required = _lit(kw["required"]) is True
     if p.default is None and "default" not in kw:
-        p.default = of(("seq", "tuple", ())) if p.nargs == -1 else lit(None, frame.path, frame.line, False)
+        p.default = of(seq_atom("tuple", (), exact=True)) if p.nargs == -1 else lit(None, frame.path, frame.line, False)
     return p
 
 

@@ -13,7 +13,8 @@ from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affi
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
-from .values import DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of, seq_atom, surely_nonempty, union
+from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, is_exact, lit, of, seq_atom, surely_nonempty,
+                     union)
 
 
 _SHAPES = 8   # a list literal with starred parts: at most this many known shapes
@@ -39,7 +40,8 @@ def _concat(left: V, right: V) -> Optional[V]:
         seqs.append(atoms)
     if len(seqs[0]) * len(seqs[1]) > _SHAPES:
         return None
-    joined = frozenset(seq_atom(a[1], tuple(a[2]) + tuple(b[2]), len(a) > 3 or len(b) > 3)
+    joined = frozenset(seq_atom(a[1], tuple(a[2]) + tuple(b[2]), surely_nonempty(of(a)) or surely_nonempty(of(b)),
+                                is_exact(a) and is_exact(b))
                        for a in seqs[0] for b in seqs[1] if a[1] == b[1])
     return V(joined) if joined else None
 
@@ -191,6 +193,7 @@ class Expressions:
             # for args (a loop over them), one list for each; else their elements folded in one
             shapes: List[list] = [[]]
             nonempty = False   # an item of its own, or a starred list known to hold one
+            exact = True       # every starred part a tuple known by its items
             for it in e[2]:
                 if it[0] != "star":
                     v = self.eval(it, frame)
@@ -199,12 +202,14 @@ class Expressions:
                     continue
                 v = self.eval(it[1], frame)
                 nonempty = nonempty or surely_nonempty(v)
+                exact = exact and bool(v.atoms) and all(is_exact(a) for a in v.atoms)
                 alts = [a[2] for a in v.ordered() if isinstance(a, tuple) and a[0] == "seq"]
                 if alts and len(alts) == len(v.atoms) and len(shapes) * len(alts) <= _SHAPES:
                     shapes = [sh + list(alt) for sh in shapes for alt in alts]
                 else:
+                    exact = False
                     shapes = [sh + [self._element(v)] for sh in shapes]
-            return V(frozenset(seq_atom(e[1], sh, nonempty) for sh in shapes))
+            return V(frozenset(seq_atom(e[1], sh, nonempty, exact) for sh in shapes))
         if k == "dict":
             items = []
             for kexpr, vexpr in e[1]:

@@ -13,7 +13,7 @@ from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, FOR_JUMPS, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
 from .ways import ModuleWays, WayWrites
-from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, surely_nonempty, union
+from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, surely_empty, surely_nonempty, union
 
 
 # the context managers that give a test pytest's real standard streams back
@@ -192,6 +192,8 @@ class Statements:
             it = self.eval(st[2], frame)
             if self.call_raised and self._may_raise(frame):   # so does the iterable: no body runs
                 return False
+            if surely_empty(it):   # a tuple known to be empty (an option's default of no values)
+                return self.exec_block(st[4], frame)
             self.assign(st[1], self._element(it), frame)
             if len(st) <= FOR_JUMPS and surely_nonempty(it):
                 # over items known to be there, with no break or continue: the body runs (once,

@@ -267,17 +267,34 @@ DOUBLE_V = of(DOUBLE)
 # what a call returns when every way through the function the test's values take raises: the
 # calling statement raises too (``Calls.apply`` turns it into ``Interp.call_raised``)
 # ("seq", kind, items) holds the items a list, tuple or set may have (a comprehension's is one
-# item for all of them); ("seq", kind, items, True) holds at least one for certain: a display
-# with an item of its own, a tuple of the arguments given. A change to the list rebuilds it
-# without the flag.
-def seq_atom(kind: str, items, nonempty: bool = False) -> tuple:
+# item for all of them); ("seq", kind, items, NONEMPTY) holds at least one for certain (a display
+# with an item of its own); ("seq", "tuple", items, EXACT) is a tuple of exactly these items (a
+# tuple display, the arguments given to *args, click's values), empty too. A list is changed in
+# place, also through another name or a function it is handed to, so only a tuple is exact; a
+# change the analysis sees rebuilds the atom without the mark.
+NONEMPTY, EXACT = "nonempty", "exact"
+
+
+def seq_atom(kind: str, items, nonempty: bool = False, exact: bool = False) -> tuple:
     items = tuple(items)
-    return ("seq", kind, items, True) if nonempty and items else ("seq", kind, items)
+    if exact and kind == "tuple":
+        return ("seq", kind, items, EXACT)
+    return ("seq", kind, items, NONEMPTY) if (nonempty or exact) and items else ("seq", kind, items)
 
 
 def surely_nonempty(v: V) -> bool:
     """Every alternative of ``v`` is a sequence known to hold an item (a loop over it runs)."""
-    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 for a in v.atoms)
+    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[2] for a in v.atoms)
+
+
+def surely_empty(v: V) -> bool:
+    """Every alternative of ``v`` is a tuple known to be empty (a loop over it never runs)."""
+    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] == EXACT
+                                 and not a[2] for a in v.atoms)
+
+
+def is_exact(a) -> bool:
+    return isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] == EXACT
 
 
 RAISED = ("raised",)
