@@ -35,7 +35,9 @@ EXPECTED = [
         "test_tune_to_a_level_the_callback_refuses", "test_quit_then_cleanup", "test_where",
         "test_sync_with_env_by_position", "test_warm", "test_warm_given", "test_warm_from_env",
         "test_warm_from_the_second_variable", "test_warm_env_unset", "test_warm_at_a_folder_given_in_two_lists",
-        "test_load_without_plugins", "test_load_with_a_plugin", "test_load_with_an_optional_word")),
+        "test_load_without_plugins", "test_load_with_a_plugin", "test_load_with_an_optional_word", "test_stamp",
+        "test_deploy", "test_deploy_with_the_variable_removed", "test_deploy_to_tmp", "test_pick_one",
+        "test_pick_filtered")),
     # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
     Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),
     # the option's default is a module constant; --out / -o with a tmp_path file controls it
@@ -58,16 +60,28 @@ EXPECTED = [
     Expect("callable-default-value", "HT102", C, "Path(home).exists()", tests=_ids("test_where"), origin="environment"),
     Expect("add-command", "HT104", C, "    time.time()", tests=_ids("test_stats")),
     # envvar=: click reads the variable when the line lacks the option (not when it is given, or the
-    # runner or monkeypatch sets it); the first real one read is reported at the declaration. With
-    # both unset (or empty), the default is the value
+    # runner or monkeypatch sets it); the first real one read is reported at the declaration, and the
+    # value is then the variable's or the default. With both unset (or empty), the default
     Expect("envvar-read", "HT103", C, 'envvar=["TOOL_CACHE_DIR", "TOOL_CACHE"]', tests=_ids("test_warm")),
     # a multiple option not given is (): a loop over it never runs; a word that is None stops
     # click's parser (only the row without it runs)
     Expect("loop-over-given-values", "HT103", C, 'os.environ.get("TOOL_PLUGIN_PATH")',
            tests=_ids("test_load_with_a_plugin")),
+    # a required option whose variable the test removes: click stops ("Missing option"); set to a
+    # tmp_path: controlled; the real environment's: a read, and a write where it points
+    Expect("required-envvar-read", "HT103", C, 'envvar="TOOL_TARGET")', tests=_ids("test_deploy")),
+    Expect("required-envvar-value", "HT102", C, 'Path(target or "/srv/tool/deploy").write_text("deployed")',
+           tests=_ids("test_deploy"), origin="environment"),
+    # nargs=-1 values the test wrote are exactly those (the loop returns); a spliced comprehension
+    # may stand for none (the fallback may run)
+    Expect("spliced-words-may-be-none", "HT102", C, 'Path("/var/tmp/tool-pick.txt")', tests=_ids("test_pick_filtered"),
+           origin="literal"),
+    # a None given as an option's value is that value (only where click looks for an option does it stop)
+    Expect("none-as-an-option-value", "HT102", C, 'Path("/var/tmp/tool-stamp.txt")', tests=_ids("test_stamp"),
+           origin="literal"),
     # ... and a line joined from two lists (`["warm"] + [...]`) is read word by word
     Expect("envvar-unset-default", "HT102", C, "Path(cache_dir).mkdir(exist_ok=True)",
-           tests=_ids("test_warm_env_unset", "test_warm_at_a_folder_given_in_two_lists")),
+           tests=_ids("test_warm", "test_warm_env_unset", "test_warm_at_a_folder_given_in_two_lists")),
     # nargs=-1 after --, multiple given as --tag=x
     Expect("nargs-after-double-dash", "HT102", C, "Path(p).touch()", tests=_ids("test_tag_after_double_dash"),
            origin="literal"),

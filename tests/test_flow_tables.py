@@ -22,8 +22,13 @@ K = "src/stash/cache.py"
 T = "tests/test_tables.py::"
 
 EXPECTED = [
+    # ... and after the module bound a new dict, a setitem on the old one (imported before) leaves
+    # the new one as it is
     Expect("setitem-other-entry", "HT102", C, 'with open(folder + "/" + name, "w")',
-           tests=[T + "test_save_other_entry_set", T + "test_save_plain"], origin="module-constant"),
+           tests=[T + "test_save_other_entry_set", T + "test_save_plain",
+                  T + "test_save_after_the_module_bound_a_new_dict"]),
+    Expect("module-binds-a-new-dict", "HT303", "tests/test_tables.py", "    config.reset()",
+           tests=[T + "test_save_after_the_module_bound_a_new_dict"]),
     Expect("literal-true-condition", "HT102", SW, 'open("/var/log/stash-audit.log", "a")',
            tests=[T + "test_trace"], origin="literal"),
     Expect("dict-constant-redirected-by-every-test", "HT201", K, "SETTINGS = {", tests=[]),

@@ -12,11 +12,12 @@ connect may wait; arithmetic on such a counter is done for each count (`{-2, -1}
 ``not {}``, the check passes and the test goes on to the waiting connect. A method the body
 defines under a version check no running Python takes is not the class's (its base's is).
 
-A loop over items known to be there (a display with an item of its own, the arguments given)
-with no ``break`` or ``continue`` runs its body: a check that raises for the test's one pair
-ends the call before the clock read, and "the first candidate wins" never falls back to the
-working directory. A comprehension may be empty, and a loop that continues may pass every
-item: their fallbacks stay reached (near misses, medium confidence).
+A loop over items known to be there (a tuple display with an item of its own, a list display
+written in the loop) with no ``break`` or ``continue`` runs its body: a check that raises for
+the test's one pair ends the call before the clock read, and "the first candidate wins" never
+falls back to the working directory. A comprehension may be empty, a list may be emptied in
+place on its way to the loop, and a loop that continues may pass every item: their fallbacks
+stay reached (near misses, medium confidence).
 """
 from helpers import Expect, fixture_suite
 
@@ -32,8 +33,11 @@ EXPECTED = [
            origin="clock"),
     Expect("a-loop-over-known-items-runs", "HT104", C, 'pairs["applied"] = time.time()',
            tests=[TC + "test_pairs_are_applied"], origin="clock"),
+    Expect("a-list-written-in-the-loop-runs", "HT102", C, "with open(first_known()) as fh:",
+           tests=[TC + "test_read_the_known_candidate"], origin="literal"),
     Expect("a-fallback-after-an-empty-or-continued-loop", "HT102", C, 'with open(path, "w") as fh:',
-           tests=[TC + "test_config_from_a_filtered_list", TC + "test_config_skipping_missing_candidates"],
+           tests=[TC + "test_config_from_a_filtered_list", TC + "test_config_skipping_missing_candidates",
+                  TC + "test_config_candidates_in_a_list"],
            origin="cwd"),
 ]
 

@@ -21,7 +21,7 @@ from .origins import (START_CWD, copied, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
-                     of, seq_atom, union)
+                     of, union)
 
 
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
@@ -238,7 +238,8 @@ class Calls:
                 else:
                     loc[name] = UNKNOWN_V
             elif kind == "var":
-                loc[name] = of(seq_atom("tuple", args[pos_i:], exact=True))
+                # not marked: a spread part may stand for no item or many, the sweep passes none
+                loc[name] = of(("seq", "tuple", tuple(args[pos_i:])))
                 pos_i = len(args)
             elif kind == "kw":
                 if name in rest_kw:

@@ -31,28 +31,30 @@ from .clickspec import Command, Param, command_spec, subcommands
 from .decide import values
 from .literals import _literal_str
 from .state import DELETED, Frame
-from .values import EMPTY, UNKNOWN_V, Origin, V, lit, of, seq_atom
+from .values import EMPTY, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of, seq_atom
 
 _UNKNOWN_PARSE = object()   # the model cannot tell
 _STOP = object()   # click stops before the callback (help, version, a usage error)
 _FROM_ENV = of(Origin("unknown"))   # not on the line: click reads the parameter's envvar= (by identity)
 
 
-def _lines(v: Optional[V]) -> List[Optional[List[V]]]:
+def _lines(v: Optional[V]) -> List[Tuple[Optional[List[V]], bool]]:
     """The argument lists the test passes, one value per word: one list per shape the value
     can have (a list, a tuple, or one string split as a shell would); None for one that is not
-    known."""
+    known. Each with whether its words are certain: a list spliced from one the analysis knows
+    only by its kind of item (a comprehension) may stand for no word or several."""
     if v is None:
-        return [[]]
-    out: List[Optional[List[V]]] = []
+        return [([], True)]
+    out: List[Tuple[Optional[List[V]], bool]] = []
     for a in v.ordered():
         if isinstance(a, tuple) and a[0] == "seq":
-            out.extend(_each(list(a[2])))
+            certain = is_counted(a)
+            out.extend((line, certain) for line in _each(list(a[2])))
         elif isinstance(a, Origin) and _literal_str(of(a), prefix=True) is not None:
-            out.append(_split(a))
+            out.append((_split(a), True))
         else:
-            out.append(None)
-    return out or [None]
+            out.append((None, True))
+    return out or [(None, True)]
 
 
 def _split(a: Origin) -> Optional[List[V]]:
@@ -73,12 +75,10 @@ def _split(a: Origin) -> Optional[List[V]]:
 def _each(words: List[V], limit: int = 16) -> List[Optional[List[V]]]:
     """The argument lists a test passes: a word with several values (a parametrize list, a
     variable set on two ways) gives one list per value; more than ``limit`` lists: not known
-    ([None]). A line with a word that is ``None`` runs nothing (click's parser fails on it): none
-    for it (a parametrize row's ``None`` only one way of the test passes on)."""
+    ([None])."""
     out: List[List[V]] = [[]]
     for w in words:
         alts = [of(a, is_path=w.is_path) for a in w.ordered()] if len(w.atoms) > 1 else [w]
-        alts = [x for x in alts if values(x) != [None]]
         out = [line + [x] for line in out for x in alts]
         if len(out) > limit:
             return [None]
@@ -101,10 +101,10 @@ def _word(v: V):
     return None   # computed by the test, even where the analysis cannot follow how: an argument
 
 
-def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
+def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",), certain: bool = True):
     """What click's parser makes of ``words`` for ``cmd``: (values by parameter name, the words
     left for a subcommand), ``_STOP`` when click stops before the callback, or
-    ``_UNKNOWN_PARSE``."""
+    ``_UNKNOWN_PARSE``. ``certain``: each word is one word (a tuple of values is then exact)."""
     if not cmd.readable:
         return _UNKNOWN_PARSE
     stops = cmd.helps or helps   # a subcommand has its group's help_option_names unless it sets its own
@@ -120,6 +120,8 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
     i = 0
     while i < len(words):
         w = words[i]
+        if _is_none(w):
+            return _STOP   # click's parser fails on None where it looks for an option (not as a value, not after --)
         s = _word(w)
         if s is _UNKNOWN_PARSE:
             return _UNKNOWN_PARSE
@@ -191,8 +193,7 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
         elif p.required and not p.has_default and not p.outside:
             return _STOP
         else:
-            values[p.name] = _FROM_ENV if p.envvars and p.site else \
-                UNKNOWN_V if p.outside or p.default is None else p.default
+            values[p.name] = _absent(p)
     rest = list(positional)
     arguments = [p for p in cmd.params if p.argument]
     for n, p in enumerate(arguments):
@@ -201,48 +202,78 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",)):
             taken, rest = rest[:cut], rest[cut:]
             if not taken and p.required and not p.outside:
                 return _STOP
-            values[p.name] = of(seq_atom("tuple", taken, exact=True))
+            values[p.name] = of(seq_atom("tuple", taken, exact=certain and _literal_words(taken)))
         elif len(rest) >= p.nargs:
             taken, rest = rest[:p.nargs], rest[p.nargs:]
-            values[p.name] = taken[0] if p.nargs == 1 else of(seq_atom("tuple", taken, exact=True))
+            exact = certain and _literal_words(taken)
+            values[p.name] = taken[0] if p.nargs == 1 else of(seq_atom("tuple", taken, exact=exact))
         elif p.required and not p.has_default and not p.outside:
             return _STOP
         else:
-            values[p.name] = _FROM_ENV if p.envvars and p.site else \
-                UNKNOWN_V if p.outside or p.default is None else p.default
+            values[p.name] = _absent(p)
     if rest and not cmd.group:
         return _STOP   # "Got unexpected extra argument"
     for p in cmd.params:
         if p.converts and p.name in values and values[p.name] is not _FROM_ENV:
             values[p.name] = UNKNOWN_V
+        elif not certain and p.name in given and any(is_exact(a) for a in values[p.name].atoms):
+            # how many values, not known
+            values[p.name] = V(frozenset(a[:3] if is_exact(a) else a for a in values[p.name].atoms))
     return {n: v for n, v in values.items() if any(p.name == n and p.exposed for p in cmd.params)}, rest
 
 
-def _from_env(I, cmd: Command, p: Param) -> V:
+def _absent(p: Param) -> V:
+    """The value of a parameter the line does not give: its envvar= reads (``_FROM_ENV``, done
+    when the callbacks run), else unknown where it may come from elsewhere, else its default."""
+    if p.envvars and p.site:
+        return _FROM_ENV
+    return UNKNOWN_V if p.outside or p.default is None else p.default
+
+
+def _from_env(I, cmd: Command, p: Param):
     """A parameter the line does not give: click reads its ``envvar=`` variables in turn (a
-    read reported at the declaration, as the command's), and takes the first one set and not
-    empty, else the default. A value the test sets is used where click keeps the text."""
+    read reported at the declaration, as the command's) and takes the first one set and not
+    empty, else the default; ``_STOP`` when none is set and the parameter is required with no
+    default (click's "Missing option"). The value is the variable's where click keeps the text
+    (the real environment's, or the default when it is not set), else unknown."""
     mod, path, pos = p.site
     fr = Frame(module=mod, path=path, name=cmd.qn, line=pos[0])
+    keeps_text = not (p.flag or p.count or p.multiple or p.converts or p.nargs != 1)
+    needed = p.required and not p.has_default
+    callable_default = p.default is not None and any(
+        isinstance(a, tuple) and a[0] in ("func", "lambda") for a in p.default.atoms)
     I.stack.append(fr)
     try:
         for name in p.envvars:
             # one finding per place: the first variable of the real environment read is reported
-            I.env_read(name, pos, fr, "click envvar")
+            got = I.env_read(name, pos, fr, "click envvar")
             if name not in I.ctx.env:
                 if I.ctx.env_all:
                     continue   # the test cleared the environment: not set
-                return UNKNOWN_V   # the real environment's value, or the next one's, or the default
+                if not keeps_text or callable_default or (p.default is None and not needed):
+                    return UNKNOWN_V
+                return got if needed else got | p.default
             val = I.ctx.env[name]
             if val is DELETED or values(val) == [""]:
                 continue
-            keeps_text = not (p.flag or p.count or p.multiple or p.converts or p.nargs != 1)
             return val if keeps_text else UNKNOWN_V
     finally:
         I.stack.pop()
+    if needed:
+        return _STOP
     if p.default is None:
         return UNKNOWN_V
     return p.default if not p.converts else UNKNOWN_V
+
+
+def _is_none(w: V) -> bool:
+    return values(w) == [None]
+
+
+def _literal_words(words: List[V]) -> bool:
+    """Each word is one literal string: the test wrote it, so it is one value (a word the test
+    computes may stand for a spliced list: none or several)."""
+    return all(isinstance(_word(w), str) for w in words)
 
 
 def _opt_like(w: V) -> bool:
@@ -271,7 +302,8 @@ def _give(given: Dict[str, V], p: Param, v: V) -> None:
         before = given.get(p.name)
         (a,) = before.atoms if before is not None and len(before.atoms) == 1 else (None,)
         items = a[2] if isinstance(a, tuple) and a[0] == "seq" else ()
-        given[p.name] = of(seq_atom("tuple", items + (v,), exact=True)) if before is None or items else UNKNOWN_V
+        exact = (before is None or all(is_exact(a) for a in before.atoms)) and _literal_words([v])
+        given[p.name] = of(seq_atom("tuple", items + (v,), exact=exact)) if before is None or items else UNKNOWN_V
     else:
         given[p.name] = v
 
@@ -315,8 +347,8 @@ def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, po
         I.expecting, I.expecting_many = frozenset(), frozenset()
     try:
         for cmd in cmds:
-            for line in lines:
-                _run(I, cmd, line, frame, pos, 0)
+            for line, certain in lines:
+                _run(I, cmd, line, frame, pos, 0, certain=certain)
                 # the runner always keeps SystemExit (a click error is one); what else the
                 # command raises is not told apart: the test goes on
                 I.call_raised = False
@@ -332,8 +364,8 @@ def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, po
 
 
 def _run(I, cmd: Command, words: Optional[List[V]], frame: Frame, pos, depth: int,
-         helps: Tuple[str, ...] = ("--help",)) -> None:
-    parsed = parse(cmd, words, helps) if words is not None else _UNKNOWN_PARSE
+         helps: Tuple[str, ...] = ("--help",), certain: bool = True) -> None:
+    parsed = parse(cmd, words, helps, certain) if words is not None else _UNKNOWN_PARSE
     helps = cmd.helps or helps
     if parsed is _STOP or depth > 8:
         return
@@ -345,7 +377,7 @@ def _run(I, cmd: Command, words: Optional[List[V]], frame: Frame, pos, depth: in
         try:
             _call(I, cmd, {p.name: UNKNOWN_V for p in cmd.params if p.exposed}, frame, pos)
             for sub, after in (_named(I, cmd, words) if cmd.group and not I.call_raised else ()):
-                _run(I, sub, after, frame, pos, depth + 1, helps)
+                _run(I, sub, after, frame, pos, depth + 1, helps, certain)
                 I.call_raised = False
         finally:
             I.undecided -= 1
@@ -366,7 +398,7 @@ def _run(I, cmd: Command, words: Optional[List[V]], frame: Frame, pos, depth: in
         return
     _call(I, cmd, given, frame, pos)
     if not I.call_raised:
-        _run(I, command_spec(I, subs[name]), rest[1:], frame, pos, depth + 1, helps)
+        _run(I, command_spec(I, subs[name]), rest[1:], frame, pos, depth + 1, helps, certain)
 
 
 def _named(I, cmd: Command, words: Optional[List[V]]) -> list:
@@ -386,6 +418,8 @@ def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
     for p in cmd.params:
         if given.get(p.name) is _FROM_ENV:
             given[p.name] = _from_env(I, cmd, p)
+            if given[p.name] is _STOP:
+                return   # a required parameter no variable gives: click's usage error
     for p in cmd.params:
         if p.name in given and given[p.name] is p.default and p.default.atoms and all(
                 isinstance(a, tuple) and a[0] in ("func", "lambda") for a in p.default.atoms):

@@ -16,7 +16,7 @@ from . import clickmodel
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
 from .decide import regex_result
-from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
+from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
 
 
 class Controls:
@@ -296,13 +296,17 @@ class Controls:
         entries = tuple((kk, v) for kk, v in a[1] if kk != k)
         if val is not None:
             entries += ((k, val),)
-        self.write_state("gattr", mod, name, of(("dict", entries)))
+        new = of(("dict", entries))
+        self.write_state("gattr", mod, name, new)
+        _new, seen = self.table_chain.get((mod, name), (None, frozenset()))
+        self.table_chain[(mod, name)] = (new, seen | {table.atoms, held.atoms})
 
     def _table_owner(self, table: V):
         """``(module, name, value now)`` of the module global that holds dict ``table`` (one
         dict), found through the module-constant origins of its entries (``wrap_constant``);
         None when unsure. Another module's binding of that dict (``from config import CONFIG``)
-        still shows it as import left it once the test has set an entry: the same dict."""
+        still shows it as it was before the test set an entry: the same dict, as long as nothing
+        but those entries has been written to the global since (not a new dict bound there)."""
         if len(table.atoms) != 1:
             return None
         (a,) = table.atoms
@@ -315,9 +319,8 @@ class Controls:
         held = self.globals.get(mod, {}).get(name) if mod else None
         if held is None or len(held.atoms) != 1 or not any(isinstance(h, tuple) and h[0] == "dict" for h in held.atoms):
             return None
-        if held.atoms == table.atoms or any(
-                w[:3] == ("gattr", mod, name) and w[3] and w[4] is not None and w[4].atoms == table.atoms
-                for w in self.undo):
+        chain = self.table_chain.get((mod, name))
+        if held.atoms == table.atoms or chain is not None and chain[0] is held and table.atoms in chain[1]:
             return mod, name, held
         return None
 
@@ -395,7 +398,7 @@ def _dict_view(atom, name: str) -> V:
     for k, v in atom[1]:
         key = lit(k, None, None, False) if k is not None else UNKNOWN_V
         items.append(key if name == "keys" else v if name == "values" else of(("seq", "tuple", (key, v))))
-    return of(seq_atom("list", items, nonempty=any(k is not None for k, _v in atom[1])))
+    return of(("seq", "list", tuple(items)))
 
 
 def double(kwargs, site: Optional[tuple] = None) -> V:

@@ -13,7 +13,7 @@ from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affi
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
-from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, is_exact, lit, of, seq_atom, surely_nonempty,
+from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, is_counted, lit, of, seq_atom, surely_nonempty,
                      union)
 
 
@@ -41,7 +41,7 @@ def _concat(left: V, right: V) -> Optional[V]:
     if len(seqs[0]) * len(seqs[1]) > _SHAPES:
         return None
     joined = frozenset(seq_atom(a[1], tuple(a[2]) + tuple(b[2]), surely_nonempty(of(a)) or surely_nonempty(of(b)),
-                                is_exact(a) and is_exact(b))
+                                is_counted(a) and is_counted(b))
                        for a in seqs[0] for b in seqs[1] if a[1] == b[1])
     return V(joined) if joined else None
 
@@ -202,7 +202,7 @@ class Expressions:
                     continue
                 v = self.eval(it[1], frame)
                 nonempty = nonempty or surely_nonempty(v)
-                exact = exact and bool(v.atoms) and all(is_exact(a) for a in v.atoms)
+                exact = exact and bool(v.atoms) and all(is_counted(a) for a in v.atoms)
                 alts = [a[2] for a in v.ordered() if isinstance(a, tuple) and a[0] == "seq"]
                 if alts and len(alts) == len(v.atoms) and len(shapes) * len(alts) <= _SHAPES:
                     shapes = [sh + list(alt) for sh in shapes for alt in alts]

@@ -124,6 +124,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.cell_group: Dict[int, int] = {}   # cell bit -> its bit among ``greads``'
         self._gbits: Dict[Any, Dict[str, int]] = {}   # owner -> name -> its bit among ``greads``' (``_gbit``)
         self.undo: List[tuple] = []   # test-time writes to shared state, to put back after the test
+        # (module, name) -> (the dict the test's monkeypatch.setitem left there, the states it had)
+        self.table_chain: Dict[tuple, tuple] = {}
         self.shared_roots: List[V] = []   # values holding test instances written to shared state (memo inputs)
         # the cells among them, as bits: a call that reads none of those written before it began
         # depends on the instances only its inputs reach, so its memo key leaves the shared

@@ -13,7 +13,8 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional
 
 from .literals import _literal_str
-from .values import DOUBLE, EXISTING, Origin, V, _short, anchored_path, shipped
+from .values import (DOUBLE, EXISTING, NONEMPTY, Origin, V, _short, anchored_path, is_counted, is_exact, seq_atom,
+                     shipped)
 
 
 # value-flow functions (contract section 3): the result carries the first argument's origins
@@ -212,7 +213,10 @@ def copied(d: str, args) -> Optional[V]:
     if d in ("builtins.list", "builtins.tuple"):
         if kinds != {"seq"}:
             return None
-        return V(frozenset(("seq", d[len("builtins."):], a[2]) + a[3:] for a in v.atoms))
+        kind = d[len("builtins."):]
+        # a list made from a list written as it is stays counted; a tuple is exact only from a tuple
+        return V(frozenset(seq_atom(kind, a[2], nonempty=len(a) > 3 and a[3] == NONEMPTY,
+                                    exact=is_exact(a) or kind == "list" and is_counted(a)) for a in v.atoms))
     if d == "builtins.dict" and kinds != {"dict"}:
         return None
     return v

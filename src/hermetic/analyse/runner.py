@@ -594,5 +594,4 @@ def _redirects(ip) -> frozenset:
     """The module globals (module, name) the test has put its own value in so far: a patch
     installed on one (setattr, mock.patch) or an entry set in the dict one holds (setitem)."""
     out = {(k[0][1], k[1]) for k in ip.ctx.sites if isinstance(k[0], tuple) and k[0][0] == "mod"}
-    out.update((w[1], w[2]) for w in ip.undo if w[0] == "gattr")
-    return frozenset(out)
+    return frozenset(out | set(ip.table_chain))

@@ -195,7 +195,7 @@ class Statements:
             if surely_empty(it):   # a tuple known to be empty (an option's default of no values)
                 return self.exec_block(st[4], frame)
             self.assign(st[1], self._element(it), frame)
-            if len(st) <= FOR_JUMPS and surely_nonempty(it):
+            if len(st) <= FOR_JUMPS and (surely_nonempty(it) or _inline_nonempty(st[2])):
                 # over items known to be there, with no break or continue: the body runs (once,
                 # with every item's value), and a way that ends there ends the loop's block
                 if self.exec_block(st[3], frame):
@@ -579,3 +579,13 @@ def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
         for k, v in d.items():
             merged[k] = merged[k] | v if k in merged else v
     return merged
+
+
+def _inline_nonempty(expr) -> bool:
+    """The loop's iterable is written in place with an item of its own: a list or set display
+    (``for name in ["a", "b"]``), or ``.items()`` / ``.keys()`` / ``.values()`` of a dict display.
+    Nothing can empty it before the loop takes its first item."""
+    if expr[0] == "call" and expr[1][0] == "attr" and expr[1][2] in ("items", "keys", "values") and not expr[2]:
+        expr = expr[1][1]
+        return expr[0] == "dict" and any(k is not None for k, _v in expr[1])
+    return expr[0] == "seq" and any(x[0] != "star" for x in expr[2])

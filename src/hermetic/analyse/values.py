@@ -264,39 +264,47 @@ def union(values: Iterable[V]) -> V:
 UNKNOWN_V = of(Origin("unknown"))
 DOUBLE = ("double",)
 DOUBLE_V = of(DOUBLE)
-# what a call returns when every way through the function the test's values take raises: the
-# calling statement raises too (``Calls.apply`` turns it into ``Interp.call_raised``)
 # ("seq", kind, items) holds the items a list, tuple or set may have (a comprehension's is one
-# item for all of them); ("seq", kind, items, NONEMPTY) holds at least one for certain (a display
-# with an item of its own); ("seq", "tuple", items, EXACT) is a tuple of exactly these items (a
-# tuple display, the arguments given to *args, click's values), empty too. A list is changed in
-# place, also through another name or a function it is handed to, so only a tuple is exact; a
-# change the analysis sees rebuilds the atom without the mark.
-NONEMPTY, EXACT = "nonempty", "exact"
+# item for all of them). A tuple may carry a mark loops trust: ("seq", "tuple", items, NONEMPTY)
+# holds at least one item for certain (a display with an item of its own), ("seq", "tuple",
+# items, EXACT) exactly these items, none too (a display with no part spread from a value known
+# less well, click's values). A list or set can be emptied or filled in place, also through
+# another name, an attribute or a function it is handed to, which the analysis does not follow:
+# its COUNTED mark (a display of exactly these items when it was made) is read only where the
+# list is used as it was written (a command line handed to click), never by a loop.
+NONEMPTY, EXACT, COUNTED = "nonempty", "exact", "counted"
 
 
 def seq_atom(kind: str, items, nonempty: bool = False, exact: bool = False) -> tuple:
+    """A sequence atom with its mark (see above)."""
     items = tuple(items)
-    if exact and kind == "tuple":
-        return ("seq", kind, items, EXACT)
-    return ("seq", kind, items, NONEMPTY) if (nonempty or exact) and items else ("seq", kind, items)
+    if exact:
+        return ("seq", kind, items, EXACT if kind == "tuple" else COUNTED)
+    return ("seq", kind, items, NONEMPTY) if kind == "tuple" and nonempty and items else ("seq", kind, items)
 
 
 def surely_nonempty(v: V) -> bool:
-    """Every alternative of ``v`` is a sequence known to hold an item (a loop over it runs)."""
-    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[2] for a in v.atoms)
+    """Every alternative of ``v`` is a tuple known to hold an item (a loop over it runs)."""
+    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] in (NONEMPTY, EXACT)
+                                 and a[2] for a in v.atoms)
 
 
 def surely_empty(v: V) -> bool:
     """Every alternative of ``v`` is a tuple known to be empty (a loop over it never runs)."""
-    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] == EXACT
-                                 and not a[2] for a in v.atoms)
+    return bool(v.atoms) and all(is_exact(a) and not a[2] for a in v.atoms)
 
 
 def is_exact(a) -> bool:
     return isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] == EXACT
 
 
+def is_counted(a) -> bool:
+    """Atom ``a`` is a sequence of exactly its items as made (a tuple, or a list as written)."""
+    return isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] in (EXACT, COUNTED)
+
+
+# what a call returns when every way through the function the test's values take raises: the
+# calling statement raises too (``Calls.apply`` turns it into ``Interp.call_raised``)
 RAISED = ("raised",)
 RAISED_V = of(RAISED)
 
