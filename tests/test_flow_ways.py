@@ -33,6 +33,9 @@ EXPECTED = [
            origin="clock"),
     Expect("a-loop-over-known-items-runs", "HT104", C, 'pairs["applied"] = time.time()',
            tests=[TC + "test_pairs_are_applied"], origin="clock"),
+    # *args holds exactly what the call wrote; a spread comprehension may be empty
+    Expect("args-written-at-the-call", "HT104", C, "return time.time()   # only once every pair",
+           tests=[TC + "test_stamp_spread_pairs"], origin="clock"),
     Expect("a-list-written-in-the-loop-runs", "HT102", C, "with open(first_known()) as fh:",
            tests=[TC + "test_read_the_known_candidate"], origin="literal"),
     Expect("a-fallback-after-an-empty-or-continued-loop", "HT102", C, 'with open(path, "w") as fh:',

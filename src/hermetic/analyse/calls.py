@@ -21,7 +21,7 @@ from .origins import (START_CWD, copied, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
-                     of, union)
+                     of, is_exact, seq_atom, union)
 
 
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
@@ -31,6 +31,11 @@ _CONTAINER_METHODS = frozenset(n for t in (list, tuple, set, dict, collections.d
 
 
 # the keyword under which a call passes ``**value`` whose keys are not all known
+
+
+class WrittenArgs(list):
+    """A call's positional arguments as its call site writes them (no part spread from a value
+    the analysis knows less well): a ``*args`` parameter then holds exactly these."""
 
 
 class Calls:
@@ -45,12 +50,14 @@ class Calls:
                                          self.p.guard_function for a in callee.atoms):
             self._mark("guard")   # section 5: the guard and the arguments evaluated for it are not reported
             return EMPTY
-        args: List[V] = []
+        args: List[V] = WrittenArgs()
         star = False
         for a in aexprs:
             if a[0] == "star":
                 star = True
                 inner = self.eval(a[1], frame)
+                if not (len(inner.atoms) == 1 and all(is_exact(x) for x in inner.atoms)):
+                    args = list(args)   # a spread the analysis does not know by its items: how many, not known
                 seqs = [x for x in inner.refs() if x[0] == "seq"]
                 if seqs:
                     args.extend(seqs[0][2])
@@ -213,6 +220,7 @@ class Calls:
             mod = self.p.functions[qn][1]
             self.import_module(mod)
             defaults = self.defaults.get(qn, {})
+        written = isinstance(args, WrittenArgs)
         args = list(args)
         if self_atom is not None and params and params[0][1] == "pos":
             loc[params[0][0]] = of(self_atom)
@@ -238,8 +246,10 @@ class Calls:
                 else:
                     loc[name] = UNKNOWN_V
             elif kind == "var":
-                # not marked: a spread part may stand for no item or many, the sweep passes none
-                loc[name] = of(("seq", "tuple", tuple(args[pos_i:])))
+                # exact only for the arguments a call wrote (or spread from a tuple known by its
+                # items): not a spread of a list or comprehension, nor the HT201 sweep's none
+                exact = written and not self.sweep
+                loc[name] = of(seq_atom("tuple", args[pos_i:], exact=exact))
                 pos_i = len(args)
             elif kind == "kw":
                 if name in rest_kw:
