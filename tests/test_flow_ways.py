@@ -36,6 +36,11 @@ EXPECTED = [
     # *args holds exactly what the call wrote; a spread comprehension may be empty
     Expect("args-written-at-the-call", "HT104", C, "return time.time()   # only once every pair",
            tests=[TC + "test_stamp_spread_pairs"], origin="clock"),
+    # try: os.environ["K"] except KeyError: the handler runs only where the test did not set K
+    Expect("environ-key-set-by-the-test", "HT102", C, "with open(settings_file()) as fh:",
+           tests=[TC + "test_settings_of_whoever_runs_the_tests"]),
+    Expect("environ-key-read", "HT103", C, 'path = os.environ["POOL_SETTINGS"]',
+           tests=[TC + "test_settings_of_whoever_runs_the_tests"]),
     Expect("a-list-written-in-the-loop-runs", "HT102", C, "with open(first_known()) as fh:",
            tests=[TC + "test_read_the_known_candidate"], origin="literal"),
     Expect("a-fallback-after-an-empty-or-continued-loop", "HT102", C, 'with open(path, "w") as fh:',

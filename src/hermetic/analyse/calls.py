@@ -19,7 +19,7 @@ from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_te
                        is_none, truthiness)
 from .origins import (START_CWD, copied, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
-from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
+from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
                      of, is_exact, seq_atom, union)
 
@@ -28,14 +28,6 @@ _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and
 # one set for every container kind: ``set()`` and ``deque()`` are modelled as lists
 _CONTAINER_METHODS = frozenset(n for t in (list, tuple, set, dict, collections.deque) for n in dir(t)
                                if not n.startswith("_"))
-
-
-# the keyword under which a call passes ``**value`` whose keys are not all known
-
-
-class WrittenArgs(list):
-    """A call's positional arguments as its call site writes them (no part spread from a value
-    the analysis knows less well): a ``*args`` parameter then holds exactly these."""
 
 
 class Calls:

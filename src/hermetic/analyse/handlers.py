@@ -12,6 +12,7 @@ from typing import Optional, Union
 from ..summarise.ir import EXPR_ASSERT
 from .controls import quiet_double
 from .decide import values
+from .state import DELETED
 from .values import DOUBLE_V, UNKNOWN_V, V, of, union
 
 # the built-in exception classes, and those whose two-argument form sets ``errno``
@@ -178,6 +179,21 @@ def _builtin_classes(v: V) -> Optional[list]:
     return out or None
 
 
+def _set_variable_read(ip, body, frame) -> bool:
+    """A ``try`` body of one statement reading ``os.environ["K"]`` (bound, returned or alone)
+    whose ``K`` the test or session configuration set: it cannot raise ``KeyError``."""
+    if len(body) != 1:
+        return False
+    st = body[0]
+    e = st[2] if st[0] == "assign" else st[1] if st[0] in ("expr", "return") else None
+    if e is None or e[0] != "sub" or e[2][0] != "lit" or not isinstance(e[2][1], str):
+        return False
+    if not any(a == ("ext", "os.environ") for a in ip.eval(e[1], frame).refs()):
+        return False
+    val = ip.ctx.env.get(e[2][1])
+    return val is not None and val is not DELETED
+
+
 def exec_try(ip, st, frame) -> bool:
     """Run a ``try`` statement ``st`` (``Statements.exec_stmt``): its body, then the handlers
     that can run (a body that only calls doubles raising nothing runs none; one whose doubles
@@ -205,8 +221,9 @@ def exec_try(ip, st, frame) -> bool:
         ip.expect_hit = ip.raising = True
         return True
     cut = ip.way_cut   # the body's own undecided returns hold for what follows the try
-    # a body that only calls test doubles with no side effect raises nothing: no handler runs
-    quiet = bool(watched) and all(w is True for w in watched)
+    # a body that only calls test doubles with no side effect raises nothing: no handler runs;
+    # nor does one that reads os.environ["K"] where the test set K
+    quiet = bool(watched) and all(w is True for w in watched) or _set_variable_read(ip, st[1], frame)
     value = caught(watched)
     classes = instance_classes(ip, value) if value is not UNKNOWN_V else None
     for name, body, etype in ([] if quiet else st[2]):

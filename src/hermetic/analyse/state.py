@@ -173,3 +173,8 @@ class _MemoEntry:
 
 class _Return(Exception):
     pass
+
+
+class WrittenArgs(list):
+    """A call's positional arguments as its call site writes them (no part spread from a value
+    the analysis knows less well): a ``*args`` parameter then holds exactly these."""
