@@ -49,6 +49,13 @@ def pytest_unconfigure(config):
 _HYPOTHESIS_HOME = pytest.StashKey[str]()
 
 
+@pytest.fixture(autouse=True)
+def _no_cache_folder_from_the_environment(monkeypatch):
+    """``--cache-dir`` falls back to HERMETIC_CACHE_DIR (click's ``envvar=``): a developer's own
+    must not send the tests' caches, and the answers read from them, somewhere else."""
+    monkeypatch.delenv("HERMETIC_CACHE_DIR", raising=False)
+
+
 @pytest.fixture(scope="session")
 def checked(tmp_path_factory):
     """checked(name) -> findings of fixture ``name``, analysed in a scratch copy (cached per session).
