@@ -30,6 +30,7 @@ class Extractor:
         self.calls = 0   # call expressions in the file
         self.names: set = set()   # identifiers the file uses: names, attributes, imports, in short strings
         self.yields: List[List[bool]] = []   # per function, class body and lambda being built: a yield seen in it
+        self.jumps: List[bool] = []   # per loop whose body is being built: a break or continue of its own seen
 
     @contextlib.contextmanager
     def _own_yields(self):
@@ -106,27 +107,24 @@ class Extractor:
         return [("if", self.expr(s.test), self.suite(s.body, scope, cls), other, self.line(s))]
 
     def _s_for(self, s, scope, cls) -> List[Any]:
-        orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []
-        out = ("for", self.target(s.target), self.expr(s.iter), self.suite(s.body, scope, cls), orelse, self.line(s))
-        return [out + (True,) if self._jumps(s.body) else out]
+        orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []   # its break is the outer loop's
+        body, jumps = self._loop_body(s, scope, cls)
+        out = ("for", self.target(s.target), self.expr(s.iter), body, orelse, self.line(s))
+        return [out + (True,) if jumps else out]
 
-    def _jumps(self, node) -> bool:
-        """Whether ``node`` (a loop's body) holds a ``break`` or ``continue`` of that loop: not
-        one of a nested loop's body, function or class; a nested loop's ``else`` counts."""
-        c = self.cst
-        if isinstance(node, (c.Break, c.Continue)):
-            return True
-        if isinstance(node, (c.FunctionDef, c.ClassDef, c.Lambda)):
-            return False
-        if isinstance(node, (c.For, c.While)):
-            return node.orelse is not None and self._jumps(node.orelse)
-        if isinstance(node, c.BaseExpression):
-            return False
-        return any(self._jumps(ch) for ch in node.children)
+    def _loop_body(self, s, scope, cls):
+        """A loop's body, and whether a ``break`` or ``continue`` of its own is in it (not one of
+        a loop nested in it, whose body has its own entry on ``jumps``)."""
+        self.jumps.append(False)
+        try:
+            return self.suite(s.body, scope, cls), self.jumps[-1]
+        finally:
+            self.jumps.pop()
 
     def _s_while(self, s, scope, cls) -> List[Any]:
         orelse = self.suite(s.orelse.body, scope, cls) if s.orelse else []
-        return [("while", self.expr(s.test), self.suite(s.body, scope, cls), orelse, self.line(s))]
+        body, _jumps = self._loop_body(s, scope, cls)
+        return [("while", self.expr(s.test), body, orelse, self.line(s))]
 
     def _s_try(self, s, scope, cls) -> List[Any]:
         name_cls = self.cst.Name
@@ -214,6 +212,11 @@ class Extractor:
         return [("expr", self.expr(s.test), line, True)]
 
     def _m_other(self, s, line) -> List[Any]:
+        return []
+
+    def _m_jump(self, s, line) -> List[Any]:
+        if self.jumps:   # break / continue: the loop it belongs to may end early or skip
+            self.jumps[-1] = True
         return []
 
     def resolve_relative(self, base: str, level: int) -> str:
@@ -530,7 +533,8 @@ _SMALL = _Dispatch({
     "Expr": Extractor._m_expr, "Assign": Extractor._m_assign, "AnnAssign": Extractor._m_annassign,
     "AugAssign": Extractor._m_augassign, "Return": Extractor._m_return, "Import": Extractor._m_import,
     "ImportFrom": Extractor._m_import_from, "Del": Extractor._m_del, "Global": Extractor._m_global, "Nonlocal": Extractor._m_nonlocal,
-    "Raise": Extractor._m_raise, "Assert": Extractor._m_assert,
+    "Raise": Extractor._m_raise, "Assert": Extractor._m_assert, "Break": Extractor._m_jump,
+    "Continue": Extractor._m_jump,
 }, Extractor._m_other)
 
 
