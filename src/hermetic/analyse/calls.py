@@ -212,7 +212,8 @@ class Calls:
             mod = self.p.functions[qn][1]
             self.import_module(mod)
             defaults = self.defaults.get(qn, {})
-        written = isinstance(args, WrittenArgs)
+        # (a decorator may add arguments, as mock.patch does, or call the function its own way)
+        written = isinstance(args, WrittenArgs) and not f["decorators"]
         args = list(args)
         if self_atom is not None and params and params[0][1] == "pos":
             loc[params[0][0]] = of(self_atom)

@@ -230,7 +230,7 @@ def _absent(p: Param) -> V:
     return UNKNOWN_V if p.outside or p.default is None else p.default
 
 
-def _from_env(I, cmd: Command, p: Param):
+def _from_env(I, cmd: Command, p: Param, frame: Frame, pos):
     """A parameter the line does not give: click reads its ``envvar=`` variables in turn (a
     read reported at the declaration, as the command's) and takes the first one set and not
     empty, else the default; ``_STOP`` when none is set and the parameter is required with no
@@ -250,6 +250,13 @@ def _from_env(I, cmd: Command, p: Param):
             if name not in I.ctx.env:
                 if I.ctx.env_all:
                     continue   # the test cleared the environment: not set
+                if callable_default and keeps_text:   # unset: click calls the default
+                    I.stack.pop()
+                    try:
+                        return got | I.apply(p.default, [], {}, frame, pos)
+                    finally:
+                        I.call_raised = False
+                        I.stack.append(fr)
                 if not keeps_text or callable_default or (p.default is None and not needed):
                     return UNKNOWN_V
                 return got if needed else got | p.default
@@ -415,12 +422,11 @@ def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
     """The parameters' ``envvar=`` reads, their callbacks (``callback=``: a raise on every way
     is click's usage error, and nothing more runs; what one returns is the value), then the
     command's callback."""
-    for p in cmd.params:
+    for p in cmd.params:   # in click's order: each one's value, then its callback
         if given.get(p.name) is _FROM_ENV:
-            given[p.name] = _from_env(I, cmd, p)
+            given[p.name] = _from_env(I, cmd, p, frame, pos)
             if given[p.name] is _STOP:
                 return   # a required parameter no variable gives: click's usage error
-    for p in cmd.params:
         if p.name in given and given[p.name] is p.default and p.default.atoms and all(
                 isinstance(a, tuple) and a[0] in ("func", "lambda") for a in p.default.atoms):
             given[p.name] = I.apply(p.default, [], {}, frame, pos)   # default=a function: its result

@@ -13,8 +13,8 @@ from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affi
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
-from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, is_counted, lit, of, seq_atom, surely_nonempty,
-                     union)
+from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of, seq_atom,
+                     surely_nonempty, union)
 
 
 _SHAPES = 8   # a list literal with starred parts: at most this many known shapes
@@ -202,7 +202,10 @@ class Expressions:
                     continue
                 v = self.eval(it[1], frame)
                 nonempty = nonempty or surely_nonempty(v)
-                exact = exact and bool(v.atoms) and all(is_counted(a) for a in v.atoms)
+                # a tuple is exact only from tuples (a list spliced in may have changed since it
+                # was written); a list display keeps COUNTED for the click model
+                exact = exact and bool(v.atoms) and all((is_exact if e[1] == "tuple" else is_counted)(a)
+                                                        for a in v.atoms)
                 alts = [a[2] for a in v.ordered() if isinstance(a, tuple) and a[0] == "seq"]
                 if alts and len(alts) == len(v.atoms) and len(shapes) * len(alts) <= _SHAPES:
                     shapes = [sh + list(alt) for sh in shapes for alt in alts]

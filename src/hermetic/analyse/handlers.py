@@ -12,8 +12,7 @@ from typing import Optional, Union
 from ..summarise.ir import EXPR_ASSERT
 from .controls import quiet_double
 from .decide import values
-from .state import DELETED
-from .values import DOUBLE_V, UNKNOWN_V, V, of, union
+from .values import DOUBLE_V, UNKNOWN_V, Origin, V, of, union
 
 # the built-in exception classes, and those whose two-argument form sets ``errno``
 EXCEPTIONS = frozenset(f"builtins.{n}" for n in dir(builtins)
@@ -181,17 +180,19 @@ def _builtin_classes(v: V) -> Optional[list]:
 
 def _set_variable_read(ip, body, frame) -> bool:
     """A ``try`` body of one statement reading ``os.environ["K"]`` (bound, returned or alone)
-    whose ``K`` the test or session configuration set: it cannot raise ``KeyError``."""
+    whose ``K`` the test or session configuration set, not on one way only: it cannot raise
+    ``KeyError``."""
     if len(body) != 1:
         return False
     st = body[0]
     e = st[2] if st[0] == "assign" else st[1] if st[0] in ("expr", "return") else None
     if e is None or e[0] != "sub" or e[2][0] != "lit" or not isinstance(e[2][1], str):
         return False
-    if not any(a == ("ext", "os.environ") for a in ip.eval(e[1], frame).refs()):
+    base = ip.eval(e[1], frame)
+    if not base.atoms or any(a != ("ext", "os.environ") for a in base.atoms):
         return False
     val = ip.ctx.env.get(e[2][1])
-    return val is not None and val is not DELETED
+    return isinstance(val, V) and not any(isinstance(a, Origin) and a.kind == "unknown" for a in val.atoms)
 
 
 def exec_try(ip, st, frame) -> bool:

@@ -251,6 +251,7 @@ class Statements:
         """Run alternative blocks on copies of the locals and merge them (union): whether every
         block, and whether some block (or an undecided way inside one), returns or raises."""
         base = dict(frame.locals)
+        env_before = dict(self.ctx.env)
         module_ways = ModuleWays(self.globals.setdefault(frame.module, {}) if frame.is_module else None)
         heap_ways = WayWrites(self)   # counters on the test's objects: each way from the same count
         results = []
@@ -278,6 +279,10 @@ class Statements:
                 module_ways.keep()
         module_ways.finish()
         heap_ways.finish()
+        # a variable set on one of the ways may also be unset (``handlers._set_variable_read``)
+        for k, v in list(self.ctx.env.items()):
+            if env_before.get(k) is not v and isinstance(v, V):
+                self.ctx.env[k] = v | UNKNOWN_V
         self.way_cut = False
         if not results:
             frame.locals = base
