@@ -37,7 +37,7 @@ EXPECTED = [
         "test_warm_from_the_second_variable", "test_warm_env_unset", "test_warm_at_a_folder_given_in_two_lists",
         "test_load_without_plugins", "test_load_with_a_plugin", "test_load_with_an_optional_word", "test_stamp",
         "test_deploy", "test_deploy_with_the_variable_removed", "test_deploy_to_tmp", "test_pick_one",
-        "test_pick_filtered", "test_audit_without_a_target", "test_rooted")),
+        "test_pick_filtered", "test_audit_without_a_target", "test_rooted", "test_status")),
     # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
     Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),
     # the option's default is a module constant; --out / -o with a tmp_path file controls it
@@ -83,6 +83,8 @@ EXPECTED = [
     Expect("default-function-behind-envvar", "HT103", C, 'return os.environ.get("TOOL_ROOT_FALLBACK", "/srv/tool")',
            tests=_ids("test_rooted")),
     Expect("envvar-with-a-default-function", "HT103", C, 'envvar="TOOL_ROOT"', tests=_ids("test_rooted")),
+    # a parameter click does not hand to the command (expose_value=False) still has its variable read
+    Expect("envvar-of-an-unexposed-option", "HT103", C, 'envvar="TOOL_DEBUG_LOG"', tests=_ids("test_status")),
     # a None given as an option's value is that value (only where click looks for an option does it stop)
     Expect("none-as-an-option-value", "HT102", C, 'Path("/var/tmp/tool-stamp.txt")', tests=_ids("test_stamp"),
            origin="literal"),

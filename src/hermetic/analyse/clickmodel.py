@@ -219,7 +219,9 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",), ce
         elif not certain and p.name in given and any(is_exact(a) for a in values[p.name].atoms):
             # how many values, not known
             values[p.name] = V(frozenset(a[:3] if is_exact(a) else a for a in values[p.name].atoms))
-    return {n: v for n, v in values.items() if any(p.name == n and p.exposed for p in cmd.params)}, rest
+    # also the parameters click does not hand to the command (expose_value=False): their
+    # envvar= reads and callbacks still run (``_call``)
+    return {n: v for n, v in values.items() if n}, rest
 
 
 def _absent(p: Param) -> V:
@@ -437,6 +439,7 @@ def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
                 return
             if p.exposed and not p.converts:
                 given[p.name] = value
+    given = {k: v for k, v in given.items() if any(p.name == k and p.exposed for p in cmd.params)}
     f = I.p.functions[cmd.qn][0]
     names = {prm[0] for prm in f["params"]}
     if not any(prm[1] == "varkw" for prm in f["params"]):
