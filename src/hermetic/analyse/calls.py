@@ -42,14 +42,14 @@ class Calls:
                                          self.p.guard_function for a in callee.atoms):
             self._mark("guard")   # section 5: the guard and the arguments evaluated for it are not reported
             return EMPTY
-        args: List[V] = WrittenArgs()
+        args: List[V] = []
         star = False
+        written = True   # no part spread from a value the analysis does not know by its items
         for a in aexprs:
             if a[0] == "star":
                 star = True
                 inner = self.eval(a[1], frame)
-                if not (len(inner.atoms) == 1 and all(is_exact(x) for x in inner.atoms)):
-                    args = list(args)   # a spread the analysis does not know by its items: how many, not known
+                written = written and len(inner.atoms) == 1 and is_exact(next(iter(inner.atoms)))
                 seqs = [x for x in inner.refs() if x[0] == "seq"]
                 if seqs:
                     args.extend(seqs[0][2])
@@ -72,6 +72,7 @@ class Calls:
                         kwargs[SPREAD] = UNKNOWN_V
                 continue
             kwargs[kname] = v
+        args = WrittenArgs(args) if written else args
         self._site = (frame.path, tuple(pos))
         if (fexpr[0] == "attr" and fexpr[2] == "pop" and fexpr[1][0] == "name" and len(args) == 1 and not kwargs
                 and not frame.in_test and self._missing_key(fexpr[1], self.lookup(fexpr[1][1], frame), args[0], frame)):
@@ -212,8 +213,7 @@ class Calls:
             mod = self.p.functions[qn][1]
             self.import_module(mod)
             defaults = self.defaults.get(qn, {})
-        # (a decorator may add arguments, as mock.patch does, or call the function its own way)
-        written = isinstance(args, WrittenArgs) and not f["decorators"]
+        written = isinstance(args, WrittenArgs) and not f["decorators"]   # (mock.patch adds one)
         args = list(args)
         if self_atom is not None and params and params[0][1] == "pos":
             loc[params[0][0]] = of(self_atom)
@@ -239,10 +239,9 @@ class Calls:
                 else:
                     loc[name] = UNKNOWN_V
             elif kind == "var":
-                # exact only for the arguments a call wrote (or spread from a tuple known by its
-                # items): not a spread of a list or comprehension, nor the HT201 sweep's none
-                exact = written and not self.sweep
-                loc[name] = of(seq_atom("tuple", args[pos_i:], exact=exact))
+                # exact for the arguments a call wrote (or spread from a tuple known by its items),
+                # not for the HT201 sweep's none, which stand for any caller
+                loc[name] = of(seq_atom("tuple", args[pos_i:], exact=written and not self.sweep))
                 pos_i = len(args)
             elif kind == "kw":
                 if name in rest_kw:

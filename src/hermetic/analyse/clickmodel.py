@@ -237,42 +237,46 @@ def _from_env(I, cmd: Command, p: Param, frame: Frame, pos):
     read reported at the declaration, as the command's) and takes the first one set and not
     empty, else the default; ``_STOP`` when none is set and the parameter is required with no
     default (click's "Missing option"). The value is the variable's where click keeps the text
-    (the real environment's, or the default when it is not set), else unknown."""
-    mod, path, pos = p.site
-    fr = Frame(module=mod, path=path, name=cmd.qn, line=pos[0])
+    (the real environment's, or the default when it is not set: a default function is called),
+    else unknown."""
+    mod, path, site = p.site
     keeps_text = not (p.flag or p.count or p.multiple or p.converts or p.nargs != 1)
     needed = p.required and not p.has_default
-    callable_default = p.default is not None and any(
-        isinstance(a, tuple) and a[0] in ("func", "lambda") for a in p.default.atoms)
-    I.stack.append(fr)
+    real = None   # what a variable of the real environment read gives
+    I.stack.append(Frame(module=mod, path=path, name=cmd.qn, line=site[0]))
     try:
         for name in p.envvars:
             # one finding per place: the first variable of the real environment read is reported
-            got = I.env_read(name, pos, fr, "click envvar")
+            got = I.env_read(name, site, I.stack[-1], "click envvar")
             if name not in I.ctx.env:
                 if I.ctx.env_all:
                     continue   # the test cleared the environment: not set
-                if callable_default and keeps_text:   # unset: click calls the default
-                    I.stack.pop()
-                    try:
-                        return got | I.apply(p.default, [], {}, frame, pos)
-                    finally:
-                        I.call_raised = False
-                        I.stack.append(fr)
-                if not keeps_text or callable_default or (p.default is None and not needed):
-                    return UNKNOWN_V
-                return got if needed else got | p.default
+                real = got
+                break
             val = I.ctx.env[name]
             if val is DELETED or values(val) == [""]:
                 continue
             return val if keeps_text else UNKNOWN_V
     finally:
         I.stack.pop()
-    if needed:
-        return _STOP
-    if p.default is None:
+    if real is None:   # no variable is set
+        if needed:
+            return _STOP
+        return UNKNOWN_V if p.default is None or p.converts else p.default
+    if not keeps_text or (p.default is None and not needed):
         return UNKNOWN_V
-    return p.default if not p.converts else UNKNOWN_V
+    if needed:
+        return real
+    if _callable(p.default):   # unset: click calls the default
+        default = I.apply(p.default, [], {}, frame, pos)
+        I.call_raised = False
+        return real | default
+    return real | p.default
+
+
+def _callable(v: Optional[V]) -> bool:
+    """``v`` is a function or lambda (a ``default=`` click calls)."""
+    return v is not None and bool(v.atoms) and all(isinstance(a, tuple) and a[0] in ("func", "lambda") for a in v.atoms)
 
 
 def _is_none(w: V) -> bool:
@@ -429,8 +433,7 @@ def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
             given[p.name] = _from_env(I, cmd, p, frame, pos)
             if given[p.name] is _STOP:
                 return   # a required parameter no variable gives: click's usage error
-        if p.name in given and given[p.name] is p.default and p.default.atoms and all(
-                isinstance(a, tuple) and a[0] in ("func", "lambda") for a in p.default.atoms):
+        if p.name in given and given[p.name] is p.default and _callable(p.default):
             given[p.name] = I.apply(p.default, [], {}, frame, pos)   # default=a function: its result
             I.call_raised = False
         if p.callback is not None and p.name in given:

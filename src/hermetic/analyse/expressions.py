@@ -13,8 +13,8 @@ from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affi
 from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
-from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of, seq_atom,
-                     surely_nonempty, union)
+from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, holds_item, is_counted, is_exact, lit, of,
+                     seq_atom, surely_nonempty, union)
 
 
 _SHAPES = 8   # a list literal with starred parts: at most this many known shapes
@@ -40,7 +40,7 @@ def _concat(left: V, right: V) -> Optional[V]:
         seqs.append(atoms)
     if len(seqs[0]) * len(seqs[1]) > _SHAPES:
         return None
-    joined = frozenset(seq_atom(a[1], tuple(a[2]) + tuple(b[2]), surely_nonempty(of(a)) or surely_nonempty(of(b)),
+    joined = frozenset(seq_atom(a[1], tuple(a[2]) + tuple(b[2]), holds_item(a) or holds_item(b),
                                 is_counted(a) and is_counted(b))
                        for a in seqs[0] for b in seqs[1] if a[1] == b[1])
     return V(joined) if joined else None

@@ -188,7 +188,14 @@ def _set_variable_read(ip, body, frame) -> bool:
     e = st[2] if st[0] == "assign" else st[1] if st[0] in ("expr", "return") else None
     if e is None or e[0] != "sub" or e[2][0] != "lit" or not isinstance(e[2][1], str):
         return False
-    base = ip.eval(e[1], frame)
+    # the subscript's base, looked up again without running anything: a name, or os.environ
+    b = e[1]
+    if b[0] == "attr" and b[1][0] == "name" and b[2] == "environ":
+        base = ip.eval(b, frame)
+    elif b[0] == "name":
+        base = ip.lookup(b[1], frame)
+    else:
+        return False
     if not base.atoms or any(a != ("ext", "os.environ") for a in base.atoms):
         return False
     val = ip.ctx.env.get(e[2][1])

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional
 
 from .literals import _literal_str
-from .values import (DOUBLE, EXISTING, NONEMPTY, Origin, V, _short, anchored_path, is_counted, is_exact, seq_atom,
+from .values import (DOUBLE, EXISTING, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, seq_atom,
                      shipped)
 
 
@@ -152,6 +152,16 @@ def _climb(o: Origin, levels: Optional[int]) -> Origin:
     return _partial(o) if o.kind == "cwd" else o   # the starting folder's parent is another folder
 
 
+def computed_constant(c: Origin) -> bool:
+    """Module constant ``c`` (one value of it) is a path computed at import (from another
+    constant, ``__file__``, the home folder, ...): not a literal path, and not a URL (a dict of
+    folders may also hold a dict of URL templates). What HT201 is about, and what its sweep
+    looks for."""
+    if c.kind != "module-constant" or not c.inner or all(i.kind == "literal" for i in c.inner):
+        return False
+    return not (isinstance(c.value, str) and "://" in c.value)
+
+
 def _origin_sort(o: Origin):
     return (o.kind, o.expr, o.path or "", o.line or 0, o.value or "")
 
@@ -215,7 +225,7 @@ def copied(d: str, args) -> Optional[V]:
             return None
         kind = d[len("builtins."):]
         # a list made from a list written as it is stays counted; a tuple is exact only from a tuple
-        return V(frozenset(seq_atom(kind, a[2], nonempty=len(a) > 3 and a[3] == NONEMPTY,
+        return V(frozenset(seq_atom(kind, a[2], nonempty=holds_item(a),
                                     exact=is_exact(a) or kind == "list" and is_counted(a)) for a in v.atoms))
     if d == "builtins.dict" and kinds != {"dict"}:
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Set
 
 from . import interp as I
+from .origins import computed_constant
 from .runs import SweepRun, start_run
 
 
@@ -20,8 +21,7 @@ def sweep_modules(ip: I.Interp, imports_of: Callable[[str], Dict[str, str]]) -> 
     holders = set()
     for mod, g in ip.globals.items():
         for v in g.values():
-            if any(o.kind == "module-constant" and o.module == mod and o.inner
-                   and not all(i.kind == "literal" for i in o.inner) for o in _held_origins(v)):
+            if any(o.module == mod and computed_constant(o) for o in _held_origins(v)):
                 holders.add(mod)
                 break
     if not holders:

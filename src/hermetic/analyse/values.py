@@ -283,10 +283,14 @@ def seq_atom(kind: str, items, nonempty: bool = False, exact: bool = False) -> t
     return ("seq", kind, items, NONEMPTY) if kind == "tuple" and nonempty and items else ("seq", kind, items)
 
 
+def holds_item(a) -> bool:
+    """Atom ``a`` is a tuple known to hold an item."""
+    return isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] in (NONEMPTY, EXACT) and bool(a[2])
+
+
 def surely_nonempty(v: V) -> bool:
     """Every alternative of ``v`` is a tuple known to hold an item (a loop over it runs)."""
-    return bool(v.atoms) and all(isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] in (NONEMPTY, EXACT)
-                                 and a[2] for a in v.atoms)
+    return bool(v.atoms) and all(holds_item(a) for a in v.atoms)
 
 
 def surely_empty(v: V) -> bool:

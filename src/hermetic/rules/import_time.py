@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from ..analyse import interp as I
+from ..analyse.origins import computed_constant
 from ..analyse.values import Origin
 from ..report.model import Finding
 from ..report.origin import source_words
@@ -33,7 +34,7 @@ def ht2_findings(facts: Facts) -> List[Finding]:
     for ev in list(sweep_events) + [e for e in import_events if e.category == "file"]:
         for o in ev.targets:
             for c in constants_of(o):
-                if not _computed(c):
+                if not computed_constant(c):
                     continue   # an entry of the constant that is a literal (a URL in a dict of paths)
                 key = (c.path, c.line, c.expr)
                 u = usage.setdefault(key, {"origin": c, "write": False, "read": False})
@@ -50,7 +51,7 @@ def ht2_findings(facts: Facts) -> List[Finding]:
                     tests_at.setdefault((ev.path, ev.pos), set()).add(run.item.node_id)
                 for o in ev.targets:
                     for c in constants_of(o):
-                        if _computed(c):
+                        if computed_constant(c):
                             tests_with.setdefault((c.path, c.line, c.expr), set()).add(run.item.node_id)
     for key, u in sorted(usage.items(), key=lambda kv: (kv[0][0] or "", kv[0][1] or 0, kv[0][2])):
         c: Origin = u["origin"]
@@ -62,8 +63,7 @@ def ht2_findings(facts: Facts) -> List[Finding]:
             continue
         # the tests whose values take the constant there; where none does in its own run (the
         # sweep reached the site apart from any test), every test that reaches the site with a
-        # target it does not know (not one whose own value, a tmp_path the test put in the
-        # constant's place, is known there)
+        # target it does not know, unless it put its own value in the constant (a patch, a setitem)
         tests = sorted(tests_with.get(key) or {t for p in consumers.get(key, ()) for t in tests_at.get(p, ())
                                                if (c.module, c.expr) not in redirected.get(t, ())})
         base = _describe_base(c)
@@ -129,15 +129,6 @@ def _call_time_shape(e, summaries, hints) -> str:
     expr = hints.module_binding(s, d.expr) if s is not None else None
     body = hints.unparse(expr) if expr is not None else "..."
     return f"or compute it at call time: `def {d.expr.lower()}(): return {body}`"
-
-
-def _computed(c: Origin) -> bool:
-    """Module constant ``c`` (one value of it) is a path computed at import (from another
-    constant, ``__file__``, the home folder, ...): not a literal path, and not a URL (a dict of
-    folders may also hold a dict of URL templates)."""
-    if not c.inner or all(i.kind == "literal" for i in c.inner):
-        return False
-    return not (isinstance(c.value, str) and "://" in c.value)
 
 
 def constants_of(o: Origin):
