@@ -57,6 +57,18 @@ EXPECTED += [   # library I/O on the caller's behalf (catalogue entries of issue
     Expect("ipython-history-db", "HT101", L, "InteractiveShellEmbed()()", tests=[T + "test_shell"],
            origin="library-default"),
     Expect("settings-subclass-reads-environ", "HT103", L, "return RelaySettings()", tests=[T + "test_settings"]),
+    # a file object's own operation ([file.handle_methods]): extractall writes where it is told, or
+    # into the working directory when told nothing
+    Expect("zip-extractall-into-tree", "HT102", L, "bundle.extractall(path=dest)", tests=[T + "test_unpack_into_tree"],
+           origin="literal"),
+    Expect("zip-extractall-into-cwd", "HT102", L, "        bundle.extractall()", tests=[T + "test_unpack_here"],
+           origin="cwd"),
+    Expect("tar-extractall-into-constant", "HT102", L, "bundle.extractall(settings.SPOOL)", tests=[T + "test_unpack_tar"],
+           origin="module-constant"),
+    Expect("is-zipfile-reads", "HT102", L, "return zipfile.is_zipfile(path)", tests=[T + "test_is_archive"],
+           origin="literal"),
+    Expect("filecmp-reads", "HT102", L, "return filecmp.cmp(a, b)", tests=[T + "test_same_file"],
+           origin="literal"),
 ]
 
 EXPECTED += [
@@ -101,3 +113,15 @@ def test_each_line_of_a_test_has_its_own_budget(tmp_path, monkeypatch):
     assert T.replace("test_relay", "test_steps") + "test_long_test" in listed_at(
         FIX, found, "HT103", "src/relay/steps.py", 'os.environ.get("RELAY_LAST_STEP")')
     assert at(found, "src/relay/steps.py", line_of(FIX, "src/relay/steps.py", "RELAY_IMPORT_STEP"), "HT203")
+
+
+def test_archive_operations_by_consequence(findings):
+    # extracting writes (error); is_zipfile / filecmp only read (warning); each lists only the test
+    # whose own path reaches it, never the tmp_path or chdir(tmp_path) twin
+    sev = {f.line: f.severity for f in findings if f.path == L}
+    for snippet, want in (("bundle.extractall(path=dest)", "error"), ("        bundle.extractall()", "error"),
+                          ("return zipfile.is_zipfile(path)", "warning"), ("return filecmp.cmp(a, b)", "warning")):
+        assert sev[line_of(FIX, L, snippet)] == want, snippet
+    listed = {t for f in findings if f.path == L for t in f.tests}
+    assert not listed & {T + n for n in ("test_unpack_into_tmp", "test_unpack_here_in_tmp",
+                                         "test_is_archive_in_tmp", "test_same_file_in_tmp")}

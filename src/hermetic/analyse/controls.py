@@ -14,6 +14,7 @@ from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
 from . import clickmodel
 from .literals import _literal_str, _literal_strs, _pick, truthiness
+from .origins import START_CWD
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
 from .decide import regex_result
 from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
@@ -176,8 +177,12 @@ class Controls:
         if t == "regex":
             found = regex_result(name, atom[1], args[0], atom[2]) if args else None
             return UNKNOWN_V if found is None else self.match_value(found, frame)
-        if t == "handle" and name == "isatty" and atom[2:] == ("regular",):
-            return lit(False, frame.path, frame.line, frame.in_test)   # a regular file is no terminal
+        if t == "handle":
+            if name == "isatty" and atom[2:] == ("regular",):
+                return lit(False, frame.path, frame.line, frame.in_test)   # a regular file is no terminal
+            spec = self.p.catalogue.handle_methods.get(f"{atom[1]}.{name}")
+            if spec is not None:
+                return self._handle_sink(spec, f"{atom[1]}().{name}", args, kwargs, frame, pos)
         if t == "patcher":
             if name == "start":
                 return self._activate(atom)
@@ -250,6 +255,16 @@ class Controls:
             return EMPTY
         if t == "mark":
             return of(atom)
+        return UNKNOWN_V
+
+    def _handle_sink(self, spec: SinkSpec, call: str, args, kwargs, frame: Frame, pos) -> V:
+        """A file object's method that is an operation of its own (``zf.extractall(path)``)."""
+        target = _pick(spec.target, args, kwargs)
+        if target is None and spec.cwd_default:
+            target = self.ctx.cwd if self.ctx.cwd is not None else of(
+                Origin("cwd", expr=f"{spec.name.rsplit('.', 1)[-1]}()", path=frame.path, line=pos[0],
+                       value=START_CWD), is_path=True)
+        self.record_sink(spec, call, target, frame, pos, write=spec.write)
         return UNKNOWN_V
 
     def _start(self, v: V) -> V:

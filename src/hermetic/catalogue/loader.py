@@ -44,6 +44,7 @@ class SinkSpec:
     returns: str = ""
     removes: bool = False   # the operation removes its target (``fsmodel``: nothing is under it after)
     elsewhere: bool = False  # the path it makes is not its target (a path's rename: the source)
+    cwd_default: bool = False  # with no target argument the operation acts on the working directory
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Invoke:
 class Catalogue:
     calls: Dict[str, SinkSpec] = field(default_factory=dict)
     path_methods: Dict[str, SinkSpec] = field(default_factory=dict)
+    handle_methods: Dict[str, SinkSpec] = field(default_factory=dict)   # "zipfile.ZipFile.extractall" -> spec
     invokes: Dict[str, Invoke] = field(default_factory=dict)
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
     raises: Dict[str, str] = field(default_factory=dict)     # library call that never returns -> what it raises
@@ -139,6 +141,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         returns=str(raw.get("returns", "")),
         removes=bool(raw.get("removes", False)),
         elsewhere=bool(raw.get("elsewhere", False)),
+        cwd_default=bool(raw.get("cwd_default", False)),
     )
 
 
@@ -177,6 +180,10 @@ def load(config: Optional[Config] = None) -> Catalogue:
             if name == "path_methods":
                 for meth, mraw in raw.items():
                     cat.path_methods[meth] = _spec(meth, "file", mraw)
+                continue
+            if name == "handle_methods":
+                for meth, mraw in raw.items():
+                    cat.handle_methods[meth] = _spec(meth, "file", mraw)
                 continue
             cat.calls[name] = _spec(name, category, raw)
     if config is not None:
