@@ -27,6 +27,8 @@ FORMS = [
     ("percent-format", '"%s/percent.txt" % folder', "percent"),
     ("functools-partial", "(Path(folder) / name).write_text(text)", "partial"),
     ("decorator-returning-function", '(Path(folder) / "decorated.txt").write_text', "decorated"),
+    ("os-path-split-head", 'with open(os.path.join(head, "split.txt"), "w")', "split"),
+    ("attribute-of-a-library-object", '(Path(holder.folder) / "held.txt").write_text', "held"),
 ]
 
 # test_assigned_twice reaches the assignment writer once with tmp_path and once with the constant:
@@ -135,3 +137,46 @@ def test_an_import_of_a_project_module_that_does_not_exist_is_counted_unresolved
     report, _ = run_check([], tmp_path)
     assert [(u["line"], u["call"]) for u in report.unresolved_calls] == [
         (1, "import app.gone (no such module in the project)")]
+
+
+def test_split_of_a_literal_path_is_computed(tmp_path, monkeypatch):
+    """``os.path.split`` of a whole literal gives the literal head and tail: a probe climbing a
+    test's absolute path reads each folder above it (requests' ``extract_zipped_paths``); the
+    tmp_path twin reads nothing outside the sandbox."""
+    from hermetic.api import run_check
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "zp.py").write_text('''import os
+import zipfile
+
+
+def extract(path):
+    if os.path.exists(path):
+        return path
+    archive, member = os.path.split(path)
+    while archive and not os.path.exists(archive):
+        archive, prefix = os.path.split(archive)
+        if not prefix:
+            break
+    if not zipfile.is_zipfile(archive):
+        return path
+    return archive
+''', encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_zp.py").write_text('''from pkg.zp import extract
+
+
+def test_unchanged():
+    assert extract("/etc/invalid/location") == "/etc/invalid/location"
+
+
+def test_tmp(tmp_path):
+    extract(str(tmp_path / "a" / "b"))
+''', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    found = {f.line: f for f in report.findings}
+    assert sorted(found) == [6, 9, 13]
+    assert "'/etc/invalid'" in found[9].message and "'/etc'" in found[13].message
+    assert all(f.tests == ["tests/test_zp.py::test_unchanged"] for f in report.findings)

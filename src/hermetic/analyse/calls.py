@@ -17,7 +17,7 @@ from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (START_CWD, copied, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
+from .origins import (START_CWD, copied, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
@@ -304,7 +304,7 @@ class Calls:
                 return of(("environ-copy",))
             if not args:
                 return EMPTY
-            if (c := copied(d, args)) is not None:
+            if (c := copied(d, args) or split_path(d, args)) is not None:
                 return c
             if d in ("os.path.join", "posixpath.join"):
                 whole = _whole_join(args, False)

@@ -148,7 +148,12 @@ class Expressions:
         if k == "name":
             return self.lookup(e[1], frame)
         if k == "attr":
-            return self.eval_attr(self.eval(e[1], frame), e[2], frame, e)
+            base = self.eval(e[1], frame)
+            if e[1][0] == "name":
+                held = frame.locals.get(f"{e[1][1]}.{e[2]}#of")
+                if held is base:   # stored on a library object by this frame (Statements.assign)
+                    return frame.locals[f"{e[1][1]}.{e[2]}"]
+            return self.eval_attr(base, e[2], frame, e)
         if k == "call":
             return self.eval_call(e, frame)
         if k == "fstr":

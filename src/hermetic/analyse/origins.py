@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional
 
 from .literals import _literal_str
-from .values import (DOUBLE, EXISTING, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, seq_atom,
+from .values import (DOUBLE, EXISTING, UNKNOWN_V, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, lit, seq_atom,
                      shipped)
 
 
@@ -24,7 +24,7 @@ _HEAD_FUNCS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.n
                "os.fspath", "os.fsencode", "os.fsdecode", "builtins.str", "builtins.bytes", "posixpath.join",
                "os.path.relpath", "builtins.repr", "builtins.format", "shlex.split", "shlex.join",
                "shlex.quote", "urllib.parse.urljoin", "builtins.list", "builtins.tuple", "builtins.sorted",
-               "copy.copy", "copy.deepcopy", "builtins.dict"}
+               "copy.copy", "copy.deepcopy", "builtins.dict", "os.path.split", "posixpath.split"}
 _DICT_CTORS = {"builtins.dict", "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
                "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
 _CONTAINER_CTORS = _DICT_CTORS | {"builtins.list", "builtins.set", "collections.deque", "weakref.WeakSet"}
@@ -233,6 +233,21 @@ def copied(d: str, args) -> Optional[V]:
 
 
 _COPIES = {"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.dict"}
+
+
+def split_path(d: str, args) -> Optional[V]:
+    """``os.path.split(p)``: the pair (head, tail), computed where ``p`` is one string literal
+    (``"/etc/invalid/location"`` gives the literals ``"/etc/invalid"`` and ``"location"``);
+    else the head as ``os.path.dirname`` gives it (a constant's path keeps its origin) and an
+    unknown tail. None for other calls."""
+    if d not in ("os.path.split", "posixpath.split") or len(args) != 1:
+        return None
+    o = next(iter(args[0].atoms)) if len(args[0].atoms) == 1 else None
+    if isinstance(o, Origin) and o.kind == "literal" and not o.partial and isinstance(o.value, str) \
+            and o.expr[:1] in ("'", '"'):
+        parts = posixpath.split(o.value)
+        return V(frozenset([seq_atom("tuple", tuple(lit(x, o.path, o.line, o.in_test) for x in parts), exact=True)]))
+    return V(frozenset([seq_atom("tuple", (_up(_head(args[0])).with_path(False), UNKNOWN_V), exact=True)]))
 
 
 def _head(v: V) -> V:
