@@ -15,7 +15,7 @@ from ..catalogue.loader import SinkSpec
 from . import clickmodel
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .origins import START_CWD
-from .state import ANY_VARIABLE, DELETED, SPREAD, Frame
+from .state import ANY_VARIABLE, DELETED, SPREAD, SYS_MODULES, Frame
 from .decide import regex_result
 from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
 
@@ -120,6 +120,11 @@ class Controls:
             return of(("patcher", "none", ()))
         target = args[0]
         is_env = any(a == ("ext", "os.environ") for a in target.refs()) or _literal_str(target) == "os.environ"
+        if not is_env and (SYS_MODULES in target.refs() or _literal_str(target) == "sys.modules"):
+            # patch.dict(sys.modules, {"dotenv": None}): the entries the code's imports find
+            entries = [(SYS_MODULES, k, v) for a in (args[1].refs() if len(args) > 1 else ())
+                       if a[0] == "dict" for k, v in a[1] if k is not None]
+            return of(("patcher", "multi", tuple(entries), self._site))
         if not is_env:
             return of(("patcher", "none", ()))
         entries = []
@@ -392,6 +397,11 @@ class Controls:
                 if key is not None:
                     self._mp_note("env", key)
                     self.ctx.env[key] = (args[2] if len(args) > 2 else UNKNOWN_V) if name == "setitem" else DELETED
+            elif len(args) > 2 and name == "setitem" and SYS_MODULES in args[0].refs() and \
+                    _literal_str(args[1]) is not None:
+                key = (SYS_MODULES, _literal_str(args[1]))   # the module an import finds (handlers)
+                self._mp_note("patches", key)
+                self.ctx.patches[key] = args[2]
             elif len(args) > 1:   # delitem's third argument is `raising`
                 value = (args[2] if len(args) > 2 else kwargs.get("value", UNKNOWN_V)) if name == "setitem" else None
                 self._set_table_item(args[0], args[1], value)

@@ -12,6 +12,7 @@ from typing import Optional, Union
 from ..summarise.ir import EXPR_ASSERT
 from .controls import quiet_double
 from .decide import values
+from .state import SYS_MODULES
 from .values import DOUBLE_V, UNKNOWN_V, Origin, V, of, union
 
 # the built-in exception classes, and those whose two-argument form sets ``errno``
@@ -210,6 +211,8 @@ def exec_try(ip, st, frame) -> bool:
     certain (``Interp.guarded``: an exception may come first). True when it always ends in a
     return or raise."""
     frame.line = st[5]
+    if ip.ctx.patches and (at := blocked_import(ip, st[1])) is not None:
+        return _exec_blocked(ip, st, at, frame)
     watched = None
     ip.guarded += 1
     try:
@@ -251,3 +254,50 @@ def exec_try(ip, st, frame) -> bool:
         return True
     ip.way_cut = cut or ip.way_cut
     return ended and not st[2]
+
+
+def blocked_import(ip, body) -> Optional[int]:
+    """The index of the first statement of ``body`` that imports a module the test set to None in
+    ``sys.modules`` (``monkeypatch.setitem(sys.modules, "dotenv", None)``, ``patch.dict``), or
+    of a package above it: that import raises ModuleNotFoundError. None when there is none."""
+    for i, st in enumerate(body):
+        if st[0] == "import":
+            modules = [n[1] for n in st[1]]
+        elif st[0] == "from":
+            modules = [st[1]]
+        else:
+            continue
+        for m in modules:
+            parts = m.split(".")
+            for j in range(1, len(parts) + 1):
+                v = ip.ctx.patches.get((SYS_MODULES, ".".join(parts[:j])))
+                if v is not None and v.atoms and values(v) == [None]:
+                    return i
+    return None
+
+
+def _exec_blocked(ip, st, at: int, frame) -> bool:
+    """A ``try`` whose body reaches an import the test blocked (``blocked_import``): the body up
+    to it, then the first handler that catches ModuleNotFoundError runs on every way (a handler
+    naming a class that is not built in may or may not); with none, the exception goes on."""
+    ended = ip.exec_block(st[1][:at], frame)
+    if not ended:
+        maybe = False
+        for name, body, etype in st[2]:
+            catches = True if etype is None else handler_catches(ip, ip.eval(etype, frame), ["ModuleNotFoundError"])
+            if catches is False:
+                continue
+            if name:
+                ip._bind(frame, name, UNKNOWN_V)
+            if catches is None:
+                ip._branches([body, []], frame)
+                maybe = True
+                continue
+            ended = ip.exec_block(body, frame)
+            break
+        else:
+            ended = not maybe   # uncaught: the import's exception goes on
+            ip.raising = ended
+    if ip.exec_block(st[4], frame):
+        return True
+    return ended

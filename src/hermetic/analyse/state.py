@@ -61,6 +61,7 @@ class SinkEvent:
 # computed key, ``os.environ.update(mapping)``, ``dotenv.load_dotenv``): a later read of a
 # variable the test did not name may read one of them, so its origin is unknown (row U)
 ANY_VARIABLE = "*"
+SYS_MODULES = ("ext", "sys.modules")   # patches of its entries: (SYS_MODULES, module name) -> value
 
 
 @dataclass

@@ -380,11 +380,9 @@ class Statements:
                     self.write_state("cattr", a[1], t[2], val)
                 elif a[0] == "mod" and a[1] in self.globals:
                     self.write_state("gattr", a[1], t[2], val)
-            if t[1][0] == "name" and not frame.is_module and not any(
-                    a[0] in ("inst", "cls", "mod") for a in base.refs()):
+            if t[1][0] == "name" and not frame.is_module and not any(a[0] in ("inst", "cls", "mod") for a in base.refs()):
                 # a library object's attribute (conn.cert_file = cert[0]): read back by this frame
-                frame.locals[f"{t[1][1]}.{t[2]}"] = val
-                frame.locals[f"{t[1][1]}.{t[2]}#of"] = base
+                frame.locals[f"{t[1][1]}.{t[2]}"], frame.locals[f"{t[1][1]}.{t[2]}#of"] = val, base
         elif k == "sub":
             attr = _literal_str(self.eval(t[2], frame)) if t[1][0] == "attr" and t[1][2] == "__dict__" else None
             if attr is not None:   # self.__dict__["name"] = v sets the attribute (past a __setattr__)
