@@ -17,7 +17,7 @@ from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
 from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (START_CWD, copied, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
+from .origins import (copied, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
@@ -327,10 +327,7 @@ class Calls:
                     return args[0] if not _any_literal_tilde(args[0]) else self._home(frame, d)
             return self._home(frame, d)
         if d in _CWD_FUNCS:
-            if self.ctx.cwd is not None:
-                return self.ctx.cwd.with_path(True)
-            return of(Origin("cwd", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line, value=START_CWD),
-                      is_path=True)   # the folder the tests start in (fsmodel.cwd_moved)
+            return self.working_dir(d.split(".")[-1] + "()", frame.path, frame.line)
         if d in _TEMP_FUNCS:
             return of(Origin("test-value", expr=d), is_path=False)
         if d == "tempfile.gettempdir":

@@ -266,11 +266,16 @@ class Controls:
         """A file object's method that is an operation of its own (``zf.extractall(path)``)."""
         target = _pick(spec.target, args, kwargs)
         if target is None and spec.cwd_default:
-            target = self.ctx.cwd if self.ctx.cwd is not None else of(
-                Origin("cwd", expr=f"{spec.name.rsplit('.', 1)[-1]}()", path=frame.path, line=pos[0],
-                       value=START_CWD), is_path=True)
+            target = self.working_dir(spec.name.rsplit(".", 1)[-1] + "()", frame.path, pos[0])
         self.record_sink(spec, call, target, frame, pos, write=spec.write)
         return UNKNOWN_V
+
+    def working_dir(self, expr: str, path: str, line: int) -> V:
+        """The working directory now: the test's (``monkeypatch.chdir``), else the folder the tests
+        start in (``fsmodel.cwd_moved``), as the value of ``expr`` written at ``path:line``."""
+        if self.ctx.cwd is not None:
+            return self.ctx.cwd.with_path(True)
+        return of(Origin("cwd", expr=expr, path=path, line=line, value=START_CWD), is_path=True)
 
     def _start(self, v: V) -> V:
         out = EMPTY
@@ -398,8 +403,8 @@ class Controls:
                     self._mp_note("env", key)
                     self.ctx.env[key] = (args[2] if len(args) > 2 else UNKNOWN_V) if name == "setitem" else DELETED
             elif len(args) > 2 and name == "setitem" and SYS_MODULES in args[0].refs() and \
-                    _literal_str(args[1]) is not None:
-                key = (SYS_MODULES, _literal_str(args[1]))   # the module an import finds (handlers)
+                    (module := _literal_str(args[1])) is not None:
+                key = (SYS_MODULES, module)   # the module an import finds (handlers.blocked_import)
                 self._mp_note("patches", key)
                 self.ctx.patches[key] = args[2]
             elif len(args) > 1:   # delitem's third argument is `raising`

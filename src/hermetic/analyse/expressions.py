@@ -149,7 +149,7 @@ class Expressions:
             return self.lookup(e[1], frame)
         if k == "attr":
             base = self.eval(e[1], frame)
-            if e[1][0] == "name":
+            if frame.holds and e[1][0] == "name":
                 held = frame.locals.get(f"{e[1][1]}.{e[2]}#of")
                 if held is base:   # stored on a library object by this frame (Statements.assign)
                     return frame.locals[f"{e[1][1]}.{e[2]}"]

@@ -12,6 +12,7 @@ from typing import Optional, Union
 from ..summarise.ir import EXPR_ASSERT
 from .controls import quiet_double
 from .decide import values
+from .literals import is_none
 from .state import SYS_MODULES
 from .values import DOUBLE_V, UNKNOWN_V, Origin, V, of, union
 
@@ -271,7 +272,7 @@ def blocked_import(ip, body) -> Optional[int]:
             parts = m.split(".")
             for j in range(1, len(parts) + 1):
                 v = ip.ctx.patches.get((SYS_MODULES, ".".join(parts[:j])))
-                if v is not None and v.atoms and values(v) == [None]:
+                if v is not None and is_none(v):
                     return i
     return None
 

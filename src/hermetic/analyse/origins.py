@@ -242,10 +242,10 @@ def split_path(d: str, args) -> Optional[V]:
     unknown tail. None for other calls."""
     if d not in ("os.path.split", "posixpath.split") or len(args) != 1:
         return None
-    o = next(iter(args[0].atoms)) if len(args[0].atoms) == 1 else None
-    if isinstance(o, Origin) and o.kind == "literal" and not o.partial and isinstance(o.value, str) \
-            and o.expr[:1] in ("'", '"'):
-        parts = posixpath.split(o.value)
+    text = _literal_str(args[0])
+    o = next(iter(args[0].atoms))
+    if text is not None and isinstance(o, Origin) and o.kind == "literal":   # not a constant: it keeps its name
+        parts = posixpath.split(text)
         return V(frozenset([seq_atom("tuple", tuple(lit(x, o.path, o.line, o.in_test) for x in parts), exact=True)]))
     return V(frozenset([seq_atom("tuple", (_up(_head(args[0])).with_path(False), UNKNOWN_V), exact=True)]))
 

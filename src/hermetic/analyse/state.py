@@ -31,6 +31,7 @@ class Frame:
     step0: int = 0                      # the run's step count when the frame was entered (its budget)
     returned: bool = False              # a `return` ran on some way (so not every way raises)
     decided: int = 0                    # > 0 inside a branch the values (not the platform) decided
+    holds: bool = False                 # locals hold "name.attr" entries (``Statements.assign``)
 
 
 @dataclass

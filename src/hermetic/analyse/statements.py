@@ -383,6 +383,7 @@ class Statements:
             if t[1][0] == "name" and not frame.is_module and not any(a[0] in ("inst", "cls", "mod") for a in base.refs()):
                 # a library object's attribute (conn.cert_file = cert[0]): read back by this frame
                 frame.locals[f"{t[1][1]}.{t[2]}"], frame.locals[f"{t[1][1]}.{t[2]}#of"] = val, base
+                frame.holds = True
         elif k == "sub":
             attr = _literal_str(self.eval(t[2], frame)) if t[1][0] == "attr" and t[1][2] == "__dict__" else None
             if attr is not None:   # self.__dict__["name"] = v sets the attribute (past a __setattr__)
