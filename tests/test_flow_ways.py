@@ -18,6 +18,11 @@ the test's one pair ends the call before the clock read, and "the first candidat
 falls back to the working directory. A comprehension may be empty, a list may be emptied in
 place on its way to the loop, and a loop that continues may pass every item: their fallbacks
 stay reached (near misses, medium confidence).
+
+A parametrized test runs once per row where its ``parametrize`` marks list a few rows
+(``parametrize.MAX_ROWS`` in all): two parameters that decide a way together are taken row by
+row (a row with its own time never reads the clock), and a row that sets one variable leaves
+the other one read. Past the limit the rows are joined, each parameter any of its values.
 """
 from helpers import Expect, fixture_suite
 
@@ -43,14 +48,32 @@ EXPECTED = [
     # a library decorator may call the function with arguments of its own: *args not known
     Expect("args-behind-a-library-decorator", "HT102", C, 'with open("/var/spool/pooling/drained", "w") as fh:',
            tests=[TC + "test_drain_through_a_library_decorator"], origin="literal"),
+    # (the parametrized test's row that does not set it reads it from whoever runs the tests)
     Expect("environ-key-read", "HT103", C, 'path = os.environ["POOL_SETTINGS"]',
-           tests=[TC + "test_settings_of_whoever_runs_the_tests"]),
+           tests=[TC + "test_settings_of_whoever_runs_the_tests", TC + "test_settings_named_on_one_way"]),
     Expect("a-list-written-in-the-loop-runs", "HT102", C, "with open(first_known()) as fh:",
            tests=[TC + "test_read_the_known_candidate"], origin="literal"),
     Expect("a-fallback-after-an-empty-or-continued-loop", "HT102", C, 'with open(path, "w") as fh:',
            tests=[TC + "test_config_from_a_filtered_list", TC + "test_config_skipping_missing_candidates",
                   TC + "test_config_candidates_in_a_list"],
            origin="cwd"),
+]
+
+R = "src/pooling/rows.py"
+TR = "tests/test_rows.py::"
+EXPECTED += [
+    # a parametrized test runs once per row (up to parametrize.MAX_ROWS): the row that brings its
+    # own time and the one that raises never read the clock; the "now" row without a time does
+    Expect("each-parametrize-row-decides-its-way", "HT104", R, "return time.time()   # only a",
+           tests=[TR + "test_stamp_now_row"], origin="clock"),
+    # past MAX_ROWS the rows are joined: any kind meets any time, the clock may be read
+    Expect("rows-past-the-limit-are-joined", "HT104", R, "return time.time()   # rows past",
+           tests=[TR + "test_late_stamp_many_rows"], origin="clock"),
+    # each row sets one variable; joined, either name might be set and neither read was reported
+    Expect("a-row-sets-one-variable-the-other-is-read", "HT103", R, 'os.environ.get("POOL_HTTP_PROXY")',
+           tests=[TR + "test_proxy_from_the_environment"]),
+    Expect("a-row-sets-one-variable-the-other-is-read-too", "HT103", R, 'os.environ.get("POOL_HTTPS_PROXY")',
+           tests=[TR + "test_proxy_from_the_environment"]),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])

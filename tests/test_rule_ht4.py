@@ -31,6 +31,9 @@ GUARD_EXPECTED = [
     Expect("never-guard-decorated", "HT401", TU, "def test_audit_events(event):", tests=[TU + "::test_audit_events"]),
     Expect("never-guard-suppressed-inline", "HT401", TU, "def test_suppressed_inline():",
            tests=[TU + "::test_suppressed_inline"]),
+    # a parametrized test runs once per row: the guard on one row does not cover the other
+    Expect("never-guard-on-one-row", "HT401", TU, "def test_guard_on_one_row(guarded):",
+           tests=[TU + "::test_guard_on_one_row"]),
     Expect("too-late-in-body", "HT402", TU, "total = reports.monthly_total()", tests=[TU + "::test_guard_too_late"]),
     Expect("too-late-connection-sink", "HT402", TU, 'audit.record("start")', tests=[TU + "::test_audit_before_guard"]),
     Expect("too-late-in-fixture", "HT402", CF, "conn = db.connect()  # before its guard",

@@ -157,6 +157,35 @@ class FixtureScope:
                 queue.append(dep)
         return out
 
+    def set_up(self, usefixtures: List[str], params: list, n_mock: int, param_values: Dict[str, V]) -> None:
+        """Set up the fixtures a test uses before its body runs, in pytest's order: ``usefixtures``
+        (its marks' names), ``params`` (its parameters, the first ``n_mock`` of them the doubles
+        patch decorators pass), ``param_values`` (those parametrize gives)."""
+        # pytest sorts the fixture closure by scope, higher first; within a scope autouse
+        # fixtures, then usefixtures, then the test's parameters, in order. A module-scoped
+        # fixture the test requests is set up before a function-scoped autouse one.
+        def scope_rank(name: str) -> int:
+            d = self.find(name)
+            return SCOPE_RANK.get(d.scope, 4) if d is not None else 4
+
+        order = [(scope_rank(n), 0, i, n, False) for i, n in enumerate(self.autouse_names())]
+        order += [(scope_rank(n), 1, i, n, False) for i, n in enumerate(usefixtures)]
+        for i, prm in enumerate(params):
+            d = self.find(prm[PARAM_NAME]) if i >= n_mock and prm[PARAM_NAME] not in param_values else None
+            if d is not None and SCOPE_RANK.get(d.scope, 4) < 4:
+                order.append((SCOPE_RANK[d.scope], 2, i, prm[PARAM_NAME], True))
+        # fixtures of a higher scope that the requested ones request in turn join the sort too:
+        # a module-scoped fixture behind a usefixtures one is set up before the autouse ones
+        requested = list(self.autouse_names()) + list(usefixtures) + [
+            prm[PARAM_NAME] for i, prm in enumerate(params) if i >= n_mock and prm[PARAM_NAME] not in param_values]
+        deps = self.dependencies(requested, set(requested) | set(param_values))
+        order += [(scope_rank(n), 3, i, n, False) for i, n in enumerate(deps) if scope_rank(n) < 4]
+        for _r, _g, _i, name, with_params in sorted(order):
+            if with_params:
+                self.get(name, param_values)
+            else:
+                self.get(name)
+
     def get(self, name: str, param_values: Optional[Dict[str, V]] = None, below: Optional[FixtureDef] = None) -> V:
         ip = self.ip
         if below is None and name in self.cache:

@@ -3,7 +3,7 @@ parameter of a parametrized test takes.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from . import interp as I
 from .literals import _literal_str, truthiness
@@ -23,9 +23,9 @@ def marks_of(v: V) -> List[tuple]:
     return out
 
 
-def parametrize_values(names_v: V, values_v: V) -> Dict[str, V]:
-    """``@pytest.mark.parametrize(names, values)``: each parameter name -> the union of the
-    values it takes over the rows (unknown where the rows are not a literal sequence)."""
+def parametrize_rows(names_v: V, values_v: V) -> Optional[List[Dict[str, V]]]:
+    """``@pytest.mark.parametrize(names, values)``: one dict per row, parameter name -> its value
+    in that row; None where the rows are not a literal sequence (or the names are unknown)."""
     names: List[str] = []
     s = I._literal_str(names_v)
     if s is not None:
@@ -34,32 +34,64 @@ def parametrize_values(names_v: V, values_v: V) -> Dict[str, V]:
         for a in names_v.refs():
             if a[0] == "seq":
                 names = [I._literal_str(x) or "" for x in a[2]]
-    out: Dict[str, V] = {}
     rows: List[V] = []
     for a in values_v.ordered():
         if isinstance(a, tuple) and a[0] == "seq":
             rows.extend(a[2])
         else:
-            rows = []
-            break
-    for i, n in enumerate(names):
-        if not n:
-            continue
-        if not rows:
-            out[n] = UNKNOWN_V
-            continue
-        vals = []
-        for row in rows:
-            if len(names) == 1:
-                vals.append(row)
+            return None
+    if not names or not rows:
+        return None
+    out: List[Dict[str, V]] = []
+    for row in rows:
+        values: Dict[str, V] = {}
+        seqs = [x for x in row.refs() if x[0] == "seq"] if len(names) > 1 else []
+        for i, n in enumerate(names):
+            if not n:
                 continue
-            seqs = [x for x in row.refs() if x[0] == "seq"]
-            if seqs and i < len(seqs[0][2]):
-                vals.append(seqs[0][2][i])
+            if len(names) == 1:
+                values[n] = row
+            elif seqs and i < len(seqs[0][2]):
+                values[n] = seqs[0][2][i]
             else:
-                vals.append(UNKNOWN_V)
-        out[n] = union(vals)
+                values[n] = UNKNOWN_V
+        out.append(values)
     return out
+
+
+def parametrize_values(names_v: V, values_v: V) -> Dict[str, V]:
+    """``@pytest.mark.parametrize(names, values)``: each parameter name -> the union of the
+    values it takes over the rows (unknown where the rows are not a literal sequence)."""
+    rows = parametrize_rows(names_v, values_v)
+    if rows is None:
+        names: List[str] = []
+        s = I._literal_str(names_v)
+        if s is not None:
+            names = [n.strip() for n in s.split(",") if n.strip()]
+        else:
+            for a in names_v.refs():
+                if a[0] == "seq":
+                    names = [I._literal_str(x) or "" for x in a[2]]
+        return {n: UNKNOWN_V for n in names if n}
+    return {n: union([r[n] for r in rows]) for n in rows[0]}
+
+
+MAX_ROWS = 8   # a test with more rows (the product of its parametrize marks) runs once, rows joined
+
+
+def row_runs(marks: List[tuple]) -> Optional[List[Dict[str, V]]]:
+    """The parameter values of each run of a test whose ``parametrize`` marks list 2 to
+    ``MAX_ROWS`` rows in all (their product): one dict per run; None where a test runs once
+    with the rows joined (one row, too many, or a list the analysis cannot read)."""
+    combos: List[Dict[str, V]] = [{}]
+    for m in marks:
+        if m[1] != "parametrize" or len(m[2]) < 2:
+            continue
+        rows = parametrize_rows(m[2][0], m[2][1])
+        if rows is None or len(combos) * len(rows) > MAX_ROWS:
+            return None
+        combos = [{**c, **r} for c in combos for r in rows]
+    return combos if len(combos) > 1 else None
 
 
 SKIPPED = "hermetic:skipped"   # the marker name given to a test that never runs on this platform

@@ -19,10 +19,10 @@ from . import interp as I
 from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUALNAME, FROM_MODULE, FROM_NAMES, \
     IF_BODY, IF_ORELSE, IMPORT_NAMES, NAME_ID, PARAM_DEFAULT, PARAM_KIND, PARAM_NAME, TAG, TRY_BODY, TRY_HANDLERS, \
     TUPLE_ITEMS, dotted_name
-from .fixtures import SCOPE_RANK, FixtureDef, FixtureScope, fixture_decorator
-from .parametrize import SKIPPED, marks_of, parametrize_values, skipped_by
+from .fixtures import FixtureDef, FixtureScope, fixture_decorator
+from .parametrize import SKIPPED, marks_of, parametrize_values, row_runs, skipped_by
 from .plugins import BY_NAME, CollectingPlugin, configured, plugin_skips, plugins_loaded, requirements_class
-from .runs import SweepRun, TestItem, TestRun, start_run
+from .runs import Rows, SweepRun, TestItem, TestRun, merged, start_run
 from .sweep import sweep_each, sweep_modules, sweep_roots_in
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, V, of
 
@@ -312,6 +312,17 @@ class Runner:
 
     # ------------------------------------------------------------------ running a test
     def run(self, item: TestItem) -> TestRun:
+        """The test's run: one per row of its ``parametrize`` marks where they list a few
+        (``parametrize.row_runs``), merged (``runs.merged``), so each row's values decide its
+        branches; else one, each parameter the union of its rows' values."""
+        try:
+            return self._run(item, None)
+        except Rows as rows:
+            return merged(item, [self._run(item, r) for r in rows.runs])
+
+    def _run(self, item: TestItem, row: Optional[Dict[str, V]]) -> TestRun:
+        """One run of the test: with ``row``, those parameter values; with None, raises
+        ``runs.Rows`` before anything of the test runs where its rows are to run one by one."""
         ip = self.ip
         start_run(ip)
         ip.ctx = I.Ctx(env=dict(self.p.session_env))
@@ -366,12 +377,19 @@ class Runner:
                     s = I._literal_str(a)
                     if s:
                         usefixtures.append(s)
-            elif m[1] == "parametrize" and len(m[2]) >= 2:
+            elif m[1] == "parametrize" and len(m[2]) >= 2 and row is None:
                 param_values.update(parametrize_values(m[2][0], m[2][1]))
             elif m[1] in ("disable_socket", "vcr", "block_network", "default_cassette"):
                 ip.ctx.net = ip.ctx.net | {"*"}
             elif m[1] in ("freeze_time",):
                 ip.ctx.frozen = True
+
+        if row is None:
+            runs = row_runs(marks)
+            if runs is not None:
+                raise Rows(runs)
+        else:
+            param_values.update(row)
 
         # self for methods
         self_atom = None
@@ -421,30 +439,7 @@ class Runner:
         n_mock = len(mocks)
         if any(a[0] == "patcher" for a in deco_atoms[:n_class_decos]):
             mocks = [DOUBLE_V] * n_mock
-        # pytest sorts the fixture closure by scope, higher first; within a scope autouse
-        # fixtures, then usefixtures, then the test's parameters, in order. A module-scoped
-        # fixture the test requests is set up before a function-scoped autouse one.
-        def scope_rank(name: str) -> int:
-            d = fx.find(name)
-            return SCOPE_RANK.get(d.scope, 4) if d is not None else 4
-
-        order = [(scope_rank(n), 0, i, n, False) for i, n in enumerate(fx.autouse_names())]
-        order += [(scope_rank(n), 1, i, n, False) for i, n in enumerate(usefixtures)]
-        for i, prm in enumerate(params):
-            d = fx.find(prm[PARAM_NAME]) if i >= n_mock and prm[PARAM_NAME] not in param_values else None
-            if d is not None and SCOPE_RANK.get(d.scope, 4) < 4:
-                order.append((SCOPE_RANK[d.scope], 2, i, prm[PARAM_NAME], True))
-        # fixtures of a higher scope that the requested ones request in turn join the sort too:
-        # a module-scoped fixture behind a usefixtures one is set up before the autouse ones
-        requested = list(fx.autouse_names()) + list(usefixtures) + [
-            prm[PARAM_NAME] for i, prm in enumerate(params) if i >= n_mock and prm[PARAM_NAME] not in param_values]
-        deps = fx.dependencies(requested, set(requested) | set(param_values))
-        order += [(scope_rank(n), 3, i, n, False) for i, n in enumerate(deps) if scope_rank(n) < 4]
-        for _r, _g, _i, name, with_params in sorted(order):
-            if with_params:
-                fx.get(name, param_values)
-            else:
-                fx.get(name)
+        fx.set_up(usefixtures, params, n_mock, param_values)
         loc: Dict[str, V] = {}
         for i, prm in enumerate(params):
             pname, kind, _d = prm[PARAM_NAME], prm[PARAM_KIND], prm[PARAM_DEFAULT]

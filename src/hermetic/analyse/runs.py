@@ -80,3 +80,63 @@ def start_run(ip: I.Interp) -> None:
         heap.pop(iid, None)
     ip.next_id = I.TEST_HEAP_BASE
     ip.wlog = []
+
+
+class Rows(Exception):
+    """Raised by a test's first run when its parametrize rows are to run one by one (``runs``:
+    each run's parameter values), before anything of the test ran."""
+
+    def __init__(self, runs: List[dict]) -> None:
+        super().__init__(len(runs))
+        self.runs = runs
+
+
+def _event_key(e: I.SinkEvent) -> tuple:
+    return (e.category, e.path, e.pos, e.call, e.verdict, e.origin, e.trace, e.import_time, e.module, e.target,
+            e.write, e.targets, e.missed, e.reason, e.via_fixture, e.undecided, e.several, e.may_write)
+
+
+def _unique(items: list, key=lambda x: x) -> list:
+    seen: Set = set()
+    out = []
+    for x in items:
+        k = key(x)
+        if k not in seen:
+            seen.add(k)
+            out.append(x)
+    return out
+
+
+def _guard_rank(marks: List[tuple]) -> int:
+    """How badly a run's HT4xx marks order the guard: 2 a side effect and no guard, 1 a side
+    effect first, 0 neither (``rules.guard``)."""
+    sides = [i for i, m in enumerate(marks) if m[0] == "side"]
+    guards = [i for i, m in enumerate(marks) if m[0] == "guard"]
+    if not sides:
+        return 0
+    return 2 if not guards else int(sides[0] < guards[0])
+
+
+def merged(item: TestItem, runs: List[TestRun]) -> TestRun:
+    """One ``TestRun`` for a test run once per parametrize row: what any row reached (each
+    event once), and the guard marks of the row that orders them worst."""
+    return TestRun(
+        item,
+        _unique([e for r in runs for e in r.events], _event_key),
+        _unique([x for r in runs for x in r.escapes], repr),
+        _unique([x for r in runs for x in r.misses], repr),
+        set().union(*(r.consumed for r in runs)),
+        list(max(runs, key=lambda r: _guard_rank(r.marks)).marks),
+        set().union(*(r.fixtures for r in runs)),
+        _or_bits(r.deps for r in runs),
+        {k: v for r in runs for k, v in r.unresolved.items()},
+        sorted(set().union(*(r.touched for r in runs))),
+        _unique([e for r in runs for e in r.import_events], _event_key),
+        frozenset().union(*(r.redirects for r in runs)))
+
+
+def _or_bits(values) -> int:
+    out = 0
+    for v in values:
+        out |= v
+    return out
