@@ -2,7 +2,8 @@
 fixture flow-dispatch.
 
 An instance called (``__call__``), also by a WSGI test client it is handed (``[invokes]`` in the
-sink catalogue); a decorator whose wrapper does something of its own; ``getattr(mod, name)`` with
+sink catalogue); a decorator whose wrapper does something of its own (also on a function a test
+defines in its body); ``getattr(mod, name)`` with
 a parametrize list of names; handler tables (a dict literal, a list in a dict, a registry a
 decorator fills at import); a sqlite database file next to the package (V2) reached through
 ``sqlite3.connect`` and an ``f"sqlite:///{DB_FILE}"`` URL (origin: the constant, not the prefix).
@@ -33,6 +34,9 @@ EXPECTED = [
     Expect("decorator-factory-wrapper", "HT103", D, 'os.environ.get("RELAY_RETRY_DEBUG")',
            tests=[T + "test_fetch"]),
     Expect("decorated-method-wrapper", "HT103", D, 'os.environ.get("RELAY_METHOD_LOG")', tests=[T + "test_sender"]),
+    # a function a test defines in its body gets its project decorators (one never called: no wrapper run)
+    Expect("decorator-on-a-function-the-test-defines", "HT103", D, 'os.environ.get("RELAY_TRACE")',
+           tests=[T + "test_traced_job_defined_in_the_test"]),
     Expect("getattr-parametrized-1", "HT103", R, 'os.environ.get("XDG_CONFIG_HOME")', tests=[T + "test_dirs"]),
     Expect("getattr-parametrized-2", "HT103", R, 'os.environ.get("XDG_CACHE_HOME")', tests=[T + "test_dirs"]),
     Expect("dict-table", "HT102", P, 'return (settings.SPOOL / "request").read_text()',

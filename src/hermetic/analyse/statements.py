@@ -542,11 +542,12 @@ class Statements:
         if not frame.is_module:
             self.closures[qn] = frame.locals
             self.wlog.append(("def", qn, defaults, frame.locals))   # a memo replay defines it again
-        decos = []   # their values, applied by ``decorated`` (issue 25: a wrapper's own body runs)
-        for dexpr, _line in f["decorators"]:
-            if (frame.is_module or frame.cls and frame.name == frame.cls) and not self.p.in_test.get(mod, False):
-                decos.append(self.eval(dexpr, frame))
-        return decos
+        # their values, applied by ``decorated`` (a wrapper's own body runs); a test module's
+        # top-level ones are the runner's (fixtures, marks), those in a test's body are applied
+        top = bool(frame.is_module or frame.cls and frame.name == frame.cls)
+        if top == bool(self.p.in_test.get(mod, False)):
+            return []
+        return [self.eval(dexpr, frame) for dexpr, _line in f["decorators"]]
 
     def _define_class(self, qn: str, frame: Frame) -> None:
         entry = self.p.classes.get(qn)
@@ -591,9 +592,8 @@ def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
 
 
 def _inline_nonempty(expr) -> bool:
-    """The loop's iterable is written in place with an item of its own: a list or set display
-    (``for name in ["a", "b"]``), or ``.items()`` / ``.keys()`` / ``.values()`` of a dict display.
-    Nothing can empty it before the loop takes its first item."""
+    """The loop's iterable is written in place with an item of its own (nothing can empty it first):
+    a list or set display, or ``.items()`` / ``.keys()`` / ``.values()`` of a dict display."""
     if expr[0] == "call" and expr[1][0] == "attr" and expr[1][2] in ("items", "keys", "values") and not expr[2]:
         expr = expr[1][1]
         return expr[0] == "dict" and any(k is not None for k, _v in expr[1])
