@@ -73,6 +73,14 @@ EXPECTED += [   # library I/O on the caller's behalf (catalogue entries of issue
            origin="literal"),
     Expect("filecmp-reads", "HT102", L, "return filecmp.cmp(a, b)", tests=[T + "test_same_file"],
            origin="literal"),
+    # answers the same on every machine (catalogue [existing-folders], the empty path) are no
+    # reads and decide their branch: "/" exists, "/etc" and "" are no archive
+    Expect("exists-but-not-of-the-root", "HT102", L, "if os.path.exists(path):   # the path itself, first",
+           tests=[T + "test_member_of_an_archive", T + "test_member_under_etc"], origin="literal"),
+    Expect("is-zipfile-only-of-an-unknown-head", "HT102", L, "if not zipfile.is_zipfile(archive):",
+           tests=[T + "test_member_of_an_archive"], origin="literal"),
+    Expect("zipfile-only-where-the-head-may-be-one", "HT102", L, "bundle:   # where the head may be an archive",
+           tests=[T + "test_member_of_an_archive"], origin="literal"),
 ]
 
 EXPECTED += [

@@ -178,5 +178,8 @@ def test_tmp(tmp_path):
     report, _ = run_check([], tmp_path)
     found = {f.line: f for f in report.findings}
     assert sorted(found) == [6, 9, 13]
-    assert "'/etc/invalid'" in found[9].message and "'/etc'" in found[13].message
+    # /etc exists on every POSIX machine and is no archive (catalogue [existing-folders]): of
+    # the two heads the loop may leave, /etc/invalid is the one whose answer is the machine's
+    assert "'/etc/invalid'" in found[9].message and "'/etc/invalid'" in found[13].message
+    assert "'/etc'" not in found[9].message + found[13].message
     assert all(f.tests == ["tests/test_zp.py::test_unchanged"] for f in report.findings)

@@ -1,4 +1,5 @@
-"""What a test's own run removed from the file system, so a later existence check is decided.
+"""What a test's own run removed from the file system, so a later existence check is decided;
+and the paths whose answer is the same on every machine (``known_answer``).
 
 A folder (or file) the run removed for certain (``shutil.rmtree(p)``, ``os.remove(p)``: catalogue
 entries with ``removes = true``, on a way every branch before it took, outside a ``try`` body or
@@ -15,7 +16,7 @@ the analysis cannot follow and a write whose target is not the path it makes (ca
 from __future__ import annotations
 
 import os.path
-from typing import Optional
+from typing import Optional, Tuple
 
 from .origins import START_CWD
 from .values import Origin, V
@@ -76,3 +77,42 @@ def gone(ctx, key: Optional[str]) -> bool:
     if key is None or not any(_under(key, g) for g in ctx.fs_gone):
         return False
     return not any(_under(m, key) or _under(key, m) for m in ctx.fs_made)
+
+
+# what a folder answers to each question a path can be asked (``returns = "value"`` calls)
+_FOLDER_ANSWERS = {"exists": True, "lexists": True, "isdir": True, "is_dir": True, "isfile": False,
+                   "is_file": False, "is_zipfile": False, "is_tarfile": False}
+_EMPTY_ANSWERS = dict.fromkeys(_FOLDER_ANSWERS, False)
+
+
+def known_answer(call: str, target: Optional[V], folders, posix: bool) -> Tuple[Optional[bool], Optional[V]]:
+    """What ``call`` (a dotted name: ``os.path.exists``, ``zipfile.is_zipfile`` ...) answers
+    about ``target``, for the values it may be that are paths written whole whose answer does not
+    depend on the machine: the empty path (exists nowhere), or on POSIX one of ``folders``
+    (catalogue ``[existing-folders]``: ``/``, ``/etc`` ...). ``(answer, None)`` when every value
+    is one of those and they agree; ``(None, rest)`` when some are, ``rest`` being the others
+    (the read that depends on the machine); ``(None, target)`` otherwise."""
+    question = call.rsplit(".", 1)[-1]
+    if question not in _FOLDER_ANSWERS or target is None or not target.atoms:
+        return None, target
+    answers, rest = set(), []
+    for a in target.atoms:
+        text = _whole_text(a)
+        if text == "":
+            answers.add(_EMPTY_ANSWERS[question])
+        elif posix and text is not None and os.path.normpath(text) in folders:
+            answers.add(_FOLDER_ANSWERS[question])
+        else:
+            rest.append(a)
+    if not rest:
+        return (answers.pop() if len(answers) == 1 else None), None if len(answers) == 1 else target
+    return None, (V(frozenset(rest), target.is_path) if answers else target)
+
+
+def _whole_text(a) -> Optional[str]:
+    """The text of a string literal (or a constant bound to one) written whole, else None."""
+    while isinstance(a, Origin) and a.kind == "module-constant" and len(a.inner) == 1 and not a.partial:
+        a = a.inner[0]
+    if not isinstance(a, Origin) or a.kind != "literal" or a.partial or not isinstance(a.value, str):
+        return None
+    return a.value if a.expr[:1] in ("'", '"') else None

@@ -9,7 +9,7 @@ from typing import Dict, Optional, Tuple
 
 from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
-from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone
+from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_answer
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
@@ -52,6 +52,12 @@ class Sinks:
             return EMPTY
         if cat == "file" and target is not None and _is_descriptor(target):
             return of(("handle", d))   # open(1, "w", closefd=False): a file descriptor, not a path
+        if cat == "file" and spec.returns == "value" and not spec.methods:
+            # the answer for a path it is the same for on every machine is no read that depends on it
+            same, target = known_answer(d, target, self.p.catalogue.existing_folders,
+                                        self.p.platform["os.name"] == "posix")
+            if same is not None:
+                return lit(same, frame.path, frame.line, frame.in_test)
         write, may_write = writes_of(spec, args, kwargs)
         if spec.methods and target is None:
             return of(("client", d, spec))
@@ -72,7 +78,8 @@ class Sinks:
     def _answer(self, call: str, target: Optional[V], frame: Frame) -> V:
         """What an answer about the file system (``returns = "value"``) is: unknown, but for an
         existence question about a library's shipped file (``exists_answer``), or about a path
-        the run removed (``fsmodel``)."""
+        the run removed (``fsmodel``). (A path whose answer is the same on every machine,
+        ``fsmodel.known_answer``, is answered before: no read is recorded.)"""
         known = exists_answer(call, target)
         if known is None and self.ctx.fs_gone and exists_question(call) and \
                 gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):

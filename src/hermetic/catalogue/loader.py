@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ..config import Config
 from .benign import Benign, packaged_benign
@@ -64,6 +64,7 @@ class Catalogue:
     handle_methods: Dict[str, SinkSpec] = field(default_factory=dict)   # "zipfile.ZipFile.extractall" -> spec
     invokes: Dict[str, Invoke] = field(default_factory=dict)
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
+    existing_folders: FrozenSet[str] = frozenset()   # folders every POSIX machine has (whole paths)
     raises: Dict[str, str] = field(default_factory=dict)     # library call that never returns -> what it raises
     answers: Dict[str, Any] = field(default_factory=dict)    # "io.StringIO.isatty" -> what it returns
     stream_wrappers: Tuple[str, ...] = ()                    # classes answering as the stream they wrap
@@ -159,6 +160,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "existing":
             cat.existing = {n: str(kind) for n, kind in entries.items()}
+            continue
+        if category == "existing-folders":
+            cat.existing_folders = frozenset(n for n, on in entries.items() if on)
             continue
         if category == "raises":
             cat.raises = {n: str(exc) for n, exc in entries.items()}
