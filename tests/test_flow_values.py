@@ -2,6 +2,7 @@
 
 Each writer in values.py moves its folder through one form before writing. For each form one
 test passes tmp_path (controlled: never listed) and one passes settings.OUT_DIR (listed).
+A ``@contextmanager`` block runs in the shared state its generator left at the yield (hooks.py).
 """
 import pytest
 
@@ -49,6 +50,15 @@ EXPECTED += [
            tests=[T + "test_fstring_name"], origin="module-constant"),
     Expect("endswith-not-taken", "HT102", B, 'with open(target, "w")', tests=[T + "test_unpack_tar"],
            origin="module-constant"),
+]
+
+# a @contextmanager's block runs in the shared state of its yield: a reader installed before
+# the yield and put back in a finally holds in the block, one set after the yield does not
+H = "src/flows/hooks.py"
+EXPECTED += [
+    Expect("context-manager-block-sees-the-yield-state", "HT102", H, 'with open("/etc/flows.conf") as fh:',
+           tests=[T.replace("test_values", "test_hooks") + "test_announced_reader",
+                  T.replace("test_values", "test_hooks") + "test_reader_after_the_block"], origin="literal"),
 ]
 
 SILENT = [

@@ -240,6 +240,9 @@ class Expressions:
             frame.yields = frame.yields | v
             if frame.yield_ctx is None:
                 frame.yield_ctx = self.ctx.copy()
+                if frame.undo0 >= 0:
+                    frame.yield_writes = self.written_since(frame.undo0)
+                    frame.yield_undo = len(self.undo)
             return UNKNOWN_V
         if k == "cmp":
             return self.eval_cmp(e, frame)

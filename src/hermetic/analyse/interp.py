@@ -275,6 +275,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
                    in_test=self.p.in_test.get(mod, False), cls=cls, step0=self.steps)
         fr.locals = loc
+        if f["generator"] and not self.import_time:
+            fr.undo0 = len(self.undo)   # what it writes before its yield holds in the `with` block
         self.stack.append(fr)
         self._on_stack.setdefault(qn, []).append(here)
         outer_raising, outer_raised = self.raising, self.call_raised
@@ -313,7 +315,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             if any(dotted_name(d).endswith("contextmanager") for d, _l in f["decorators"]):
                 cm_id = len(self.cm_ctx)
                 self.cm_ctx.append(fr.yield_ctx)   # the control state inside the `with` block
-                ret = of(("ctxfactory", fr.yields, cm_id))
+                at_yield = self.state_at_yield(fr)
+                ret = of(("ctxfactory", fr.yields, cm_id) + ((at_yield,) if at_yield else ()))
         if f["is_async"] and not ret.atoms:
             ret = UNKNOWN_V
         if len(self.memo) + self.memo_alts > MEMO_LIMIT:

@@ -241,6 +241,43 @@ class Memo:
         h.pop("sig", None)
         return h["attrs"]
 
+    def written_since(self, start: int, cells: Optional[tuple] = None) -> tuple:
+        """The shared-state cells written since the undo log held ``start`` entries (or the
+        ``cells`` given, ``(kind, owner, name, ...)`` each), with what they hold now:
+        ``((kind, owner, name, value), ...)`` in the order first written; a cell that holds
+        nothing now is left out."""
+        out, seen = [], set()
+        for cell in cells if cells is not None else self.undo[start:]:
+            kind, owner, name = cell[0], cell[1], cell[2]
+            if (kind, owner, name) in seen:
+                continue
+            seen.add((kind, owner, name))
+            if kind == "gattr":
+                store = self.globals.get(owner, {})
+            elif kind == "cattr":
+                store = self.class_attrs.get(owner, {})
+            else:
+                store = self.heap.get(owner, {}).get("attrs", {})
+            if name in store:
+                out.append((kind, owner, name, store[name]))
+        return tuple(out)
+
+    def state_at_yield(self, fr) -> tuple:
+        """What the shared-state cells a context-manager generator wrote held at its yield (the
+        state its ``with`` block runs in), for those written before it (``fr.yield_writes``) and
+        after it (the value the first write after it replaced): ``((kind, owner, name, value),
+        ...)``; a cell that held nothing at the yield is left out."""
+        if fr.yield_undo < 0:
+            return ()
+        out = list(fr.yield_writes)
+        seen = {w[:3] for w in out}
+        for kind, owner, name, had, old in self.undo[fr.yield_undo:]:
+            if (kind, owner, name) not in seen:
+                seen.add((kind, owner, name))
+                if had:
+                    out.append((kind, owner, name, old))
+        return tuple(out)
+
     def write_state(self, kind: str, owner, name: str, val: V) -> None:
         """A write to state every test shares: a module global ("gattr"), a class attribute
         ("cattr") or an attribute of an instance made at import ("attr"). Outside import it is

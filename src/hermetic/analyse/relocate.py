@@ -29,8 +29,8 @@ def _remap(x, m: Dict[int, int]):
         head = x[0]
         if (head == "inst" or head == "testcase") and len(x) == 2 and type(x[1]) is int:
             return (head, m.get(x[1], x[1]))
-        if head == "ctxfactory" and len(x) == 3:
-            return (head, _remap(x[1], m), x[2] + m.get(_CM, 0))
+        if head == "ctxfactory" and len(x) >= 3:
+            return (head, _remap(x[1], m), x[2] + m.get(_CM, 0)) + tuple(_remap(i, m) for i in x[3:])
         return tuple(_remap(i, m) for i in x)
     return x
 

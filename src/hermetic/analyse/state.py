@@ -28,6 +28,9 @@ class Frame:
     is_module: bool = False
     globals_decl: Tuple[str, ...] = ()
     yield_ctx: Optional["Ctx"] = None   # fixtures: the control state at the yield
+    undo0: int = -1                     # a generator: the shared-state log's length at its call,
+    yield_undo: int = -1                # ... and at its first yield,
+    yield_writes: tuple = ()            # ... and the cells it had written by then, as they were
     step0: int = 0                      # the run's step count when the frame was entered (its budget)
     returned: bool = False              # a `return` ran on some way (so not every way raises)
     decided: int = 0                    # > 0 inside a branch the values (not the platform) decided

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Tuple
 
-from .expected import end_at_the_raise, expected_classes, note_raise
+from .expected import note_raise
 from .controls import side_effect_given
 from .handlers import effects_given, exec_try, instance_classes
+from .withblocks import exec_with
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, FOR_JUMPS, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
@@ -16,8 +17,6 @@ from .ways import ModuleWays, WayWrites
 from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, surely_empty, surely_nonempty, union
 
 
-# the context managers that give a test pytest's real standard streams back
-_CAPTURE_OFF = {f"{fx}.disabled" for fx in ("capsys", "capfd", "capsysbinary", "capfdbinary")}
 # methods that change a list, set or dict in place
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "remove", "discard",
              "clear", "__setitem__", "__delitem__"}
@@ -217,7 +216,7 @@ class Statements:
             return exec_try(self, st, frame)
         if kind == "with":
             frame.line = st[3]
-            return self.exec_with(st[1], st[2], frame, st[4] if len(st) > 4 else False)
+            return exec_with(self, st[1], st[2], frame, st[4] if len(st) > 4 else False)
         if kind == "raise":
             frame.line = st[2]
             if st[1] is not None:
@@ -290,68 +289,6 @@ class Statements:
             return all_end, some_end
         frame.locals = _union_dicts(results)
         return False, some_end
-
-    def exec_with(self, items, body, frame: Frame, is_async: bool = False) -> bool:
-        enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
-        saved_ctx = None
-        exits = []
-        for expr, tgt in items:
-            val = self.eval(expr, frame)
-            bound = val
-            for a in val.refs():
-                if a[0] == "patcher":
-                    if saved_ctx is None:
-                        saved_ctx = self.ctx.copy()
-                    bound = self._activate(a)
-                elif a[0] == "fixture" and a[1] == "monkeypatch":
-                    if saved_ctx is None:
-                        saved_ctx = self.ctx.copy()
-                elif a[0] == "ctxfactory":
-                    if saved_ctx is None:
-                        saved_ctx = self.ctx.copy()
-                    inner = self.cm_ctx[a[2]] if len(a) > 2 and a[2] < len(self.cm_ctx) else None
-                    if inner is not None:
-                        self.ctx = inner.copy()
-                    bound = a[1]
-                elif a[0] == "inst":
-                    enter = self.call_method_of(a, enter_name, [], {}, frame)
-                    if enter is not None:
-                        bound = enter if enter.atoms else val
-                    exits.append(a)
-            if tgt is not None:
-                self.assign(tgt, bound, frame)
-        outer_expecting, outer_many, outer_captured = self.expecting, self.expecting_many, self.captured
-        expects, many = expected_classes(self, items, frame)
-        if expects:
-            self.expecting = outer_expecting | expects
-        if many:
-            self.expecting_many = outer_many | many
-        if any(dotted_name(e) in _CAPTURE_OFF for e, _t in items):
-            self.captured = False   # `with capsys.disabled():` gives the test the real streams
-        start = len(self.events)
-        self.guarded += 1   # the context may swallow what the block raises: it may stop short
-        try:
-            ended = self.exec_block(body, frame)
-        finally:
-            self.guarded -= 1
-            self.expecting, self.expecting_many, self.captured = outer_expecting, outer_many, outer_captured
-            if many:
-                end_at_the_raise(self, start)
-        if expects and self.expect_hit:
-            self.expect_hit = False   # raised what the block expects: the test goes on after it
-            ended = True
-        if ended and self.raising:
-            ended = False   # the context may swallow what the body raises (pytest.raises, suppress)
-        cut = self.way_cut   # the body's undecided returns hold for what follows the with
-        for a in exits:
-            self.call_method_of(a, exit_name, [UNKNOWN_V, UNKNOWN_V, UNKNOWN_V], {}, frame)
-        if saved_ctx is not None:
-            # patches end with the block; doubles' side effects and files removed or made stay
-            now, self.ctx = self.ctx, saved_ctx
-            saved_ctx.raising, saved_ctx.effects, saved_ctx.fs_gone, saved_ctx.fs_made = \
-                now.raising, now.effects, now.fs_gone, now.fs_made
-        self.way_cut = cut   # __exit__ calls do not change that
-        return ended
 
     # ------------------------------------------------------------------ binding
     def _bind(self, frame: Frame, name: str, val: V) -> None:
