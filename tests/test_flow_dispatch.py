@@ -3,7 +3,7 @@ fixture flow-dispatch.
 
 An instance called (``__call__``), also by a WSGI test client it is handed (``[invokes]`` in the
 sink catalogue); a decorator whose wrapper does something of its own (also on a function a test
-defines in its body); ``getattr(mod, name)`` with
+defines in its body); a list of functions called in ``sorted`` order; ``getattr(mod, name)`` with
 a parametrize list of names; handler tables (a dict literal, a list in a dict, a registry a
 decorator fills at import); a sqlite database file next to the package (V2) reached through
 ``sqlite3.connect`` and an ``f"sqlite:///{DB_FILE}"`` URL (origin: the constant, not the prefix).
@@ -41,6 +41,8 @@ EXPECTED = [
     Expect("getattr-parametrized-2", "HT103", R, 'os.environ.get("XDG_CACHE_HOME")', tests=[T + "test_dirs"]),
     Expect("dict-table", "HT102", P, 'return (settings.SPOOL / "request").read_text()',
            tests=[T + "test_handle_request"], origin="module-constant"),
+    Expect("sorted-list-of-functions-1", "HT103", P, 'os.environ.get("RELAY_DISK_CHECK")', tests=[T + "test_run_checks"]),
+    Expect("sorted-list-of-functions-2", "HT103", P, 'os.environ.get("RELAY_QUEUE_CHECK")', tests=[T + "test_run_checks"]),
     Expect("dict-literal-called", "HT103", P, 'os.environ.get("RELAY_EVENT_LOG")', tests=[T + "test_handle_inline"]),
     Expect("list-in-dict", "HT103", P, 'os.environ.get("RELAY_CSV_DIALECT")', tests=[T + "test_parse_csv"]),
     Expect("registry-filled-by-decorator", "HT103", P, 'os.environ.get("RELAY_PING")', tests=[T + "test_fire_ping"]),

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional
 
 from .literals import _literal_str
-from .values import (DOUBLE, EXISTING, UNKNOWN_V, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, lit, seq_atom,
+from .values import (DOUBLE, EXISTING, UNKNOWN_V, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, lit, seq_atom, union,
                      shipped)
 
 
@@ -213,7 +213,8 @@ def _partial(o: Origin) -> Origin:
 def copied(d: str, args) -> Optional[V]:
     """``copy.copy(c)``, ``copy.deepcopy(c)``, ``list(c)``, ``tuple(c)``, ``dict(c)`` of a list,
     tuple or dict whose items are known: a container with the same items (cookiecutter's
-    ``copy.copy(DEFAULT_CONFIG)`` keeps its known abbreviations); else None."""
+    ``copy.copy(DEFAULT_CONFIG)`` keeps its known abbreviations); ``sorted(c)``: a list whose
+    one item is any of them (click's parameters in processing order); else None."""
     if len(args) != 1 or d not in _COPIES:
         return None
     v = args[0]
@@ -227,12 +228,15 @@ def copied(d: str, args) -> Optional[V]:
         # a list made from a list written as it is stays counted; a tuple is exact only from a tuple
         return V(frozenset(seq_atom(kind, a[2], nonempty=holds_item(a),
                                     exact=is_exact(a) or kind == "list" and is_counted(a)) for a in v.atoms))
+    if d == "builtins.sorted":   # the same items in an order not known: each may be any of them
+        return V(frozenset(seq_atom("list", (union(a[2]),) if a[2] else ()) for a in v.atoms)) \
+            if kinds == {"seq"} else None
     if d == "builtins.dict" and kinds != {"dict"}:
         return None
     return v
 
 
-_COPIES = {"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.dict"}
+_COPIES = {"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.sorted"}
 
 
 def split_path(d: str, args) -> Optional[V]:
