@@ -104,9 +104,11 @@ def known_answer(call: str, target: Optional[V], folders, posix: bool) -> Tuple[
             answers.add(_FOLDER_ANSWERS[question])
         else:
             rest.append(a)
-    if not rest:
-        return (answers.pop() if len(answers) == 1 else None), None if len(answers) == 1 else target
-    return None, (V(frozenset(rest), target.is_path) if answers else target)
+    if rest:
+        return None, (V(frozenset(rest), target.is_path) if answers else target)
+    if len(answers) == 1:
+        return answers.pop(), None
+    return None, target   # the values answer differently: the answer is not known
 
 
 def _whole_text(a) -> Optional[str]:

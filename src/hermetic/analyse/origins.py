@@ -214,7 +214,7 @@ def copied(d: str, args) -> Optional[V]:
     """``copy.copy(c)``, ``copy.deepcopy(c)``, ``list(c)``, ``tuple(c)``, ``dict(c)`` of a list,
     tuple or dict whose items are known: a container with the same items (cookiecutter's
     ``copy.copy(DEFAULT_CONFIG)`` keeps its known abbreviations); ``sorted(c)``: a list whose
-    one item is any of them (click's parameters in processing order); else None."""
+    one item is any of them (a loop over a sorted list of functions calls each); else None."""
     if len(args) != 1 or d not in _COPIES:
         return None
     v = args[0]

@@ -26,14 +26,7 @@ def marks_of(v: V) -> List[tuple]:
 def parametrize_rows(names_v: V, values_v: V) -> Optional[List[Dict[str, V]]]:
     """``@pytest.mark.parametrize(names, values)``: one dict per row, parameter name -> its value
     in that row; None where the rows are not a literal sequence (or the names are unknown)."""
-    names: List[str] = []
-    s = I._literal_str(names_v)
-    if s is not None:
-        names = [n.strip() for n in s.split(",") if n.strip()]
-    else:
-        for a in names_v.refs():
-            if a[0] == "seq":
-                names = [I._literal_str(x) or "" for x in a[2]]
+    names = _names(names_v)
     rows: List[V] = []
     for a in values_v.ordered():
         if isinstance(a, tuple) and a[0] == "seq":
@@ -64,16 +57,20 @@ def parametrize_values(names_v: V, values_v: V) -> Dict[str, V]:
     values it takes over the rows (unknown where the rows are not a literal sequence)."""
     rows = parametrize_rows(names_v, values_v)
     if rows is None:
-        names: List[str] = []
-        s = I._literal_str(names_v)
-        if s is not None:
-            names = [n.strip() for n in s.split(",") if n.strip()]
-        else:
-            for a in names_v.refs():
-                if a[0] == "seq":
-                    names = [I._literal_str(x) or "" for x in a[2]]
-        return {n: UNKNOWN_V for n in names if n}
+        return {n: UNKNOWN_V for n in _names(names_v) if n}
     return {n: union([r[n] for r in rows]) for n in rows[0]}
+
+
+def _names(names_v: V) -> List[str]:
+    """The parameter names of a parametrize mark ("a, b" or a list of strings; "" for one the
+    analysis cannot read)."""
+    s = I._literal_str(names_v)
+    if s is not None:
+        return [n.strip() for n in s.split(",") if n.strip()]
+    for a in names_v.refs():
+        if a[0] == "seq":
+            return [I._literal_str(x) or "" for x in a[2]]
+    return []
 
 
 MAX_ROWS = 8   # a test with more rows (the product of its parametrize marks) runs once, rows joined
