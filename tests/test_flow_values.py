@@ -193,3 +193,50 @@ def test_tmp(tmp_path):
     assert "'/etc/invalid'" in found[9].message and "'/etc/invalid'" in found[13].message
     assert "'/etc'" not in found[9].message + found[13].message
     assert all(f.tests == ["tests/test_zp.py::test_unchanged"] for f in report.findings)
+
+
+def test_the_name_of_an_absolute_path_is_no_path_in_its_folder(tmp_path, monkeypatch):
+    """``p.name`` / ``.stem`` / ``.suffix`` of a path in the project, the test's folder or the
+    home folder is a part of that path, not a path in it: ``tmp_path / p.name`` stays in
+    tmp_path (a suite copying its fixture projects by name, sorted); of a whole literal it is
+    the literal's part (``Path("/srv/data/report.txt").name`` opens ``report.txt`` in the
+    working directory)."""
+    from hermetic.api import run_check
+
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
+    for name in ("a", "b"):
+        (tmp_path / "fixtures" / name).mkdir(parents=True)
+        (tmp_path / "fixtures" / name / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "src" / "pkg" / "m.py").write_text('''from pathlib import Path
+
+
+def save():
+    with open(Path("/srv/data/report.txt").name, "w") as fh:
+        fh.write("x")
+''', encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text('''import shutil
+from pathlib import Path
+
+import pytest
+
+from pkg.m import save
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+PROJECTS = sorted(p.name for p in FIXTURES.iterdir() if (p / "pyproject.toml").is_file())
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+def test_copy(name, tmp_path):
+    shutil.copytree(FIXTURES / name, tmp_path / name)
+
+
+def test_save():
+    save()
+''', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    report, _ = run_check([], tmp_path)
+    assert [(f.path, f.line) for f in report.findings] == [("src/pkg/m.py", 5)]
+    assert "'report.txt'" in report.findings[0].message

@@ -4,13 +4,14 @@ operators, conditions, subscripts and attributes; calls go to ``calls``.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import List, Optional
 
 from .decide import compare, identical, regex_flag, values
 from .handlers import effect_of
 from .limits import MAX_COUNTS
 from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
-from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _join_head, _whole_join, _with_text
+from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
 from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, holds_item, is_counted, is_exact, lit, of,
@@ -524,6 +525,12 @@ class Expressions:
                 if name in _PATH_ATTRS:
                     if name in ("parent", "parents"):
                         a = _climb(a, 1 if name == "parent" else None)
+                    elif name in ("name", "stem", "suffix") and _is_absolute(of(a)):
+                        # a part of that path, not a path in it: its text where the path is a whole literal
+                        text = _literal_str(of(a))
+                        part = _with_text(of(a), getattr(PurePosixPath(text), name)) if text is not None else None
+                        a = next(iter(part.atoms)) if part is not None and len(part.atoms) == 1 else \
+                            Origin("unknown", expr=f"{a.expr}.{name}"[:60])
                     # .name / .stem / .suffix are strings; .parent(s) and py.path's attributes paths
                     out = out | of(a, is_path=name in ("parent", "parents") or (base.is_path and name not in _STR_ATTRS))
                 else:
