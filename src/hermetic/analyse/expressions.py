@@ -525,12 +525,13 @@ class Expressions:
                 if name in _PATH_ATTRS:
                     if name in ("parent", "parents"):
                         a = _climb(a, 1 if name == "parent" else None)
-                    elif name in ("name", "stem", "suffix") and _is_absolute(of(a)):
-                        # a part of that path, not a path in it: its text where the path is a whole literal
+                    elif name in ("name", "stem", "suffix"):
+                        # a part of the path, not a path in its folder (tmp_path / p.name stays there)
                         text = _literal_str(of(a))
-                        part = _with_text(of(a), getattr(PurePosixPath(text), name)) if text is not None else None
-                        a = next(iter(part.atoms)) if part is not None and len(part.atoms) == 1 else \
-                            Origin("unknown", expr=f"{a.expr}.{name}"[:60])
+                        if text is not None:
+                            a = next(iter(_with_text(of(a), getattr(PurePosixPath(text), name)).atoms))
+                        elif _is_absolute(of(a)):
+                            a = Origin("unknown", expr=f"{a.expr}.{name}"[:60])
                     # .name / .stem / .suffix are strings; .parent(s) and py.path's attributes paths
                     out = out | of(a, is_path=name in ("parent", "parents") or (base.is_path and name not in _STR_ATTRS))
                 else:

@@ -28,16 +28,10 @@ def fs_key(target: Optional[V], cwd_moved: bool) -> Optional[str]:
     if target is None or len(target.atoms) != 1:
         return None
     (a,) = target.atoms
-    if not isinstance(a, Origin):
+    text = _whole_text(a, ("cwd", "module-constant"))   # a constant = abspath("x")
+    if not text:
         return None
-    o = a
-    while o.kind in ("cwd", "module-constant") and len(o.inner) == 1 and not o.partial:   # a constant = abspath("x")
-        o = o.inner[0]
-    if o.kind != "literal" or o.partial or not isinstance(o.value, str) or not o.value:
-        return None
-    if o.expr[:1] not in ("'", '"'):
-        return None   # tempfile.gettempdir() and other values the analysis names by their text
-    path = os.path.normpath(o.value)
+    path = os.path.normpath(text)
     if not os.path.isabs(path) and cwd_moved:
         return None
     return path
@@ -111,9 +105,11 @@ def known_answer(call: str, target: Optional[V], folders, posix: bool) -> Tuple[
     return None, target   # the values answer differently: the answer is not known
 
 
-def _whole_text(a) -> Optional[str]:
-    """The text of a string literal (or a constant bound to one) written whole, else None."""
-    while isinstance(a, Origin) and a.kind == "module-constant" and len(a.inner) == 1 and not a.partial:
+def _whole_text(a, through=("module-constant",)) -> Optional[str]:
+    """The text of a string literal written whole, also behind origins of the kinds
+    ``through`` bound to one (a constant, ``abspath()`` of a literal); else None (also for
+    ``tempfile.gettempdir()`` and other values the analysis names by their text)."""
+    while isinstance(a, Origin) and a.kind in through and len(a.inner) == 1 and not a.partial:
         a = a.inner[0]
     if not isinstance(a, Origin) or a.kind != "literal" or a.partial or not isinstance(a.value, str):
         return None

@@ -275,7 +275,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
                    in_test=self.p.in_test.get(mod, False), cls=cls, step0=self.steps)
         fr.locals = loc
-        if f["generator"] and not self.import_time:
+        cm = f["generator"] and any(dotted_name(d).endswith("contextmanager") for d, _l in f["decorators"])
+        if cm and not self.import_time:
             fr.undo0 = len(self.undo)   # what it writes before its yield holds in the `with` block
         self.stack.append(fr)
         self._on_stack.setdefault(qn, []).append(here)
@@ -312,7 +313,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             ret = RAISED_V   # (a generator or a coroutine raises only when it is run)
         if f["generator"]:
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
-            if any(dotted_name(d).endswith("contextmanager") for d, _l in f["decorators"]):
+            if cm:
                 cm_id = len(self.cm_ctx)
                 self.cm_ctx.append(fr.yield_ctx)   # the control state inside the `with` block
                 at_yield = self.state_at_yield(fr)

@@ -241,13 +241,17 @@ class Memo:
         h.pop("sig", None)
         return h["attrs"]
 
-    def written_since(self, start: int, cells: Optional[tuple] = None) -> tuple:
-        """The shared-state cells written since the undo log held ``start`` entries (or the
-        ``cells`` given, ``(kind, owner, name, ...)`` each), with what they hold now:
-        ``((kind, owner, name, value), ...)`` in the order first written; a cell that holds
-        nothing now is left out."""
+    def written_since(self, start: int) -> tuple:
+        """The shared-state cells written since the undo log held ``start`` entries, with what
+        they hold now (``cells_now``)."""
+        return self.cells_now(self.undo[start:])
+
+    def cells_now(self, cells) -> tuple:
+        """What the shared-state cells ``cells`` (``(kind, owner, name, ...)`` each) hold now:
+        ``((kind, owner, name, value), ...)``, each cell once, in order; a cell that holds
+        nothing is left out."""
         out, seen = [], set()
-        for cell in cells if cells is not None else self.undo[start:]:
+        for cell in cells:
             kind, owner, name = cell[0], cell[1], cell[2]
             if (kind, owner, name) in seen:
                 continue

@@ -369,8 +369,11 @@ class Runner:
             ip.undo_test_writes()
             return TestRun(item, [], deps=ip.files, unresolved=dict(ip.run_unresolved), touched=sorted(ip.touched),
                            import_events=import_events)
+        runs = row_runs(marks) if row is None else None
+        if runs is not None:
+            raise Rows(runs)   # before anything of the test ran
         usefixtures = []
-        param_values: Dict[str, V] = {}
+        param_values: Dict[str, V] = dict(row or {})
         for m in marks:
             if m[1] == "usefixtures":
                 for a in m[2]:
@@ -383,13 +386,6 @@ class Runner:
                 ip.ctx.net = ip.ctx.net | {"*"}
             elif m[1] in ("freeze_time",):
                 ip.ctx.frozen = True
-
-        if row is None:
-            runs = row_runs(marks)
-            if runs is not None:
-                raise Rows(runs)
-        else:
-            param_values.update(row)
 
         # self for methods
         self_atom = None

@@ -45,7 +45,7 @@ def exec_with(ip, items, body, frame: Frame, is_async: bool = False) -> bool:
                 if len(a) > 3 and not ip.import_time:
                     # what the generator wrote to shared state before its yield holds in the
                     # block; what its finally put back is put back after it
-                    held.append(ip.written_since(0, a[3]))
+                    held.append(ip.cells_now(a[3]))
                     for kind, owner, name, v in a[3]:
                         ip.write_state(kind, owner, name, v)
             elif a[0] == "inst":
