@@ -20,6 +20,7 @@ from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_te
 from .origins import (copied, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
+from .tmptree import handed as tmp_handed, joined as tmp_joined, same as tmp_same
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
                      of, is_exact, seq_atom, union)
 
@@ -119,6 +120,7 @@ class Calls:
         if not resolved:
             if not self.sweep and not self.builtin_call(fexpr, frame):
                 self.note_unresolved((frame.path, pos[0], pos[1]), _expr_text(fexpr))
+            tmp_handed(self.ctx, args, kwargs)
             return UNKNOWN_V
         if all_raise:
             return EMPTY
@@ -288,7 +290,7 @@ class Calls:
         if d in _PATH_CTORS:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
-            whole = None if d == "py.path.local" else _whole_join(args, True)
+            whole = None if d == "py.path.local" else tmp_joined(args, True) or _whole_join(args, True)
             return (whole or _head(_join_head(args))).with_path(True)
         keys = self.p.catalogue.mappings.get(d)
         if keys is not None and not args and not kwargs:   # a fresh Morsel(): its keys, each ""
@@ -304,10 +306,10 @@ class Calls:
                 return of(("environ-copy",))
             if not args:
                 return EMPTY
-            if (c := copied(d, args) or split_path(d, args)) is not None:
+            if (c := copied(d, args) or split_path(d, args) or tmp_same(d, args)) is not None:
                 return c
             if d in ("os.path.join", "posixpath.join"):
-                whole = _whole_join(args, False)
+                whole = tmp_joined(args, False) or _whole_join(args, False)
                 return (whole or _head(_join_head(args))).with_path(False)
             if d in ("builtins.str", "os.fspath") and len(args) == 1:
                 whole = _whole_join(args, args[0].is_path)
@@ -458,6 +460,7 @@ class Calls:
             return of(Origin("unknown", expr="object()", path=frame.path, line=frame.line, value=INSTANCE + d))
         if frame.in_test and not self.import_time and d in EXCEPTIONS:
             return exception_instance(self, d, args)   # one the test can set attributes on
+        tmp_handed(self.ctx, args, kwargs, d)   # a library call may make files in what it is given
         if constructs(d):
             # an instance of a library class: not None, whatever else it is
             return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=INSTANCE + d))

@@ -15,6 +15,7 @@ import functools
 import sys
 from typing import Callable, FrozenSet, List, Optional, Tuple
 
+from .limits import MAX_COUNTS
 from .values import Origin, V, instance_class
 
 _NO = object()   # "no Python value known" (None is a value)
@@ -484,3 +485,28 @@ def constructs(d: str) -> bool:
     """Whether calling the library name ``d`` makes an instance (a class by its spelling)."""
     last = d.rsplit(".", 1)[-1]
     return d in _INSTANCE_BUILTINS or (last[:1].isupper() and not last.isupper() and "_" not in last[:2])
+
+
+_ARITHMETIC = {"Add": lambda x, y: x + y, "Subtract": lambda x, y: x - y, "Multiply": lambda x, y: x * y,
+               "BitOr": lambda x, y: x | y, "BitAnd": lambda x, y: x & y, "FloorDivide": lambda x, y: x // y}
+
+
+def _arithmetic(op: str, left: V, right: V) -> Optional[list]:
+    """``left OP right`` for each pair when both are known integers (not bools), a few of them
+    (a counter changed on alternative ways: ``{-5, -4} + 1`` is ``{-4, -3}``); else None."""
+    fn = _ARITHMETIC.get(op)
+    if fn is None:
+        return None
+    lv, rv = values(left), values(right)
+    if not lv or not rv or len(lv) * len(rv) > MAX_COUNTS:
+        return None
+    out = []
+    for x in lv:
+        for y in rv:
+            if type(x) is not int or type(y) is not int or (op == "FloorDivide" and y == 0) or abs(x) > 2 ** 64 \
+                    or abs(y) > 2 ** 64:
+                return None
+            r = fn(x, y)
+            if r not in out:
+                out.append(r)
+    return out

@@ -7,65 +7,22 @@ import re
 from pathlib import PurePosixPath
 from typing import List, Optional
 
-from .decide import compare, identical, regex_flag, values
+from .decide import _arithmetic, compare, identical, regex_flag, values
 from .handlers import effect_of
-from .limits import MAX_COUNTS
 from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
-from .origins import _PATH_ATTRS, _climb, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
+from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
+from .tmptree import joined as tmp_joined, part_of
 from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, holds_item, is_counted, is_exact, lit, of,
                      seq_atom, surely_nonempty, union)
 
 
-_SHAPES = 8   # a list literal with starred parts: at most this many known shapes
 _STR_ATTRS = {"name", "stem", "suffix", "anchor", "root", "drive"}
 _SENTINELS = ("unittest.mock.sentinel", "mock.sentinel")   # their attributes: unique test objects
 # a URL's scheme alone ("file://", "sqlite:///", and "file://localhost", the local host named):
 # what follows it is the location
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://+|file://localhost)$")
-
-
-_ARITHMETIC = {"Add": lambda x, y: x + y, "Subtract": lambda x, y: x - y, "Multiply": lambda x, y: x * y,
-               "BitOr": lambda x, y: x | y, "BitAnd": lambda x, y: x & y, "FloorDivide": lambda x, y: x // y}
-
-
-def _concat(left: V, right: V) -> Optional[V]:
-    """``left + right`` of lists (or tuples) known by their items: each pair of shapes joined
-    (up to ``_SHAPES``), or None."""
-    seqs = []
-    for side in (left, right):
-        atoms = side.ordered()
-        if not atoms or any(not (isinstance(a, tuple) and a[0] == "seq" and a[1] in ("list", "tuple")) for a in atoms):
-            return None
-        seqs.append(atoms)
-    if len(seqs[0]) * len(seqs[1]) > _SHAPES:
-        return None
-    joined = frozenset(seq_atom(a[1], tuple(a[2]) + tuple(b[2]), holds_item(a) or holds_item(b),
-                                is_counted(a) and is_counted(b))
-                       for a in seqs[0] for b in seqs[1] if a[1] == b[1])
-    return V(joined) if joined else None
-
-
-def _arithmetic(op: str, left: V, right: V) -> Optional[list]:
-    """``left OP right`` for each pair when both are known integers (not bools), a few of them
-    (a counter changed on alternative ways: ``{-5, -4} + 1`` is ``{-4, -3}``); else None."""
-    fn = _ARITHMETIC.get(op)
-    if fn is None:
-        return None
-    lv, rv = values(left), values(right)
-    if not lv or not rv or len(lv) * len(rv) > MAX_COUNTS:
-        return None
-    out = []
-    for x in lv:
-        for y in rv:
-            if type(x) is not int or type(y) is not int or (op == "FloorDivide" and y == 0) or abs(x) > 2 ** 64 \
-                    or abs(y) > 2 ** 64:
-                return None
-            r = fn(x, y)
-            if r not in out:
-                out.append(r)
-    return out
 
 
 def _followed_here(expr, frame: Frame) -> bool:
@@ -299,7 +256,7 @@ class Expressions:
             if whole[0] is not None and whole[1] is not None:   # MODULE + ".name": a whole string
                 return _with_text(left, whole[0] + whole[1])
         if op == "Divide" and left.is_path:
-            whole = _whole_join([left, right], True)
+            whole = tmp_joined([left, right], True) or _whole_join([left, right], True)
             if whole is not None:   # Path("tests") / "repo": a whole path
                 return whole.with_path(True)
         if op in ("Add", "Divide", "Modulo"):
@@ -528,6 +485,10 @@ class Expressions:
                     elif name in ("name", "stem", "suffix"):
                         # a part of the path, not a path in its folder (tmp_path / p.name stays there)
                         text = _literal_str(of(a))
+                        part = part_of(a)
+                        if part:   # a path made in tmp_path: its last part is known
+                            text = part
+                            a = next(iter(lit(part, frame.path, frame.line, frame.in_test).atoms))
                         if text is not None:
                             a = next(iter(_with_text(of(a), getattr(PurePosixPath(text), name)).atoms))
                         elif _is_absolute(of(a)):

@@ -14,6 +14,7 @@ from ..catalogue.process_state import process_state
 from ..summarise.ir import CALL_KWARGS, LIT_VALUE, PARAM_KIND, PARAM_NAME, TAG
 from .runs import TestItem
 from .state import DELETED
+from .tmptree import root_atom
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
 
 # pytest sets fixtures up by scope, higher first
@@ -261,7 +262,7 @@ class FixtureScope:
         if name in (self.config.control_fixtures or []):
             return of(Origin("test-value", expr=name))
         if name in ("tmp_path", "tmpdir"):
-            return of(Origin("test-value", expr=name), is_path=True)
+            return of(root_atom(name), is_path=True)   # a new empty folder (tmptree)
         if name in ("pytester", "testdir"):
             # it changes into its own temporary folder for the test (monkeypatch.chdir) and sets
             # variables (HOME there, PY_COLORS=0, ...: the catalogue's [fixture_environment])

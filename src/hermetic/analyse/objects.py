@@ -12,10 +12,13 @@ from .literals import _canonical, _literal_str, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
 from .state import Ctx, Frame
-from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, of
+from .tmptree import UNKNOWN_TREE, joined as tmp_joined, marked_only, str_answer as tmp_str_answer, under_tmp
+from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, of, seq_atom
 
 # names both str and Path have, told apart by their arity (Path.replace(target) takes one)
 _STR_ONLY_ARITY = {"replace"}
+# methods whose result is the path they are called on (tmptree keeps its part under tmp_path)
+_SAME_PATH_METHODS = {"resolve", "absolute", "as_posix", "__fspath__", "expanduser"}
 
 # the library classes whose project subclasses are enumerations: calling one looks a member up
 _ENUM_BASES = {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
@@ -325,6 +328,10 @@ class Objects:
             write, may_write = writes_of(spec, args, kwargs)
             return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
                                     may_write=may_write)
+        if name in _SAME_PATH_METHODS and marked_only(base):
+            return base.with_path(name not in ("as_posix", "__fspath__"))   # the same path under tmp_path
+        if name == "joinpath" and (t := tmp_joined([base] + list(args), True)) is not None:
+            return t
         if name in ("resolve", "absolute") and base.is_path and self.ctx.cwd is None:
             return from_cwd(base, name).with_path(True)   # Path("data").resolve(): from the working directory
         if name in _PATH_VALUE_METHODS:
@@ -336,6 +343,14 @@ class Objects:
             if (tmpl.startswith("{") or scheme_only(tmpl.split("{", 1)[0]) and "{" in tmpl) and args:
                 return _head(args[0])   # "{}/x".format(BASE), "sqlite:///{}".format(DB_FILE)
             return _head(base)
+        if name in ("startswith", "endswith", "find", "split", "rsplit") and len(args) == 1 and not kwargs \
+                and not base.is_path and (parts := marked_only(base)) is not None \
+                and (arg := _literal_str(args[0])) is not None:
+            r = tmp_str_answer(name, parts, arg)   # str(tmp_path / "a").startswith("-"): False
+            if r == "same":
+                return of(seq_atom("list", (base,), exact=True))
+            if r is not None:
+                return lit(r, frame.path, frame.line, frame.in_test)
         if name in ("startswith", "endswith") and len(args) == 1 and not kwargs:
             r = _str_affix(name, base, args[0])   # WINDOWS = sys.platform.startswith("win")
             return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
@@ -348,6 +363,8 @@ class Objects:
             return _head(base).with_path(False)   # a string method's result is a string
         if name in ("replace", "copy", "get", "mktemp", "getbasetemp"):
             return _head(base)
+        if under_tmp(base):
+            self.ctx.tmp_tree = UNKNOWN_TREE   # a method the catalogue does not know may write there
         return UNKNOWN_V
 
     def _class_answer(self, base: V, name: str) -> Optional[V]:

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional
 
 from .literals import _literal_str
+from .tmptree import collapse, part_of, parent as tmp_parent
 from .values import (DOUBLE, EXISTING, UNKNOWN_V, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, lit, seq_atom, union,
                      shipped)
 
@@ -149,6 +150,8 @@ def _climb(o: Origin, levels: Optional[int]) -> Origin:
     if o.kind in ("module-constant", "default-argument") and o.inner:
         inner = tuple(_climb(i, levels) for i in o.inner)
         return o if inner == o.inner else dataclasses.replace(o, inner=inner)
+    if part_of(o) is not None:
+        return tmp_parent(o) if levels == 1 else collapse(o)
     return _partial(o) if o.kind == "cwd" else o   # the starting folder's parent is another folder
 
 
@@ -200,6 +203,8 @@ def _partial(o: Origin) -> Origin:
         return Origin("unknown", expr=o.expr)   # a path built from a shipped file need not exist
     if o.kind == "cwd" and o.value == START_CWD and not o.partial:
         return dataclasses.replace(o, partial=True)   # a path built from the starting folder (fsmodel)
+    if part_of(o) is not None:
+        return collapse(o)   # some path under tmp_path
     if o.partial or o.kind not in ("literal", "module-constant"):
         return o
     p = _PARTIAL.get(o)
@@ -334,3 +339,23 @@ def _first_item(v: V) -> V:
 
 def _has_path_origin(v: V) -> bool:
     return any(o.kind in ("test-value", "project-file", "home", "cwd") for o in v.origins())
+
+
+_SHAPES = 8   # a list literal with starred parts: at most this many known shapes
+
+
+def _concat(left: V, right: V) -> Optional[V]:
+    """``left + right`` of lists (or tuples) known by their items: each pair of shapes joined
+    (up to ``_SHAPES``), or None."""
+    seqs = []
+    for side in (left, right):
+        atoms = side.ordered()
+        if not atoms or any(not (isinstance(a, tuple) and a[0] == "seq" and a[1] in ("list", "tuple")) for a in atoms):
+            return None
+        seqs.append(atoms)
+    if len(seqs[0]) * len(seqs[1]) > _SHAPES:
+        return None
+    joined = frozenset(seq_atom(a[1], tuple(a[2]) + tuple(b[2]), holds_item(a) or holds_item(b),
+                                is_counted(a) and is_counted(b))
+                       for a in seqs[0] for b in seqs[1] if a[1] == b[1])
+    return V(joined) if joined else None

@@ -13,6 +13,8 @@ from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
+from .tmptree import UNKNOWN_TREE, answer as tmp_answer, made as tmp_made, marked_only, maybe as tmp_maybe, \
+    removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
                      classify, exists_answer, exists_question, lit, of)
 
@@ -81,6 +83,9 @@ class Sinks:
         the run removed (``fsmodel``). (A path whose answer is the same on every machine,
         ``fsmodel.known_answer``, is answered before: no read is recorded.)"""
         known = exists_answer(call, target)
+        parts = marked_only(target) if known is None and self.ctx.tmp_tree != UNKNOWN_TREE else None
+        if parts is not None:   # a path in the test's own tmp_path (tmptree)
+            known = tmp_answer(self.ctx.tmp_tree, call.rsplit(".", 1)[-1], parts)
         if known is None and self.ctx.fs_gone and exists_question(call) and \
                 gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):
             known = False
@@ -98,6 +103,43 @@ class Sinks:
             # a subprocess, or a write whose target is not what it makes (catalogue ``elsewhere``)
             elsewhere = spec.category != "file" or spec.elsewhere
             after_write(self.ctx, None if elsewhere else fs_key(target, cwd_moved(self.ctx)))
+
+    def _tmp_change(self, spec: SinkSpec, target: Optional[V], write: bool) -> None:
+        """What a write, removal or subprocess the run reaches does to its tmp_path (``tmptree``):
+        a path made or removed for certain (on a way every branch before it took, outside a
+        ``try`` body) is known; on other ways, or by an operation the catalogue does not say what
+        it makes (``makes``), what is at it is not; a subprocess, or a write whose target may be
+        in the folder without the analysis naming where, leaves nothing known."""
+        if spec.category == "subprocess":
+            if not self.ctx.subprocess_fake:
+                self.ctx.tmp_tree = UNKNOWN_TREE
+            return
+        parts = marked_only(target)
+        if parts is None or spec.elsewhere:
+            if target is None or spec.elsewhere or any(self._maybe_in_tmp(a) for a in target.atoms):
+                self.ctx.tmp_tree = UNKNOWN_TREE
+            return
+        tree = self.ctx.tmp_tree
+        certain = len(parts) == 1 and not (self.undecided or self.guarded or self.missed_depth)
+        for part in parts:
+            if not certain:
+                tree = tmp_maybe(tree, part)
+            elif spec.removes:
+                tree = tmp_removed(tree, part)
+            elif write and spec.makes in ("file", "dir"):
+                tree = tmp_made(tree, part, spec.makes)
+            elif spec.makes != "nothing":
+                tree = tmp_maybe(tree, part)
+        self.ctx.tmp_tree = tree
+
+    def _maybe_in_tmp(self, a) -> bool:
+        """A write target atom that may be a path in tmp_path the analysis cannot name."""
+        if not isinstance(a, Origin):
+            return False
+        if a.kind in ("unknown", "home") or under_tmp(of(a)):
+            return True
+        # a relative path while the working directory is in tmp_path
+        return a.kind in ("cwd", "literal") and not (a.value or "").startswith("/") and under_tmp(self.ctx.cwd)
 
     def _import_marks(self, names) -> None:
         closure = self.p.import_closure
@@ -242,6 +284,8 @@ class Sinks:
         self._record(ev)
         if cat == "subprocess" or (cat == "file" and (write or may_write) and not self.import_time):
             self._fs_change(spec, target)
+            if self.ctx.tmp_tree != UNKNOWN_TREE:
+                self._tmp_change(spec, target, write)
         if path_method:
             if call.rsplit(".", 1)[-1] in ("iterdir", "glob", "rglob", "readlink"):
                 return _head(target).with_path(True) if target is not None else EMPTY

@@ -96,11 +96,12 @@ class Ctx:
     # paths the run removed for certain, and those it wrote since (``fsmodel``)
     fs_gone: tuple = ()
     fs_made: tuple = ()
+    tmp_tree: tuple = ()   # what the run made in its own tmp_path (``tmptree``)
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
                    self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising,
-                   self.effects, self.fs_gone, self.fs_made)
+                   self.effects, self.fs_gone, self.fs_made, self.tmp_tree)
 
     def set_log(self, log: tuple) -> None:
         self.mp_log, self.mp_key = log, _log_key(log) if log else 0
@@ -113,7 +114,7 @@ class Ctx:
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
                 hash(self.cwd) if self.cwd is not None else None, self.mp_key, self.raising,
-                hash(self.effects) if self.effects else 0, self.fs_gone, self.fs_made)
+                hash(self.effects) if self.effects else 0, self.fs_gone, self.fs_made, self.tmp_tree)
 
 
 def _log_key(log: tuple) -> int:

@@ -45,6 +45,7 @@ class SinkSpec:
     removes: bool = False   # the operation removes its target (``fsmodel``: nothing is under it after)
     elsewhere: bool = False  # the path it makes is not its target (a path's rename: the source)
     cwd_default: bool = False  # with no target argument the operation acts on the working directory
+    makes: str = ""   # what a write leaves at its target: "file", "dir", "nothing" new (chmod); "": not said
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         removes=bool(raw.get("removes", False)),
         elsewhere=bool(raw.get("elsewhere", False)),
         cwd_default=bool(raw.get("cwd_default", False)),
+        makes=str(raw.get("makes", "")),
     )
 
 

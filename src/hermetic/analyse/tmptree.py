@@ -1,0 +1,235 @@
+"""What the test's own ``tmp_path`` holds: it is a new empty folder, so a path under it exists
+only where the run made it (``(tmp_path / "a").mkdir()``, ``p.touch()``, ``p.write_text(...)``),
+and an existence question about a path under it is answered from what the run made.
+
+Paths are named by their part under the folder: the fixture's value is the atom
+``Origin("test-value", "tmp_path", value=TMP)``, and a join with whole string literals
+(``tmp_path / "a"``, ``Path(tmp_path, "a", "b")``, ``p.joinpath("c")``, ``os.path.join``)
+gives ``value=TMP + "a/b"``; ``str()``, ``os.fspath``, ``abspath`` and ``resolve()`` keep it, ``.parent``
+goes up a part. A join with anything else gives the unmarked atom (``value=None``): some path
+under the folder, about which nothing is answered.
+
+The tree (``Ctx.tmp_tree``) is a sorted tuple of ``(part, kind)``: ``"file"`` or ``"dir"``
+made for certain (with every folder above it), ``"maybe"`` where the run may have made or
+removed something (a write on a way the test's values do not decide, an operation the catalogue
+does not say what it makes): nothing at or under it is answered. ``("", "maybe")`` is a tree
+about which nothing is known: a write or subprocess whose target the analysis cannot name, or a
+library call handed a path under the folder, may have made anything in it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from typing import List, Optional, Tuple
+
+from .literals import _literal_str
+from .values import Origin, V
+
+TMP = "tmp "   # the value mark of a path under the test's own tmp_path (``TMP + part``)
+UNKNOWN_TREE = (("", "maybe"),)
+_ROOTS = ("tmp_path",)
+# functions whose result is the path they are given (tmptree keeps its part under tmp_path)
+SAME_PATH = {"builtins.str", "os.fspath", "os.path.abspath", "os.path.realpath", "os.path.normpath",
+              "os.fsdecode"}
+# library calls that write no files (handing them a path in tmp_path leaves it as it was)
+NO_WRITES = ("builtins.", "typing.", "re.", "fnmatch.", "json.dumps", "textwrap.", "string.", "math.",
+              "operator.", "functools.", "itertools.", "collections.", "posixpath.", "os.path.", "pathlib.Pure",
+              "pytest.", "unittest.mock.", "warnings.", "logging.getLogger", "shlex.", "urllib.parse.")
+
+
+def root_atom(expr: str) -> Origin:
+    """The fixture's value: the folder itself."""
+    return Origin("test-value", expr=expr, value=TMP if expr in _ROOTS else None)
+
+
+def part_of(a) -> Optional[str]:
+    """The part under tmp_path that atom ``a`` names (``""`` the folder), or None."""
+    if isinstance(a, Origin) and a.kind == "test-value" and a.value is not None and a.value.startswith(TMP):
+        return a.value[len(TMP):]
+    return None
+
+
+def marked_only(v: Optional[V]) -> Optional[List[str]]:
+    """The parts of ``v`` when every atom is a path under tmp_path with a known part, else None."""
+    if v is None or not v.atoms:
+        return None
+    parts = [part_of(a) for a in v.atoms]
+    return None if any(p is None for p in parts) else parts
+
+
+def under_tmp(v: Optional[V]) -> bool:
+    """Some atom of ``v`` is a path in tmp_path (known part or not)."""
+    return v is not None and any(isinstance(a, Origin) and a.kind == "test-value" and a.expr in _ROOTS
+                                 for a in v.atoms)
+
+
+def collapse(a: Origin) -> Origin:
+    """A value built from a path under tmp_path with other parts: some path under it."""
+    return dataclasses.replace(a, value=None)
+
+
+def child(a: Origin, texts: List[str]) -> Optional[Origin]:
+    """``a`` joined with the relative texts ``texts``; None when one is absolute or climbs out."""
+    part = part_of(a)
+    if part is None or any(t.startswith("/") for t in texts):
+        return None
+    joined = posixpath.normpath(posixpath.join(part, *texts)) if texts else part
+    if joined == ".":
+        joined = ""
+    if joined.startswith(".."):
+        return None
+    return dataclasses.replace(a, value=TMP + joined)
+
+
+def parent(a: Origin) -> Origin:
+    """``.parent`` of a path under tmp_path: a part up; the folder's own parent is unmarked."""
+    part = part_of(a)
+    if not part:
+        return collapse(a) if part == "" else a
+    return dataclasses.replace(a, value=TMP + posixpath.dirname(part))
+
+
+def _under(part: str, top: str) -> bool:
+    return top == "" or part == top or part.startswith(top + "/")
+
+
+def made(tree: tuple, part: str, kind: str) -> tuple:
+    """The tree after ``part`` was made as ``kind`` (``"file"`` / ``"dir"``) for certain."""
+    if tree == UNKNOWN_TREE:
+        return tree
+    entries = dict(tree)
+    if entries.get(part) == "maybe":
+        return tree   # what was there is not known: neither is what it is now
+    up = posixpath.dirname(part)
+    while up:
+        if entries.get(up) != "maybe":
+            entries[up] = "dir"
+        up = posixpath.dirname(up)
+    entries[part] = kind
+    return tuple(sorted(entries.items()))
+
+
+def maybe(tree: tuple, part: Optional[str]) -> tuple:
+    """The tree after something may have changed at ``part`` (None: anywhere in the folder)."""
+    if part is None or part == "":
+        return UNKNOWN_TREE
+    entries = {p: k for p, k in tree if not _under(p, part)}
+    entries[part] = "maybe"
+    return tuple(sorted(entries.items()))
+
+
+def removed(tree: tuple, part: str) -> tuple:
+    """The tree after ``part`` was removed for certain: nothing at or under it."""
+    if tree == UNKNOWN_TREE or part == "":
+        return UNKNOWN_TREE
+    if any(k == "maybe" and _under(part, p) for p, k in tree):
+        return tree
+    return tuple((p, k) for p, k in tree if not _under(p, part))
+
+
+_QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file": "file", "isdir": "dir",
+              "is_dir": "dir"}
+
+
+def answer(tree: tuple, question: str, parts: List[str]) -> Optional[bool]:
+    """What the existence question ``question`` (``exists``, ``is_file`` ...) answers about every
+    one of ``parts``, when the tree knows and they agree; else None."""
+    wanted = _QUESTIONS.get(question, "?")
+    if wanted == "?":
+        return None
+    answers = set()
+    for part in parts:
+        kind = _kind(tree, part)
+        if kind is None:
+            return None
+        answers.add(kind != "absent" and (wanted is None or kind == wanted))
+    return answers.pop() if len(answers) == 1 else None
+
+
+def _kind(tree: tuple, part: str) -> Optional[str]:
+    """``"file"``, ``"dir"``, ``"absent"``, or None when the tree does not know."""
+    if part == "":
+        return "dir"
+    below = False
+    for p, k in tree:
+        if p == part:
+            return None if k == "maybe" else k
+        if _under(part, p):   # a folder or file above it
+            if k == "maybe":
+                return None
+            if k == "file":
+                return "absent"
+        elif p.startswith(part + "/"):
+            if k == "maybe":
+                return None
+            below = True
+    return "dir" if below else "absent"
+
+
+def parts_of_texts(args: List[V]) -> Optional[Tuple[Origin, List[str]]]:
+    """``(atom, texts)`` when ``args`` join a path under tmp_path (one marked atom, the last
+    absolute part) with whole string literals after it; else None."""
+    start = None
+    for i, v in enumerate(args):
+        if len(v.atoms) == 1 and part_of(next(iter(v.atoms))) is not None:
+            start = i
+    if start is None:
+        return None
+    texts = []
+    for v in args[start + 1:]:
+        t = _literal_str(v)
+        if t is None:
+            return None
+        texts.append(t)
+    return next(iter(args[start].atoms)), texts
+
+
+def joined(args: List[V], is_path: bool) -> Optional[V]:
+    """``tmp_path / "a"``, ``Path(p, "b")``, ``os.path.join(p, "c")`` of a path under tmp_path and
+    whole string literals: the path they name; None otherwise."""
+    found = parts_of_texts(args)
+    if found is None:
+        return None
+    a = child(found[0], found[1])
+    return None if a is None else V(frozenset([a]), is_path)
+
+
+# characters the text of a tmp_path may hold before its part (pytest's base folder, the
+# test's name cut to 30 word characters, a number): a separator of none of them is only found
+# in the part
+_ROOT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./")
+
+
+def str_answer(name: str, parts: List[str], arg: str):
+    """What the string method ``name`` answers with the whole literal ``arg`` for the text of
+    every path of ``parts`` (an absolute path ending in the part): ``startswith`` / ``endswith``
+    a bool, ``find`` an int, ``split`` ``"same"`` (one item, the path itself); None when not known."""
+    answers = set()
+    for part in parts:
+        if name == "startswith":
+            r = True if arg == "" else (False if not arg.startswith("/") else None)
+        elif name == "endswith":
+            r = part.endswith(arg) if part and len(arg) <= len(part) and "/" not in arg else None
+        elif name in ("find", "split", "rsplit") and arg and not (set(arg) & _ROOT_CHARS):
+            r = None if arg in part else (-1 if name == "find" else "same")
+        else:
+            r = None
+        if r is None:
+            return None
+        answers.add(r)
+    return answers.pop() if len(answers) == 1 else None
+
+
+def handed(ctx, args: List[V], kwargs, call: str = "") -> None:
+    """A call the analysis does not follow (``call``: a library function's dotted name, ""
+    for one it cannot name) was handed a path in tmp_path: it may have made anything there."""
+    if ctx.tmp_tree != UNKNOWN_TREE and not (call and call.startswith(NO_WRITES)) and (any(under_tmp(v) for v in args) or any(under_tmp(v) for v in kwargs.values())):
+        ctx.tmp_tree = UNKNOWN_TREE
+
+
+def same(call: str, args: List[V]) -> Optional[V]:
+    """``str(p)``, ``os.path.abspath(p)`` ... of a path under tmp_path with a known part: the same
+    path (as a string); None otherwise."""
+    if call in SAME_PATH and len(args) == 1 and marked_only(args[0]):
+        return args[0].with_path(False)
+    return None

@@ -1,0 +1,63 @@
+"""A test's own tmp_path holds what the test made there and nothing else (analyse/tmptree.py),
+fixture flow-tmp.
+
+Every finding lists the tests that reach it; the near misses are the tests left out because
+what they made (or did not make) in tmp_path decides the branch: a folder made, a file written,
+a folder never made or removed again. A program run over tmp_path, or a way the test's values
+do not decide, leaves what is there unknown, so those tests stay listed.
+"""
+from hermetic.analyse.tmptree import UNKNOWN_TREE, answer, child, made, maybe, removed, root_atom, str_answer
+from helpers import Expect, fixture_suite
+
+FIX = "flow-tmp"
+C = "src/scratch/config.py"
+T = "tests/test_config.py::"
+
+EXPECTED = [
+    # the working directory: only where the named folder was never made (or a program made what is there)
+    Expect("cwd-fallback", "HT102", C, "if ini.is_file():",
+           tests=[T + "test_settings_folder_from_a_tool", T + "test_settings_folder_missing"]),
+    Expect("cwd-read", "HT102", C, "return ini.read_text()",
+           tests=[T + "test_settings_folder_from_a_tool", T + "test_settings_folder_missing"]),
+    # not test_settings_file_given: the app.ini it wrote is there
+    Expect("variable-without-file", "HT103", C, 'return os.environ.get("APP_SETTINGS", "")',
+           tests=[T + "test_settings_folder_from_a_tool", T + "test_settings_folder_missing",
+                  T + "test_settings_given"]),
+    # not test_cache_made; test_cache_removed removed the folder it made; test_cache_maybe's row without it
+    Expect("folder-not-made", "HT103", C, 'return os.environ.get("APP_CACHE_HOME")',
+           tests=[T + "test_cache_maybe", T + "test_cache_missing", T + "test_cache_removed"]),
+]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])
+
+
+def _part(a):
+    return a.value[len("tmp "):]
+
+
+def test_a_join_with_literals_names_the_part_and_climbs_no_higher():
+    root = root_atom("tmp_path")
+    assert _part(child(root, ["a", "b.ini"])) == "a/b.ini"
+    assert _part(child(child(root, ["a"]), ["..", "c"])) == "c"
+    assert child(root, [".."]) is None and child(root, ["/etc"]) is None
+    assert root_atom("tmpdir").value is None   # only tmp_path is followed
+
+
+def test_the_tree_answers_what_was_made_and_nothing_else():
+    tree = made((), "a/b.ini", "file")
+    assert answer(tree, "is_dir", ["a"]) is True and answer(tree, "is_file", ["a/b.ini"]) is True
+    assert answer(tree, "exists", ["a/c"]) is False and answer(tree, "exists", ["a/b.ini/x"]) is False
+    assert answer(tree, "exists", ["a", "x"]) is None   # the values answer differently
+    assert answer(removed(tree, "a"), "exists", ["a/b.ini"]) is False
+    assert answer(maybe(tree, "a"), "exists", ["a/b.ini"]) is None
+    assert answer(made(maybe((), "a"), "a/x", "file"), "exists", ["a/x"]) is None
+    assert answer(UNKNOWN_TREE, "exists", ["a"]) is None
+    assert answer(tree, "stat", ["a"]) is None   # not an existence question
+
+
+def test_the_text_of_a_path_in_tmp_path():
+    assert str_answer("startswith", ["a"], "-") is False
+    assert str_answer("startswith", ["a"], "/") is None   # the folder's own text is not known
+    assert str_answer("split", ["a"], "::") == "same" and str_answer("find", ["a"], "::") == -1
+    assert str_answer("split", ["a::b"], "::") is None and str_answer("split", ["a"], "-") is None
+    assert str_answer("endswith", ["a/b.ini"], ".ini") is True
