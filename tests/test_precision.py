@@ -170,6 +170,9 @@ REACHED = [
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),
+    # a comprehension whose filter may keep nothing may be empty (it was taken as holding an item)
+    ("comprehension-maybe-empty", "HT103", B, 'return os.environ.get("DECIDED_FALLBACK_DIR")', "test_no_folder_found"),
+    ("comprehension-filter-read", "HT102", B, "found = [p for p in paths if os.path.isdir(p)]", "test_no_folder_found"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
             for kind, code, path, snippet, test in REACHED]
@@ -201,6 +204,8 @@ SILENT = [
            "args[0:1] = [sys.executable, script]: the test's own program"),
     Silent("type-checking-only", T, 'return os.environ.get("DECIDED_FOR_TYPE_CHECKERS")', "TYPE_CHECKING is False"),
     Silent("file-descriptor", S, 'open(1, "w", closefd=False)', "1 is a file descriptor, not a path"),
+    Silent("comprehension-over-a-display", B, 'return os.environ.get("DECIDED_NO_NAMES")',
+           "a comprehension over a display, with no filter, holds an item"),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)

@@ -9,12 +9,12 @@ from typing import List, Optional
 
 from .decide import _arithmetic, compare, identical, regex_flag, values
 from .handlers import effect_of
-from .literals import env_name, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
+from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
 from .tmptree import joined as tmp_joined, part_of
-from .values import (DOUBLE, DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, holds_item, is_counted, is_exact, lit, of,
+from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, UNKNOWN_V, Origin, V, holds_item, is_counted, is_exact, lit, of,
                      seq_atom, surely_nonempty, union)
 
 
@@ -215,16 +215,21 @@ class Expressions:
         if k == "comp":
             saved = dict(frame.locals)
             before = self.call_raised
+            surely = True   # an item for certain: every iterable holds one and every filter is true
             for i, (tgt, it, ifs) in enumerate(e[1]):
-                self.assign(tgt, self._element(self.eval(it, frame)), frame)
+                iterable = self.eval(it, frame)
+                surely = surely and (surely_nonempty(iterable) or inline_nonempty(it))
+                self.assign(tgt, self._element(iterable), frame)
                 if i == 0:
                     before = self.call_raised   # the first iterable is evaluated; the rest may never be
                 for cond in ifs:
-                    self.eval(cond, frame)
+                    surely = self.eval_cond(cond, frame) is True and surely
             out = union(self.eval(x, frame) for x in e[2])
             self.call_raised = before
             frame.locals = saved
-            return of(("seq", "list", (out,))) if out.atoms else EMPTY
+            if not out.atoms:
+                return EMPTY
+            return of(("seq", "list", (out,)) if surely else ("seq", "list", (out,), MAYBE_EMPTY))
         if k == "walrus":
             v = self.eval(e[2], frame)
             self.assign(e[1], v, frame)

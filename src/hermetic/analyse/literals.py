@@ -8,7 +8,7 @@ import builtins
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .limits import TEST_HEAP_BASE
-from .values import Origin, V, instance_class
+from .values import MAYBE_EMPTY, Origin, V, instance_class
 
 
 # builtins a name resolves to when nothing binds it (``Interp.lookup``)
@@ -210,6 +210,8 @@ def truthiness(v: V, inst_truth=None) -> Optional[bool]:
         elif a[0] in ("mod", "func", "cls", "inst", "client", "fixture", "double", "handle", "modobj"):
             states.add(True)
         elif a[0] == "seq":
+            if len(a) > 3 and a[3] == MAYBE_EMPTY:
+                return None
             states.add(bool(a[2]))
         elif a[0] == "dict" and a[1]:
             states.add(True)   # a dict with entries (an empty one may be filled elsewhere)
@@ -309,3 +311,13 @@ def _expr_text(e) -> str:
 def ext_names(v) -> set:
     """The library names (canonical) a value holds: ``{"click.option"}`` for ``click.option``."""
     return {_canonical(a[1]) for a in v.refs() if a[0] == "ext"}
+
+
+def inline_nonempty(expr) -> bool:
+    """A loop's (or a comprehension's) iterable is written in place with an item of its own
+    (nothing can empty it first): a list or set display, or ``.items()`` / ``.keys()`` /
+    ``.values()`` of a dict display."""
+    if expr[0] == "call" and expr[1][0] == "attr" and expr[1][2] in ("items", "keys", "values") and not expr[2]:
+        expr = expr[1][1]
+        return expr[0] == "dict" and any(k is not None for k, _v in expr[1])
+    return expr[0] == "seq" and any(x[0] != "star" for x in expr[2])

@@ -9,7 +9,7 @@ from .expected import note_raise
 from .controls import side_effect_given
 from .handlers import effects_given, exec_try, instance_classes
 from .withblocks import exec_with
-from .literals import _literal_str, env_name, _canonical
+from .literals import _literal_str, env_name, _canonical, inline_nonempty
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, FOR_JUMPS, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
@@ -194,7 +194,7 @@ class Statements:
             if surely_empty(it):   # a tuple known to be empty (an option's default of no values)
                 return self.exec_block(st[4], frame)
             self.assign(st[1], self._element(it), frame)
-            if len(st) <= FOR_JUMPS and (surely_nonempty(it) or _inline_nonempty(st[2])):
+            if len(st) <= FOR_JUMPS and (surely_nonempty(it) or inline_nonempty(st[2])):
                 # over items known to be there, with no break or continue: the body runs (once,
                 # with every item's value), and a way that ends there ends the loop's block
                 if self.exec_block(st[3], frame):
@@ -526,12 +526,3 @@ def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
         for k, v in d.items():
             merged[k] = merged[k] | v if k in merged else v
     return merged
-
-
-def _inline_nonempty(expr) -> bool:
-    """The loop's iterable is written in place with an item of its own (nothing can empty it first):
-    a list or set display, or ``.items()`` / ``.keys()`` / ``.values()`` of a dict display."""
-    if expr[0] == "call" and expr[1][0] == "attr" and expr[1][2] in ("items", "keys", "values") and not expr[2]:
-        expr = expr[1][1]
-        return expr[0] == "dict" and any(k is not None for k, _v in expr[1])
-    return expr[0] == "seq" and any(x[0] != "star" for x in expr[2])

@@ -271,8 +271,10 @@ DOUBLE_V = of(DOUBLE)
 # less well, click's values). A list or set can be emptied or filled in place, also through
 # another name, an attribute or a function it is handed to, which the analysis does not follow:
 # its COUNTED mark (a display of exactly these items when it was made) is read only where the
-# list is used as it was written (a command line handed to click), never by a loop.
-NONEMPTY, EXACT, COUNTED = "nonempty", "exact", "counted"
+# list is used as it was written (a command line handed to click), never by a loop. A list a
+# comprehension made is MAYBE_EMPTY where its filter or its iterable may leave it with no item:
+# its truth is not known (``[p for p in paths if p.exists()]``).
+NONEMPTY, EXACT, COUNTED, MAYBE_EMPTY = "nonempty", "exact", "counted", "maybe-empty"
 
 
 def seq_atom(kind: str, items, nonempty: bool = False, exact: bool = False) -> tuple:
