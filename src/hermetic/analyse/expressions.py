@@ -560,7 +560,10 @@ class Expressions:
             elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":
                 out = out | of(("meth", ("fixture", "mocker.patch"), name))   # mocker.patch.dict / .object
             elif t == "func":
-                out = out | UNKNOWN_V
+                attrs = self.class_attrs.get(a[1]) if a[2] is None else None
+                if a[2] is None:
+                    self._read("cattr", a[1], name)
+                out = out | (attrs[name] if attrs and name in attrs else UNKNOWN_V)   # one its code set
             else:
                 out = out | UNKNOWN_V
         return out if out.atoms else UNKNOWN_V

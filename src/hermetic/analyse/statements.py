@@ -317,7 +317,11 @@ class Statements:
                     self.write_state("cattr", a[1], t[2], val)
                 elif a[0] == "mod" and a[1] in self.globals:
                     self.write_state("gattr", a[1], t[2], val)
-            if t[1][0] == "name" and not frame.is_module and not any(a[0] in ("inst", "cls", "mod") for a in base.refs()):
+                elif a[0] == "func" and a[2] is None and a[1] in self.p.functions:
+                    # a function's own attribute (click's f.__click_params__): shared like a class's
+                    self.write_state("cattr", a[1], t[2], val)
+            if t[1][0] == "name" and not frame.is_module and not any(
+                    a[0] in ("inst", "cls", "mod") or a[0] == "func" and a[2] is None for a in base.refs()):
                 # a library object's attribute (conn.cert_file = cert[0]): read back by this frame
                 frame.locals[f"{t[1][1]}.{t[2]}"], frame.locals[f"{t[1][1]}.{t[2]}#of"] = val, base
                 frame.holds = True
