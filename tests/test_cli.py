@@ -1,5 +1,6 @@
 """The command line: exit codes, formats, bad input, determinism (contract sections 7 and 8)."""
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -380,6 +381,8 @@ def test_statistics_counts_findings_per_rule_as_ruff_does(quickstart):
     assert res.exit_code == 1, res.output
     assert res.stdout.splitlines() == ["2\tHT103\tuncontrolled-env-read", "1\tHT101\tuncontrolled-connection",
                                        "1\tHT104\tuncontrolled-clock"]
+    # what the analysis did not follow, and how much of it at its budget, goes to standard error
+    assert re.search(r"hermetic: \d+ unresolved calls, \d+ of them at the analysis budget", res.stderr)
     res = CliRunner().invoke(cli, ["check", "--statistics", "--output-format", "json"])
     assert json.loads(res.stdout)[0] == {"code": "HT103", "name": "uncontrolled-env-read", "count": 2}
     res = CliRunner().invoke(cli, ["check", "--timings"])   # the per-phase timings have their own flag

@@ -8,6 +8,9 @@ L = "src/exporter/layout.py"
 T = "tests/test_report.py::"
 
 EXPECTED = [
+    # a temporary file made in the folder dir= names is a write there; the near miss spools into tmp_path
+    Expect("temporary-file-in-a-folder", "HT102", R, "with tempfile.NamedTemporaryFile(dir=folder or settings.EXPORT_DIR",
+           tests=[T + "test_spool_into_the_export_folder"]),
     Expect("path-constant-write", "HT102", R, "target.write_text(json.dumps(rows)",
            tests=[T + "test_export_default"], origin="module-constant"),
     # `with p.open() as fh`: anchored at the open, which spans three lines here

@@ -108,3 +108,9 @@ def test_module_level_insert_lists_the_module_tests(findings):
     assert TL + "::test_umask_tightened" in found.tests, found.tests
 
 
+
+
+def test_a_filled_cache_is_fixed_by_clearing_it(findings):
+    """The fix of a filled lru_cache names the function's cache_clear(), not the generic restores."""
+    [found] = at(findings, TL, line_of(FIX, TL, "catalog.load_catalog(str(path))"), "HT304")
+    assert "load_catalog.cache_clear()" in found.fix and "syspath_prepend" not in found.fix, found.fix

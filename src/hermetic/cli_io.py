@@ -48,7 +48,8 @@ def main_format(values) -> Tuple[str, List[str]]:
 def print_rule_statistics(report, fmt: str, output: Optional[str]) -> None:
     """``--statistics``, as ruff prints it: one line per rule code, ``count<TAB>code<TAB>name``,
     most findings first (a JSON list of ``{code, name, count}`` for ``json``), to ``output``
-    or standard output, in place of the findings."""
+    or standard output, in place of the findings; then, to standard error, how many call sites
+    the analysis did not follow and how many of them at its budget (where it stopped early)."""
     import json
 
     from .rules.registry import RULES
@@ -67,6 +68,10 @@ def print_rule_statistics(report, fmt: str, output: Optional[str]) -> None:
         save(output, lambda fh: fh.write(text), "--output")
     else:
         click.echo(text, nl=False)
+    stats = report.statistics
+    if "budget_cuts" in stats:
+        click.echo(f"hermetic: {stats.get('unresolved', 0)} unresolved calls, {stats['budget_cuts']} of them "
+                   f"at the analysis budget", err=True)
 
 
 def print_timings(stats: dict) -> None:

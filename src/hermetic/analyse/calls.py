@@ -5,8 +5,6 @@ the project (value flow, sinks, substitutes). ``call_function`` itself, with the
 """
 from __future__ import annotations
 
-import builtins
-import collections
 from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
@@ -15,20 +13,14 @@ from .controls import double, side_effect_given
 from .decide import constructs, isinstance_of, library_class, regex_result, type_name
 from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
-from .literals import (_any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
+from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (copied, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
+from .origins import (copied, in_temp_folder, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .tmptree import handed as tmp_handed, joined as tmp_joined, same as tmp_same
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
                      of, is_exact, seq_atom, union)
-
-
-_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
-# one set for every container kind: ``set()`` and ``deque()`` are modelled as lists
-_CONTAINER_METHODS = frozenset(n for t in (list, tuple, set, dict, collections.deque) for n in dir(t)
-                               if not n.startswith("_"))
 
 
 class Calls:
@@ -277,8 +269,10 @@ class Calls:
         if d in _ENV_LOADERS:
             self.ctx.env[ANY_VARIABLE] = UNKNOWN_V   # sets the variables its file names
         spec = self.p.catalogue.lookup(d)
-        if spec is not None:
-            return self.sink_call(spec, d, args, kwargs, frame, pos)
+        if spec is not None and not (d in _TEMP_FUNCS and in_temp_folder(_pick(spec.target, args, kwargs))):
+            made = self.sink_call(spec, d, args, kwargs, frame, pos)
+            if d not in _TEMP_FUNCS:   # a temporary made in the folder dir= names: a write there
+                return made
         invoke = self.p.catalogue.invokes.get(d)
         if invoke is not None:
             self.invoke_argument(invoke, args, kwargs, frame, pos)

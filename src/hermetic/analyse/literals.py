@@ -5,6 +5,7 @@ and the dotted names of calls and decorators (canonical spellings, ``mock.`` ->
 from __future__ import annotations
 
 import builtins
+import collections
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .limits import TEST_HEAP_BASE
@@ -20,6 +21,10 @@ _BUILTINS = {"open", "str", "bytes", "int", "float", "bool", "len", "print", "is
 # the built-in exception classes (``side_effect=IOError``, ``except OSError``): library names
 _BUILTINS |= {name for name, obj in vars(builtins).items()
               if isinstance(obj, type) and issubclass(obj, BaseException) and not name.startswith("_")}
+_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_") and n not in ("open", "input", "print"))
+# one set for every container kind: ``set()`` and ``deque()`` are modelled as lists
+_CONTAINER_METHODS = frozenset(n for t in (list, tuple, set, dict, collections.deque) for n in dir(t)
+                               if not n.startswith("_"))
 
 
 def _literal_str(v: Optional[V], prefix: bool = False) -> Optional[str]:

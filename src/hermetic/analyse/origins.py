@@ -359,3 +359,13 @@ def _concat(left: V, right: V) -> Optional[V]:
                                 is_counted(a) and is_counted(b))
                        for a in seqs[0] for b in seqs[1] if a[1] == b[1])
     return V(joined) if joined else None
+
+
+def in_temp_folder(folder: Optional[V]) -> bool:
+    """``dir=`` of a temporary file or folder names no folder, or only the shared temporary folder
+    (``tempfile.gettempdir()``, a folder in it): the temporary is made as with no ``dir``, under a
+    name of its own, so it is the test's own (a fixed name there is another matter)."""
+    if folder is None or not folder.atoms:
+        return True
+    return all(isinstance(a, Origin) and a.kind == "literal" and a.expr == "tempfile.gettempdir()"
+               for a in folder.atoms)
