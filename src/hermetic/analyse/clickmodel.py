@@ -36,6 +36,7 @@ from .values import EMPTY, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of, 
 _UNKNOWN_PARSE = object()   # the model cannot tell
 _STOP = object()   # click stops before the callback (help, version, a usage error)
 _FROM_ENV = of(Origin("unknown"))   # not on the line: click reads the parameter's envvar= (by identity)
+_COMPUTED = of(Origin("unknown", expr="a computed word"))   # the value part of f"--name={value}"
 
 
 def _lines(v: Optional[V]) -> List[Tuple[Optional[List[V]], bool]]:
@@ -122,6 +123,11 @@ def parse(cmd: Command, words: List[V], helps: Tuple[str, ...] = ("--help",), ce
         w = words[i]
         if _is_none(w):
             return _STOP   # click's parser fails on None where it looks for an option (not as a value, not after --)
+        hit = by_opt.get(_computed_option(w) or "")
+        if hit is not None and not (hit[0].flag or hit[0].count):
+            _give(given, hit[0], _COMPUTED)   # f"--config={path}": the option, with a value the test computed
+            i += 1
+            continue
         s = _word(w)
         if s is _UNKNOWN_PARSE:
             return _UNKNOWN_PARSE
@@ -292,6 +298,18 @@ def _literal_words(words: List[V]) -> bool:
 def _opt_like(w: V) -> bool:
     s = _word(w)
     return s is _UNKNOWN_PARSE or isinstance(s, str) and s.startswith("-") and s != "-"
+
+
+def _computed_option(w: V) -> Optional[str]:
+    """The long option a word built from ``--name=`` and a value the test computes names
+    (``f"--config={EMPTY_CONFIG}"``), else None."""
+    if len(w.atoms) != 1:
+        return None
+    (a,) = w.atoms
+    if isinstance(a, Origin) and a.kind == "literal" and a.partial and (a.value or "").startswith("--") \
+            and "=" in a.value:
+        return a.value.split("=", 1)[0]
+    return None
 
 
 def _part(w: V, text: str) -> V:
