@@ -5,8 +5,9 @@ An instance called (``__call__``), also by a WSGI test client it is handed (``[i
 sink catalogue); a decorator whose wrapper does something of its own (also on a function a test
 defines in its body); a list of functions called in ``sorted`` order; ``getattr(mod, name)`` with
 a parametrize list of names; handler tables (a dict literal, a list in a dict, a registry a
-decorator fills at import); an attribute a decorator sets on the function itself (Django's
-``csrf_exempt``); a sqlite database file next to the package (V2) reached through
+decorator fills at import, a list a function fills with ``append``); an attribute a decorator
+sets on the function itself (Django's ``csrf_exempt``); a sqlite database file next to the
+package (V2) reached through
 ``sqlite3.connect`` and an ``f"sqlite:///{DB_FILE}"`` URL (origin: the constant, not the prefix).
 """
 from helpers import Expect, Silent, at, fixture_suite, line_of, listed_at
@@ -38,6 +39,8 @@ EXPECTED = [
     # a function a test defines in its body gets its project decorators (one never called: no wrapper run)
     Expect("decorator-on-a-function-the-test-defines", "HT103", D, 'os.environ.get("RELAY_TRACE")',
            tests=[T + "test_traced_job_defined_in_the_test"]),
+    # an item a function appended to its own list, reached by a loop over the list it returns
+    Expect("appended-item", "HT103", P, 'return os.environ.get("RELAY_JOB_TOKEN")', tests=[T + "test_run_collected"]),
     # a function's own attribute, set by a decorator (Django's csrf_exempt), read back elsewhere
     Expect("function-attribute", "HT103", D, 'return os.environ.get("RELAY_CSRF_SECRET")',
            tests=[T + "test_serve_checked"]),

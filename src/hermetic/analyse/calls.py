@@ -75,6 +75,8 @@ class Calls:
             base = self.eval(fexpr[1], frame)
             self.ctx.raising = side_effect_given(base, self.ctx.raising)
             self.ctx.effects = effects_given(base, UNKNOWN_V, self.ctx.effects, False)   # not followed: unknown
+        if fexpr[0] == "attr" and fexpr[2] in ("append", "add", "insert", "extend") and fexpr[1][0] == "name":
+            self.added = (fexpr[1][1], fexpr[2], args)   # what a local list or set takes in (Statements)
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,

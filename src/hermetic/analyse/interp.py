@@ -94,6 +94,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.sweep = False
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.undecided = 0   # > 0 while running one of alternatives the values do not decide (confidence)
+        self.added = None    # (name, args) of the last list.append / set.add a statement made (Statements)
         self.guarded = 0     # > 0 in a try body or a with block: an exception may cut it short (fsmodel)
         # while a `try` body of plain calls runs (``handlers.calls_only``): per call, whether the
         # callee is a test double that raises nothing (``controls.quiet_double``)

@@ -79,8 +79,10 @@ class Statements:
             self.eval(st[1], frame)
             e = st[1]
             if e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "name":
+                added, self.added = self.added, None
                 if not (e[1][2] == "update" and self._merge_dict(e[1][1][1], e, frame)):
-                    self._forget_members(e[1][1][1], frame)   # args.append(...): its members change
+                    # args.append(...): its members change, and it may hold what was put in
+                    self._forget_members(e[1][1][1], frame, put=self._put_in(added, e[1][1][1]))
             return False
         if kind == "assign":
             frame.line = st[3]
@@ -403,9 +405,20 @@ class Statements:
             return
         frame.locals[name] = opened(frame.locals[name])
 
-    def _forget_members(self, name: str, frame: Frame, kinds=("seq", "dict")) -> None:
+    def _put_in(self, added, name: str) -> V:
+        """The items a ``name.append(x)`` / ``add(x)`` / ``insert(i, x)`` / ``extend(xs)`` the
+        statement made puts in (``Interp.added``), else nothing."""
+        if added is None or added[0] != name or not added[2]:
+            return EMPTY
+        _n, method, args = added
+        if method == "insert":
+            return args[1] if len(args) > 1 else EMPTY
+        return self._element(args[0]) if method == "extend" else args[0]
+
+    def _forget_members(self, name: str, frame: Frame, kinds=("seq", "dict"), put: V = EMPTY) -> None:
         """A local list, set or dict (of ``kinds``) changed in place: its members are no longer
-        all known (membership tests on it are then undecided)."""
+        all known (membership tests on it are then undecided); a list or set may hold ``put``
+        (what an ``append`` put in: a loop over it reaches it)."""
         if frame.is_module or name not in frame.locals:
             return
         v = frame.locals[name]
@@ -414,7 +427,7 @@ class Statements:
         atoms = []
         for a in v.ordered():
             if isinstance(a, tuple) and a[0] == "seq" and "seq" in kinds:
-                a = ("seq", a[1], tuple(a[2]) + (UNKNOWN_V,))
+                a = ("seq", a[1], tuple(a[2]) + ((put,) if put.atoms else ()) + (UNKNOWN_V,))
             elif isinstance(a, tuple) and a[0] == "dict" and "dict" in kinds:
                 a = ("dict", tuple(a[1]) + ((None, UNKNOWN_V),))
             atoms.append(a)
