@@ -158,6 +158,9 @@ def test_syntax_error_is_listed_and_the_run_goes_on(quickstart):
     assert err["path"] == "src/newsdesk/broken.py"
     assert "\n" not in err["message"] and "syntax error" in err["message"]
     assert [f["code"] for f in report["findings"]] == ["HT101"]
+    # the text report says how to leave such files out (a formatter's broken test inputs)
+    text = run("check").output
+    assert "error src/newsdesk/broken.py" in text and "exclude = [...] in [tool.hermetic]" in text
 
 
 def test_syntax_error_alone_still_exits_1(quickstart):

@@ -106,3 +106,9 @@ def test_statistics_count_the_calls_cut_at_the_budget(tmp_path, monkeypatch):
     report, _cfg = run_check([], project, use_cache=False, jobs=1)
     assert report.statistics["budget_cuts"] >= 1
     assert report.statistics["unresolved"] >= report.statistics["budget_cuts"]
+    # and the text report's last lines say it too, beside the unresolved calls
+    import io
+    from hermetic.report.text import render_terminal
+    out = io.StringIO()
+    render_terminal(report, out, color=False, width=200)
+    assert f"({report.statistics['budget_cuts']} at the analysis budget)" in out.getvalue()

@@ -105,6 +105,9 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
             console.print("")
     for e in report.errors:
         console.print(f"[red]error[/red] {escape(e.path)}: {escape(e.message)}")
+    if report.errors:   # a formatter's broken inputs, templates that are Python only once rendered
+        console.print(escape("files that are not meant to be Python (test data, templates) can be left out "
+                             "with exclude = [...] in [tool.hermetic]"))
     if show_unresolved and report.unresolved_calls:
         console.print("[bold]Unresolved calls[/bold] (not followed):")
         for u in report.unresolved_calls:
@@ -119,8 +122,10 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
     if notes:
         console.print(f"{_count(notes, 'note')} not shown (benign reads; --format json lists them)")
     if report.unresolved_calls or report.unknown_origins:
-        console.print(f"not followed: {_count(len(report.unresolved_calls), 'unresolved call')}, "
-                      f"{_count(len(report.unknown_origins), 'unknown origin')} (--show-unresolved, --show-unknown)")
+        cuts = sum(1 for u in report.unresolved_calls if str(u.get("call", "")).endswith("(analysis budget reached)"))
+        console.print(f"not followed: {_count(len(report.unresolved_calls), 'unresolved call')}"
+                      + (f" ({cuts} at the analysis budget)" if cuts else "")
+                      + f", {_count(len(report.unknown_origins), 'unknown origin')} (--show-unresolved, --show-unknown)")
     n = len(report.findings)
     errs = sum(1 for f in report.findings if f.severity == "error")
     console.print(f"{_count(n, 'finding')} ({_count(errs, 'error')}, {_count(n - errs - notes, 'warning')}, "
