@@ -6,7 +6,7 @@ path, a read-only data folder built from __file__, a path derived from a literal
 only read (its read is HT102, the binding is no HT201).
 """
 
-from helpers import (fixture_suite, Expect, Silent, line_of)
+from helpers import (fixture_suite, Expect, Silent, at, line_of)
 
 FIX = "ht201-path-constants"
 L = "src/vault/locations.py"
@@ -26,6 +26,11 @@ EXPECTED = [
            tests=[T + "test_cache_put"]),
     # the same line is also an import-time environment read
     Expect("environment-read-at-import", "HT203", L, 'CACHE_DIR = Path(os.environ.get("VAULT_CACHE"'),
+    # the variable, or the home folder where it is not set: computed from both
+    Expect("environment-or-home-written", "HT201", L, 'SPOOL_DIR = Path(os.environ.get("VAULT_SPOOL"',
+           tests=[T + "test_spool_put"]),
+    Expect("environment-or-home-read-at-import", "HT203", L, 'SPOOL_DIR = Path(os.environ.get("VAULT_SPOOL"'),
+    Expect("spool-write", "HT102", S, "(locations.SPOOL_DIR / key).write_text", tests=[T + "test_spool_put"]),
     Expect("cwd-written", "HT201", L, 'EXPORT_DIR = Path.cwd() / "exports"', tests=[T + "test_export_rows"]),
     # __file__ and written: a write into the project tree (V2), no read-only data folder
     Expect("dunder-file-written", "HT201", L, 'LOCK_FILE = Path(__file__).resolve().parent',
@@ -88,3 +93,12 @@ def test_one_ht201_per_binding(findings):
     assert {f.line for f in ht201} >= {line_of(FIX, L, "USER_DIR ="), line_of(FIX, L, "CACHE_DIR =")}
 
 
+
+
+def test_a_variable_with_a_default_names_both_places(findings):
+    """os.environ.get("VAULT_SPOOL", Path.home() / ...): where the variable is not set (most
+    machines) the write goes into the home folder, and the messages say so."""
+    [computed] = at(findings, L, line_of(FIX, L, "SPOOL_DIR = Path("), "HT201")
+    assert "the environment variable VAULT_SPOOL, the home folder" in computed.message
+    [write] = at(findings, S, line_of(FIX, S, "(locations.SPOOL_DIR / key).write_text"), "HT102")
+    assert "names where it is set, else the home folder of whoever runs the tests" in write.message

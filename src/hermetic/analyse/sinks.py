@@ -409,7 +409,8 @@ class Sinks:
                         value="import" if self.import_time else None)
         self._record(SinkEvent("env", frame.path, pos, call, UNCONTROLLED, origin, (), self.import_time,
                                self._import_module_name(), key, False))
-        return of(origin)
+        # the variable's value where it is set, the default where it is not (on most machines)
+        return of(origin) | default if default is not None and default.atoms else of(origin)
 
     def expandvars(self, arg: Optional[V], pos, frame: Frame) -> V:
         """``os.path.expandvars(p)`` reads the variables named in ``p`` (none when ``p`` has no $)."""

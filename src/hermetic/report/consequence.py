@@ -17,6 +17,14 @@ def _leaf(o: Origin) -> Origin:
     return o
 
 
+def _unset_default(o: Origin, leaf: Origin) -> Optional[Origin]:
+    """The default a module constant falls back to where the variable ``leaf`` is not set (the
+    other value it was computed from), if there is one the report can name."""
+    if o.kind not in ("module-constant", "default-argument") or len(o.inner) < 2 or leaf not in o.inner:
+        return None
+    return next((i for i in o.inner if i is not leaf and i.kind in ("home", "cwd", "literal", "project-file")), None)
+
+
 def _place(o: Optional[Origin]) -> str:
     """Where a path lies, as words a reader of the report recognises."""
     if o is None:
@@ -27,6 +35,9 @@ def _place(o: Optional[Origin]) -> str:
     if leaf.kind == "cwd":
         return "the folder the tests are run from"
     if leaf.kind == "environment":
+        other = _unset_default(o, leaf)
+        if other is not None:   # os.environ.get("X", Path.home() / ".cache"): the default where X is not set
+            return f"the folder the environment variable {leaf.expr} names where it is set, else {_place(other)}"
         return f"the folder the environment variable {leaf.expr} names (a real one when it is set)"
     if leaf.kind == "project-file":
         return "the project's own source tree" if not (leaf.room is not None and leaf.room < 0) else \
