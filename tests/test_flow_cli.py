@@ -5,7 +5,8 @@ fixture flow-cli.
 The model (``analyse/clickmodel.py``) parses the test's argument list as click does and calls
 the group's and the subcommand's callbacks with what they get: options with and without values,
 ``--x/--no-x``, short options, ``--name=value``, ``-qq``, ``multiple``, ``nargs=-1``, ``--``,
-defaults (a module constant), `--name={value}` built by the test, ``--help`` / ``--version``, a missing or unknown command, a
+defaults (a module constant), ``--name={value}`` built by the test, ``ctx.exit()`` of a
+``pass_context`` callback, ``--help`` / ``--version``, a missing or unknown command, a
 subcommand registered with ``add_command``, options a project decorator adds, a parametrize
 list of words (each value its own command line), a list with a starred loop variable (one
 command line per list it can be), options kept in a NamedTuple copied with ``_replace``, the runner's and the invocation's ``env=``, and a
@@ -26,6 +27,8 @@ def _ids(*names):
 EXPECTED = [
     # a word built from "--config=" and a computed value is that option (not any option): only the
     # test that passes --code reads the variable
+    # click's Context.exit() raises (catalogue [raises]): the test whose options it refuses stops there
+    Expect("context-exit", "HT103", C, 'return os.environ.get("TOOL_LINT_RULES")', tests=_ids("test_lint_ranges")),
     Expect("computed-option-value", "HT103", C, 'os.environ.get("TOOL_FMT_STDIN")', tests=_ids("test_fmt_code")),
     # the group's callback runs before every subcommand, also one whose --help stops it; not for
     # --version, no command, an unknown command, or a test that passes --profile / -p
@@ -40,7 +43,7 @@ EXPECTED = [
         "test_warm_from_the_second_variable", "test_warm_env_unset", "test_warm_at_a_folder_given_in_two_lists",
         "test_load_without_plugins", "test_load_with_a_plugin", "test_load_with_an_optional_word", "test_stamp",
         "test_deploy", "test_deploy_with_the_variable_removed", "test_deploy_to_tmp", "test_pick_one",
-        "test_fmt_with_a_computed_config", "test_fmt_code",
+        "test_fmt_with_a_computed_config", "test_fmt_code", "test_lint_refused", "test_lint_ranges",
         "test_pick_filtered", "test_audit_without_a_target", "test_rooted", "test_status")),
     # --force on a working-directory-relative literal; not --no-force's default, not a tmp_path
     Expect("flag-given", "HT102", C, "shutil.rmtree(target)", tests=_ids("test_init_forced_here"), origin="literal"),

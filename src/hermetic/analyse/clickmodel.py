@@ -31,12 +31,14 @@ from .clickspec import Command, Param, command_spec, subcommands
 from .decide import values
 from .literals import _literal_str
 from .state import DELETED, Frame
-from .values import EMPTY, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of, seq_atom
+from .values import EMPTY, INSTANCE, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of, seq_atom
 
 _UNKNOWN_PARSE = object()   # the model cannot tell
 _STOP = object()   # click stops before the callback (help, version, a usage error)
 _FROM_ENV = of(Origin("unknown"))   # not on the line: click reads the parameter's envvar= (by identity)
-_COMPUTED = of(Origin("unknown", expr="a computed word"))   # the value part of f"--name={value}"
+_COMPUTED = of(Origin("unknown", expr="a computed word"))
+# the click.Context a callback is handed: its exit(), abort() and fail() raise (catalogue [raises])
+CONTEXT = of(Origin("unknown", expr="Context()", value=INSTANCE + "click.Context"))   # the value part of f"--name={value}"
 
 
 def _lines(v: Optional[V]) -> List[Tuple[Optional[List[V]], bool]]:
@@ -455,7 +457,7 @@ def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
             given[p.name] = I.apply(p.default, [], {}, frame, pos)   # default=a function: its result
             I.call_raised = False
         if p.callback is not None and p.name in given:
-            value = I.apply(p.callback, [UNKNOWN_V, UNKNOWN_V, given[p.name]], {}, frame, pos)
+            value = I.apply(p.callback, [CONTEXT, UNKNOWN_V, given[p.name]], {}, frame, pos)
             if I.call_raised:
                 return
             if p.exposed and not p.converts:
@@ -465,4 +467,4 @@ def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
     names = {prm[0] for prm in f["params"]}
     if not any(prm[1] == "varkw" for prm in f["params"]):
         given = {k: v for k, v in given.items() if k in names}
-    I.apply(of(("func", cmd.qn, None)), [], given, frame, pos)
+    I.apply(of(("func", cmd.qn, None)), [CONTEXT] if cmd.context else [], given, frame, pos)

@@ -18,6 +18,7 @@ _COMMAND = {f"{p}.{n}": n for p in _PKG for n in ("command", "group")}
 _OPTION = {f"{p}.option" for p in _PKG}
 _ARGUMENT = {f"{p}.argument" for p in _PKG}
 _VERSION = {f"{p}.version_option" for p in _PKG}
+_PASS_CONTEXT = {f"{p}.pass_context" for p in _PKG}
 _NOT_LITERAL = object()   # what ``_lit`` gives for an expression that is no literal
 # parameter types whose value is the string the test passed (a path, a choice)
 _KEEPS_TEXT = {"builtins.str", "click.STRING", "click.Path", "click.types.Path", "click.Choice", "click.types.Choice",
@@ -60,6 +61,7 @@ class Command:
     aliases: Tuple[str, ...] = ()   # other names click may give it (its version's name rules)
     listed: Tuple[str, ...] = ()    # functions a group's commands= holds
     readable: bool = True     # every decorator and option of it is understood
+    context: bool = False     # @click.pass_context: the callback's first argument is click's Context
 
 
 def _deco_parts(dexpr):
@@ -296,6 +298,7 @@ def _read(I, qn: str, f: dict, mod: str) -> Optional[Command]:
     helps: Optional[Tuple[str, ...]] = None
     versions: List[str] = []
     readable = True
+    context = False
     for dexpr, line in f["decorators"]:
         frame = _mframe(I, mod, line)
         callee, args, kw = _deco_parts(dexpr)
@@ -339,8 +342,11 @@ def _read(I, qn: str, f: dict, mod: str) -> Optional[Command]:
         elif d in _VERSION:
             names = [_lit(a) for a in args if isinstance(_lit(a), str) and _lit(a).startswith("-")]
             versions.extend(names or ["--version"])
+        elif d in _PASS_CONTEXT:
+            context = True
     if cmd is None:
         return None
+    cmd.context = context
     cmd.params = params
     cmd.helps, cmd.versions = helps, tuple(versions)
     cmd.readable = readable and all(p.name for p in params)
