@@ -36,9 +36,9 @@ from .values import EMPTY, INSTANCE, UNKNOWN_V, Origin, V, is_counted, is_exact,
 _UNKNOWN_PARSE = object()   # the model cannot tell
 _STOP = object()   # click stops before the callback (help, version, a usage error)
 _FROM_ENV = of(Origin("unknown"))   # not on the line: click reads the parameter's envvar= (by identity)
-_COMPUTED = of(Origin("unknown", expr="a computed word"))
+_COMPUTED = of(Origin("unknown", expr="a computed word"))   # the value part of f"--name={value}"
 # the click.Context a callback is handed: its exit(), abort() and fail() raise (catalogue [raises])
-CONTEXT = of(Origin("unknown", expr="Context()", value=INSTANCE + "click.Context"))   # the value part of f"--name={value}"
+CONTEXT = of(Origin("unknown", expr="Context()", value=INSTANCE + "click.Context"))
 
 
 def _lines(v: Optional[V]) -> List[Tuple[Optional[List[V]], bool]]:

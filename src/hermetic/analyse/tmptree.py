@@ -30,11 +30,11 @@ UNKNOWN_TREE = (("", "maybe"),)
 _ROOTS = ("tmp_path",)
 # functions whose result is the path they are given (tmptree keeps its part under tmp_path)
 SAME_PATH = {"builtins.str", "os.fspath", "os.path.abspath", "os.path.realpath", "os.path.normpath",
-              "os.fsdecode"}
+             "os.fsdecode"}
 # library calls that write no files (handing them a path in tmp_path leaves it as it was)
 NO_WRITES = ("builtins.", "typing.", "re.", "fnmatch.", "json.dumps", "textwrap.", "string.", "math.",
-              "operator.", "functools.", "itertools.", "collections.", "posixpath.", "os.path.", "pathlib.Pure",
-              "pytest.", "unittest.mock.", "warnings.", "logging.getLogger", "shlex.", "urllib.parse.")
+             "operator.", "functools.", "itertools.", "collections.", "posixpath.", "os.path.", "pathlib.Pure",
+             "pytest.", "unittest.mock.", "warnings.", "logging.getLogger", "shlex.", "urllib.parse.")
 
 
 def root_atom(expr: str) -> Origin:
@@ -206,8 +206,8 @@ def str_answer(name: str, parts: List[str], arg: str):
     a bool, ``find`` an int, ``split`` ``"same"`` (one item, the path itself); None when not known."""
     answers = set()
     for part in parts:
-        if name == "startswith":
-            r = True if arg == "" else (False if not arg.startswith("/") else None)
+        if name == "startswith":   # the text starts with "/" (or a drive letter, on Windows)
+            r = True if arg == "" else (False if arg[0] not in "/\\" and not arg[0].isalnum() else None)
         elif name == "endswith":
             r = part.endswith(arg) if part and len(arg) <= len(part) and "/" not in arg else None
         elif name in ("find", "split", "rsplit") and arg and not (set(arg) & _ROOT_CHARS):
@@ -223,7 +223,9 @@ def str_answer(name: str, parts: List[str], arg: str):
 def handed(ctx, args: List[V], kwargs, call: str = "") -> None:
     """A call the analysis does not follow (``call``: a library function's dotted name, ""
     for one it cannot name) was handed a path in tmp_path: it may have made anything there."""
-    if ctx.tmp_tree != UNKNOWN_TREE and not (call and call.startswith(NO_WRITES)) and (any(under_tmp(v) for v in args) or any(under_tmp(v) for v in kwargs.values())):
+    if ctx.tmp_tree == UNKNOWN_TREE or (call and call.startswith(NO_WRITES)):
+        return
+    if any(under_tmp(v) for v in args) or any(under_tmp(v) for v in kwargs.values()):
         ctx.tmp_tree = UNKNOWN_TREE
 
 
