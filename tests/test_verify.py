@@ -100,6 +100,7 @@ def test_a_saved_static_report_read_from_another_folder_exits_2_saying_so(tmp_pa
     static = tmp_path / "static.json"
     static.write_text(json.dumps({"findings": [_finding("HT104", 3, tests=["t::a"])]}), encoding="utf-8")
     monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("NO_COLOR", "1")   # the text report's colours do not depend on the developer's shell
     res = CliRunner().invoke(cli, ["verify", str(record), "--static", str(static)])
     assert res.exit_code == 2 and "--static-root" in res.stderr and str(proj) in res.stderr, res.output
     res = CliRunner().invoke(cli, ["verify", str(record), "--static", str(static), "--static-root", str(proj)])
