@@ -3,8 +3,6 @@
 Each writer in values.py moves its folder through one form before writing. For each form one
 test passes tmp_path (controlled: never listed) and one passes settings.OUT_DIR (listed).
 A ``@contextmanager`` block runs in the shared state its generator left at the yield (hooks.py).
-A path made absolute before a ``chdir`` stays in the folder the tests start in, a relative one
-after it is in the folder changed into, and a ``chdir`` into a URL fails (workdirs.py).
 """
 import pytest
 
@@ -63,20 +61,7 @@ EXPECTED += [
                   T.replace("test_values", "test_hooks") + "test_reader_after_the_block"], origin="literal"),
 ]
 
-# a path made absolute before a chdir stays in the folder the tests start in; a relative path
-# after a chdir is in the folder changed into (a chdir into a URL fails: never that one)
-W = "src/flows/workdirs.py"
-TW = T.replace("test_values", "test_workdirs")
-EXPECTED += [
-    Expect("abspath-before-a-chdir", "HT102", W, 'return os.path.isdir(os.path.join(out, "project"))',
-           tests=[TW + "test_render_into_the_working_directory"], origin="cwd"),
-    Expect("user-configuration-read", "HT102", W, 'with open(os.path.expanduser("~/.flows.json")) as fh:',
-           tests=[TW + "test_hooks_of_a_shipped_template"]),
-]
-
 SILENT = [
-    Silent("relative-after-chdir-into-the-test-template", W, "return os.path.isdir(hooks_dir)",
-           "'hooks' is in the template the test names (shipped data)"),
     Silent("resolve-with_suffix-on-tmp", V, 'path.resolve().with_suffix(".bak")', "only reached with tmp_path"),
     Silent("default-argument-line", V, "def save_default(text, folder=settings.OUT_DIR)",
            "a default naming a constant is a flow step, not a sink"),
@@ -255,14 +240,3 @@ def test_save():
     report, _ = run_check([], tmp_path)
     assert [(f.path, f.line) for f in report.findings] == [("src/pkg/m.py", 5)]
     assert "'report.txt'" in report.findings[0].message
-
-
-def test_a_chdir_into_a_url_is_no_working_directory():
-    """os.chdir("https://...") raises: the working directory is never a URL (cookiecutter's
-    work_in(repo_dir) with a repo_dir that may be an abbreviation's URL)."""
-    from hermetic.analyse.origins import folders_only
-    from hermetic.analyse.values import Origin, V
-    url = Origin("literal", expr="'https://github.com/{0}.git'", value="https://github.com/{0}.git")
-    folder = Origin("literal", expr="'tests/fake-template'", value="tests/fake-template", in_test=True)
-    assert folders_only(V(frozenset([url, folder]))).atoms == {folder}
-    assert folders_only(V(frozenset([url]))).atoms == {url}   # nothing else: left as it is

@@ -15,7 +15,7 @@ from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
 from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (copied, folders_only, in_temp_folder, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
+from .origins import (copied, in_temp_folder, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .tmptree import handed as tmp_handed, joined as tmp_joined, same as tmp_same
@@ -424,7 +424,7 @@ class Calls:
         if d.startswith("os.environ."):
             return EMPTY
         if d == "os.chdir" and args and not self.import_time:
-            self.ctx.cwd = folders_only(args[0])   # a chdir into a URL fails: not a folder it is in
+            self.ctx.cwd = args[0]
             return EMPTY
         if d in ("importlib.import_module",) and args:
             name = _literal_str(args[0])

@@ -124,11 +124,6 @@ def from_cwd(v: V, call: str) -> V:
     for a in v.atoms:
         if isinstance(a, Origin) and a.kind == "literal" and _relative(a):
             a = Origin("cwd", expr=f"{call}({a.expr})", path=a.path, line=a.line, inner=(a,))
-        elif isinstance(a, Origin) and a.kind in ("default-argument", "module-constant") and a.inner and all(
-                i.kind == "literal" and _relative(i) for i in a.inner):
-            # output_dir='.' made absolute here: a folder in the one the tests start in, not in a
-            # folder a later chdir moves to
-            a = Origin("cwd", expr=f"{call}({a.expr})", path=a.path, line=a.line, inner=(a,))
         out.append(a)
     return V(frozenset(out), v.is_path)
 
@@ -374,10 +369,3 @@ def in_temp_folder(folder: Optional[V]) -> bool:
         return True
     return all(isinstance(a, Origin) and a.kind == "literal" and a.expr == "tempfile.gettempdir()"
                for a in folder.atoms)
-
-
-def folders_only(v: V) -> V:
-    """``v`` without the values that are URLs (a ``chdir`` into ``"https://..."`` raises: the
-    working directory is never one); ``v`` itself when nothing else is left."""
-    kept = [a for a in v.atoms if not (isinstance(a, Origin) and "://" in (a.value or ""))]
-    return V(frozenset(kept), v.is_path) if kept and len(kept) < len(v.atoms) else v

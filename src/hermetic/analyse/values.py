@@ -448,9 +448,8 @@ def classify(o: Origin, category: str, write: bool, ctl: "SinkContext") -> str:
             return UNKNOWN
         return CONTROLLED
     if k == "cwd":
-        if o.inner:   # abspath("data/x"): as the relative path it was made from, in the folder the
-            # tests start in (abspath is taken there: a later chdir does not move it)
-            return classify(o.inner[0], category, write, SinkContext(fs_fake=ctl.fs_fake, loopback=ctl.loopback))
+        if o.inner:   # abspath("data/x"): as the relative path it was made from
+            return classify(o.inner[0], category, write, ctl)
         return CONTROLLED if ctl.cwd_controlled else UNCONTROLLED
     if k == "literal":
         return _classify_literal(o, category, write, ctl)
