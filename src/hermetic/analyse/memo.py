@@ -232,11 +232,15 @@ class Memo:
             self.events.extend(dataclasses.replace(ev, trace=prefix + ev.trace[n:]) for ev in hit.events)
         return _remap(hit.ret, m) if m else hit.ret
 
-    def _state_store(self, kind: str, owner) -> Dict[str, V]:
+    def _state_store(self, kind: str, owner, write: bool = True) -> Dict[str, V]:
+        """The attributes of a shared-state owner (``write_state``'s kinds); with ``write`` False
+        only to read them (nothing is made, an instance's signature stays)."""
         if kind == "gattr":
-            return self.globals.setdefault(owner, {})
+            return self.globals.setdefault(owner, {}) if write else self.globals.get(owner, {})
         if kind == "cattr":
-            return self.class_attrs.setdefault(owner, {})
+            return self.class_attrs.setdefault(owner, {}) if write else self.class_attrs.get(owner, {})
+        if not write:
+            return self.heap.get(owner, {}).get("attrs", {})
         h = self.heap.setdefault(owner, {"cls": None, "attrs": {}})
         h.pop("sig", None)
         return h["attrs"]
@@ -256,12 +260,7 @@ class Memo:
             if (kind, owner, name) in seen:
                 continue
             seen.add((kind, owner, name))
-            if kind == "gattr":
-                store = self.globals.get(owner, {})
-            elif kind == "cattr":
-                store = self.class_attrs.get(owner, {})
-            else:
-                store = self.heap.get(owner, {}).get("attrs", {})
+            store = self._state_store(kind, owner, write=False)
             if name in store:
                 out.append((kind, owner, name, store[name]))
         return tuple(out)

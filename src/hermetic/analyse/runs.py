@@ -5,7 +5,7 @@ clears what the previous run left in the interpreter.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from . import interp as I
 
@@ -107,14 +107,21 @@ def _unique(items: list, key=lambda x: x) -> list:
     return out
 
 
+def guard_order(marks: List[tuple]) -> Tuple[Optional[int], Optional[int]]:
+    """Where the first side effect and the first guard call are among HT4xx marks (``("side",
+    place)`` / ``("guard", place)``, in the order they happen): their indexes, None for none."""
+    side = next((i for i, m in enumerate(marks) if m[0] == "side"), None)
+    guard = next((i for i, m in enumerate(marks) if m[0] == "guard"), None)
+    return side, guard
+
+
 def _guard_rank(marks: List[tuple]) -> int:
-    """How badly a run's HT4xx marks order the guard: 2 a side effect and no guard, 1 a side
-    effect first, 0 neither (``rules.guard``)."""
-    sides = [i for i, m in enumerate(marks) if m[0] == "side"]
-    guards = [i for i, m in enumerate(marks) if m[0] == "guard"]
-    if not sides:
+    """How badly a run's HT4xx marks order the guard: 2 a side effect and no guard (HT401), 1 a
+    side effect first (HT402), 0 neither (``rules.guard``)."""
+    side, guard = guard_order(marks)
+    if side is None:
         return 0
-    return 2 if not guards else int(sides[0] < guards[0])
+    return 2 if guard is None else int(side < guard)
 
 
 def merged(item: TestItem, runs: List[TestRun]) -> TestRun:

@@ -103,6 +103,12 @@ class Ctx:
                    self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising,
                    self.effects, self.fs_gone, self.fs_made, self.tmp_tree)
 
+    def keep_lasting(self, now: "Ctx") -> None:
+        """Take from ``now`` (the state a block ended in) what outlives the block: doubles' side
+        effects and the file system as the run left it; patches end with the block."""
+        self.raising, self.effects = now.raising, now.effects
+        self.fs_gone, self.fs_made, self.tmp_tree = now.fs_gone, now.fs_made, now.tmp_tree
+
     def set_log(self, log: tuple) -> None:
         self.mp_log, self.mp_key = log, _log_key(log) if log else 0
 

@@ -85,8 +85,7 @@ def exec_with(ip, items, body, frame: Frame, is_async: bool = False) -> bool:
             ip.write_state(kind, owner, name, v)
     if saved_ctx is not None:
         # patches end with the block; doubles' side effects and files removed or made stay
-        now, ip.ctx = ip.ctx, saved_ctx
-        saved_ctx.raising, saved_ctx.effects, saved_ctx.fs_gone, saved_ctx.fs_made, saved_ctx.tmp_tree = \
-            now.raising, now.effects, now.fs_gone, now.fs_made, now.tmp_tree
+        saved_ctx.keep_lasting(ip.ctx)
+        ip.ctx = saved_ctx
     ip.way_cut = cut   # __exit__ calls do not change that
     return ended

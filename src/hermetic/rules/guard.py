@@ -12,6 +12,7 @@ from typing import Dict, List, Set
 from urllib.parse import urlsplit
 
 from ..analyse import interp as I
+from ..analyse.runs import guard_order
 from ..analyse.values import UNCONTROLLED, Origin
 from ..report.model import Finding
 from ..summarise.ir import CALL_FUNC, DEF_NAME, DEF_QUALNAME, FROM_LINE, FROM_MODULE, FROM_NAMES, IMPORT_LINE, \
@@ -75,19 +76,18 @@ def ht4_findings(facts: Facts) -> List[Finding]:
             for mk in static_marks(m):
                 (hooks if len(mk) > 2 else seq).append(mk)
         seq = hooks + seq + list(run.marks)
-        sides = [i for i, mk in enumerate(seq) if mk[0] == "side"]
-        guards = [i for i, mk in enumerate(seq) if mk[0] == "guard"]
-        if not sides:
+        side, first_guard = guard_order(seq)
+        if side is None:
             continue
-        if not guards:
+        if first_guard is None:
             out.append(Finding("HT401", severity("HT401"), it.path, it.def_line, 1, it.def_line, 1,
                                f"{it.display} reaches the application database but never calls the guard "
                                f"{guard.function}()", [it.node_id], [], None,
                                fix=f"call {guard.function}() first (in the test, a fixture it uses, or conftest), "
                                    f"or list the test under [tool.hermetic.guard] exempt",
                                function=it.display, anchor="HT401"))
-        elif sides[0] < guards[0]:
-            path, line = seq[sides[0]][1]
+        elif side < first_guard:
+            path, line = seq[side][1]
             out.append(Finding("HT402", severity("HT402"), path, line, 1, line, 1,
                                f"this side effect (opening or importing the application database) comes before the "
                                f"guard {guard.function}() in {it.display}'s set-up order", [it.node_id], [], None,
