@@ -167,6 +167,11 @@ REACHED = [
     # a copy of a module's dict (copy.copy, dict(...)) keeps its entries: `in` is decided
     ("copied-dict", "HT103", "src/decided/configs.py", 'return os.environ.get("DECIDED_ABBREVIATION_BASE")',
      "test_template_abbreviated"),
+    # the user's configuration (parsed from a file in the home folder) holds none of the test's
+    # strings: a local template is never abbreviated to a URL; near misses: the program's own
+    # abbreviation, and a configuration file the test names (what it holds is not known)
+    ("user-config-keys", "HT106", "src/decided/configs.py", 'subprocess.check_output(["git", "clone", source])',
+     "test_template_abbreviated_by_default test_template_with_a_config_file_of_its_own"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),
@@ -176,6 +181,13 @@ REACHED = [
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
             for kind, code, path, snippet, test in REACHED]
+# the user's configuration is read whatever the template (the reads are true for the ruled-out test too)
+USER_CONFIG_TESTS = [R + "test_template_abbreviated_by_default",
+                     "tests/test_ruled_out.py::test_local_template_with_the_user_config"]
+EXPECTED += [Expect("user-config-" + kind, code, "src/decided/configs.py", snippet, tests=USER_CONFIG_TESTS)
+             for kind, code, snippet in (("constant", "HT201", 'USER_CONFIG = os.path.expanduser("~/.decidedrc")'),
+                                         ("opened", "HT102", "with open(path) as fh:"),
+                                         ("looked-up", "HT102", "if os.path.exists(USER_CONFIG):"))]
 # the registry the test fills is left changed: HT303 at the test's call
 EXPECTED.append(Expect("registry-left-changed", "HT303", "tests/test_reached.py", 'branches.register("tool")',
                        tests=[R + "test_registered"]))

@@ -19,8 +19,8 @@ from .origins import (copied, in_temp_folder, split_path, from_cwd, _CONTAINER_C
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .tmptree import handed as tmp_handed, joined as tmp_joined, same as tmp_same
-from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, RAISED, UNKNOWN_V, Origin, V, instance_class, lit,
-                     of, is_exact, seq_atom, union)
+from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V, RAISED, UNKNOWN_V, Origin, V,
+                     instance_class, lit, of, is_exact, parsed_from_machine, seq_atom, union)
 
 
 class Calls:
@@ -279,6 +279,8 @@ class Calls:
         if invoke is not None:
             self.invoke_argument(invoke, args, kwargs, frame, pos)
             return UNKNOWN_V
+        if d in self.p.catalogue.parses and args and parsed_from_machine(args[0]):
+            return MACHINE_DATA_V   # the user's configuration: what it holds is theirs
         shipped = self.p.catalogue.existing.get(d)
         if shipped:
             # a library's own data file: unknown where, but it exists (catalogue [existing])

@@ -16,7 +16,7 @@ import sys
 from typing import Callable, FrozenSet, List, Optional, Tuple
 
 from .limits import MAX_COUNTS
-from .values import Origin, V, instance_class
+from .values import Origin, V, instance_class, machine_data, of
 
 _NO = object()   # "no Python value known" (None is a value)
 
@@ -119,6 +119,30 @@ def _container_keys(v: V) -> Optional[list]:
     return out
 
 
+def _test_chosen(v: V) -> bool:
+    """Every alternative of ``v`` is the test's own: a literal written in test code (a
+    parametrize value too) or its ``tmp_path``."""
+    return bool(v.atoms) and all(isinstance(a, Origin) and (a.in_test and a.kind == "literal" or a.kind == "test-value")
+                                 for a in v.atoms)
+
+
+def _keys_besides_machine_data(v: V) -> Optional[list]:
+    """The containers ``in`` may test, as ``_container_keys``, for a test's own string, where
+    ``v`` may be data parsed from a file of the machine's (``values.MACHINE_DATA``): that data
+    holds none of the test's strings, and neither do the alternatives merged with it whose
+    content the analysis does not know (a user's configuration merged over the program's
+    defaults); the defaults' known keys still count. None when ``v`` holds no such data."""
+    if not any(machine_data(a) for a in v.atoms):
+        return None
+    out: list = []
+    for a in v.ordered():
+        if isinstance(a, tuple) and a[0] == "dict":
+            out.append(tuple(k for k, _ in a[1] if k is not None))
+        elif not machine_data(a):
+            out.extend(_container_keys(of(a)) or ())
+    return out or [()]
+
+
 _BINARY = {
     "Equal": lambda x, y: x == y, "NotEqual": lambda x, y: x != y,
     "LessThan": lambda x, y: x < y, "LessThanEqual": lambda x, y: x <= y,
@@ -193,6 +217,8 @@ def compare(op: str, left: V, right: V) -> Optional[bool]:
     if op in ("In", "NotIn"):
         items = values(left)
         pools = _container_keys(right)
+        if pools is None and items is not None and _test_chosen(left):
+            pools = _keys_besides_machine_data(right)
         if items is None or pools is None:
             return None
         results: List[Optional[bool]] = []

@@ -13,7 +13,7 @@ from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
 from .state import Ctx, Frame
 from .tmptree import UNKNOWN_TREE, joined as tmp_joined, marked_only, str_answer as tmp_str_answer, under_tmp
-from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, of, seq_atom
+from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, machine_data, of, seq_atom
 
 # names both str and Path have, told apart by their arity (Path.replace(target) takes one)
 _STR_ONLY_ARITY = {"replace"}
@@ -316,6 +316,8 @@ class Objects:
         answer = self._class_answer(base, name)
         if answer is not None:
             return answer
+        if name in ("items", "keys", "values") and base.atoms and all(machine_data(a) for a in base.atoms):
+            return base   # the entries of the user's data are theirs too
         if name == "join" and len(args) == 1 and _is_str_data(base):
             # str.join: a string built from the items (the separator is no origin of it)
             return self._str_join(_literal_str(base), args[0], frame)

@@ -16,7 +16,7 @@ from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, made as tmp_made, marked_only, maybe as tmp_maybe, \
     removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
-                     classify, exists_answer, exists_question, lit, of)
+                     classify, exists_answer, exists_question, from_machine, lit, of)
 
 
 _import_reads: Dict[object, tuple] = {}   # value (or (value, False)) -> its import-time reads (Interp._consume)
@@ -74,6 +74,8 @@ class Sinks:
             if target is not None and target.atoms and all(
                     isinstance(a, Origin) and a.kind == "test-value" for a in target.atoms):
                 return of(("handle", d, "regular"))   # a file in the test's own folder: no terminal
+            if target is not None and from_machine(target):
+                return of(("handle", d, "machine"))   # the user's own file: what it holds is theirs
             return of(("handle", d))
         return of(("client", d, spec))
 

@@ -321,6 +321,11 @@ INSTANCE = "instance "
 # the ``value`` of an unknown origin that names a file or folder a library ships ("existing file",
 # "existing dir"): which one is unknown, that it exists is not (catalogue ``[existing]``)
 EXISTING = "existing "
+# the ``value`` of an unknown origin that is data a library parsed from a file the machine holds
+# (the user's configuration in the home folder, a file an environment variable names: catalogue
+# ``[parses]``): what it holds is the machine's, never one of the test's own strings (docs/limits.md)
+MACHINE_DATA = "machine data"
+MACHINE_DATA_V = of(Origin("unknown", expr="parsed data", value=MACHINE_DATA))
 _EXISTS_QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file": "file", "isdir": "dir",
                      "is_dir": "dir"}
 
@@ -328,6 +333,35 @@ _EXISTS_QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file
 def instance_class(a) -> Optional[str]:
     """The dotted class of atom ``a`` when it is an instance of a library class, else None."""
     return _marked(a, INSTANCE)
+
+
+def machine_data(a) -> bool:
+    """Atom ``a`` is data parsed from a file of the machine's (``MACHINE_DATA``)."""
+    return isinstance(a, Origin) and a.kind == "unknown" and a.value == MACHINE_DATA
+
+
+_MACHINE_KINDS = ("home", "environment")
+
+
+def from_machine(v: V) -> bool:
+    """Every alternative of path ``v`` is the machine's: from the home folder or an environment
+    variable, directly or through module constants and default arguments computed from them
+    (``USER_CONFIG = os.path.expanduser("~/.toolrc")``)."""
+    return bool(v.atoms) and all(isinstance(a, Origin) and _machine_origin(a) for a in v.atoms)
+
+
+def parsed_from_machine(v: V) -> bool:
+    """What a parser (catalogue ``[parses]``) is handed is a file of the machine's: every
+    alternative is a handle ``open`` gave for such a path (``sinks``), or such a path itself."""
+    return bool(v.atoms) and all(a[:1] == ("handle",) and a[2:] == ("machine",) if isinstance(a, tuple)
+                                 else _machine_origin(a) for a in v.atoms)
+
+
+def _machine_origin(o: Origin) -> bool:
+    if o.kind in _MACHINE_KINDS:
+        return True
+    return o.kind in ("module-constant", "default-argument") and bool(o.inner) and all(
+        _machine_origin(i) for i in o.inner)
 
 
 def shipped(a) -> Optional[str]:
