@@ -61,7 +61,28 @@ CONTROLLED = [
     (INDEX, "HT101", TF + "test_index_request_param_memory", "request-param"),
 ]
 
+# fixtures that run the test in a folder of their own (pre-commit's in_tmpdir / in_git_dir)
+WF = "tests/test_working_folder.py"
+EXPECTED += [
+    # near misses: a fixture changing into a folder of the checkout, a chdir no fixture puts back
+    Expect("folder-of-the-checkout", "HT102", WF, 'with open("build-output.txt", "w") as fh:',
+           tests=[WF + "::test_build"]),
+    Expect("chdir-not-put-back", "HT304", WF, 'os.chdir("/")', tests=[WF + "::test_chdir_here"]),
+    # a class made in a function: its methods see the function's variables
+    Expect("local-class-closure", "HT102", WF, "with open(target, \"w\") as fh:",
+           tests=[WF + "::test_local_class_sees_the_function_variable"], origin="home"),
+]
+
 SILENT = [
+    # tmpdir.join(...).strpath from a factory class made in the fixture, then a context manager
+    # that changes into it around the fixture's yield
+    Silent("made-folder", WF, 'os.mkdir("bin")', "the test runs in a folder made in tmpdir"),
+    # py.path's ensure_dir() is the folder, as_cwd() runs the block there and changes back on exit
+    Silent("as-cwd", WF, 'with open("setup.py", "w") as fh:', "the test runs in tmpdir's repo folder"),
+    Silent("chdir-put-back", WF, 'os.chdir(str(in_repo.join("sub")))', "as_cwd() changes back at teardown"),
+    # contextlib.chdir: the same for the block
+    Silent("chdir-context", WF, 'with open("notes.txt", "w") as fh:', "the block runs in tmp_path"),
+    Silent("chdir-context-put-back", WF, 'os.chdir(tmp_path / "sub")', "contextlib.chdir changes back on exit"),
     Silent("addfinalizer-on-tmp", "tests/test_instance.py", "os.remove(scratch)", "a finalizer removing a tmp_path file"),
     Silent("scope-order-late", "tests/test_scope_order.py", 'rc_path_late.write_text("x"',
            "a function-scoped fixture after the autouse HOME move"),

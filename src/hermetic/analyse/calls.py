@@ -425,6 +425,8 @@ class Calls:
             return EMPTY
         if d.startswith("os.environ."):
             return EMPTY
+        if d == "contextlib.chdir" and args:
+            return of(("patcher", "cwd", (args[0],)))   # the with block runs in that folder
         if d == "os.chdir" and args and not self.import_time:
             self.ctx.cwd = args[0]
             return EMPTY

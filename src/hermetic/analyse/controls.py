@@ -170,8 +170,9 @@ class Controls:
         if kind == "fs":
             self.ctx.fs_fake = True
             return DOUBLE_V
-        if kind == "cwd":
-            self.ctx.cwd = of(Origin("test-value", expr="isolated_filesystem()"), is_path=True)
+        if kind == "cwd":   # a folder the block runs in: py.path's as_cwd(), contextlib.chdir, click's
+            self.ctx.cwd = payload[0] if payload else of(Origin("test-value", expr="isolated_filesystem()"),
+                                                         is_path=True)
             return self.ctx.cwd
         return DOUBLE_V
 

@@ -18,7 +18,7 @@ from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, UNKNOWN_V, Origin, V,
                      seq_atom, surely_nonempty, union)
 
 
-_STR_ATTRS = {"name", "stem", "suffix", "anchor", "root", "drive"}
+_STR_ATTRS = {"name", "stem", "suffix", "anchor", "root", "drive", "strpath", "dirname"}
 _SENTINELS = ("unittest.mock.sentinel", "mock.sentinel")   # their attributes: unique test objects
 # a URL's scheme alone ("file://", "sqlite:///", and "file://localhost", the local host named):
 # what follows it is the location
@@ -485,8 +485,8 @@ class Expressions:
         for a in base.ordered():
             if isinstance(a, Origin):
                 if name in _PATH_ATTRS:
-                    if name in ("parent", "parents"):
-                        a = _climb(a, 1 if name == "parent" else None)
+                    if name in ("parent", "parents", "dirname"):
+                        a = _climb(a, None if name == "parents" else 1)
                     elif name in ("name", "stem", "suffix"):
                         # a part of the path, not a path in its folder (tmp_path / p.name stays there)
                         text = _literal_str(of(a))

@@ -316,6 +316,12 @@ class Objects:
         answer = self._class_answer(base, name)
         if answer is not None:
             return answer
+        if name == "as_cwd" and not args and base.is_path:
+            return of(("patcher", "cwd", (base,)))   # py.path's: the with block runs in that folder
+        if name in ("ensure", "ensure_dir") and base.is_path:
+            if under_tmp(base):
+                self.ctx.tmp_tree = UNKNOWN_TREE
+            return base   # py.path's: makes the file or folder, and is that path
         if name in ("items", "keys", "values") and base.atoms and all(machine_data(a) for a in base.atoms):
             return base   # the entries of the user's data are theirs too
         if name == "join" and len(args) == 1 and _is_str_data(base):

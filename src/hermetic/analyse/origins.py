@@ -30,7 +30,8 @@ _DICT_CTORS = {"builtins.dict", "collections.defaultdict", "collections.OrderedD
                "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
 _CONTAINER_CTORS = _DICT_CTORS | {"builtins.list", "builtins.set", "collections.deque", "weakref.WeakSet"}
 _PATH_CLASSES = ("pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "pathlib.PurePath")
-_PATH_ATTRS = {"parent", "parents", "name", "stem", "suffix", "anchor", "root", "drive", "parts"}
+_PATH_ATTRS = {"parent", "parents", "name", "stem", "suffix", "anchor", "root", "drive", "parts",
+               "strpath", "dirname"}   # the last two: py.path.local's, strings
 _PATH_VALUE_METHODS = {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "relative_to",
                        "as_posix", "expanduser", "__fspath__", "strpath", "join", "dirpath", "mktemp",
                        "getbasetemp", "mkdir_p"}

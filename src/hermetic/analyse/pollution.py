@@ -117,15 +117,25 @@ def _protected_by(ip, call, frame) -> Set[tuple]:
     return {("glob",) + g} if g is not None else set()
 
 
-def _puts_modules_back(ip, call, frame) -> bool:
-    """The context ``call`` makes is a project context manager that puts ``sys.modules`` back
-    after its ``yield`` (celery's ``reset_modules``)."""
+def _puts_back(ip, call, frame, kind: str) -> bool:
+    """The context ``call`` makes is a project context manager that puts ``kind`` back after
+    its ``yield`` (``"sysmod"``: celery's ``reset_modules``; ``"cwd"``: pre-commit's
+    ``testing.util.cwd``)."""
     for a in _resolve(ip, call[CALL_FUNC], frame).refs():
         entry = ip.p.functions.get(a[1]) if a[0] == "func" else None
         if entry is not None and entry[0]["generator"]:
-            if any(k[0][0] == "sysmod" for k in fixture_restores(ip, entry[0], entry[1], [])):
+            if any(k[0][0] == kind for k in fixture_restores(ip, entry[0], entry[1], [])):
                 return True
     return False
+
+
+def _puts_cwd_back(ip, call, frame) -> bool:
+    """The context ``call`` makes changes the working directory back on exit: py.path's
+    ``as_cwd()``, ``contextlib.chdir``, or a project context manager (``_puts_back``)."""
+    fn = call[CALL_FUNC]
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] == "as_cwd" and not call[CALL_ARGS]:
+        return True
+    return "contextlib.chdir" in _ext(_resolve(ip, fn, frame)) or _puts_back(ip, call, frame, "cwd")
 
 
 def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation]:
@@ -249,12 +259,14 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                         _call(w, item, restoring, as_context=True)
                         protects = _protected_by(ip, item, frame)
                         added |= protects - sc.protected
-                        fresh = fresh or int(("sysmod", "*") in protects or _puts_modules_back(ip, item, frame))
+                        fresh = fresh or int(("sysmod", "*") in protects or _puts_back(ip, item, frame, "sysmod"))
                 sc.protected |= added
                 w.fresh_modules += fresh
                 _walk(w, st[WITH_BODY], in_restore)
                 w.fresh_modules -= fresh
                 sc.protected -= added
+                if any(item[TAG] == "call" and _puts_cwd_back(ip, item, frame) for item, _t in st[WITH_ITEMS]):
+                    _restored(sc, ("cwd",))   # its exit changes back (after a fixture's yield: at teardown)
             elif k in ("import", "from"):
                 _bind_import(ip, st, frame, fresh=w.fresh_modules > 0)
             elif k == "return" and st[RETURN_VALUE] is not None and st[RETURN_VALUE][TAG] == "call":

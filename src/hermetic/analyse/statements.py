@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .expected import note_raise
 from .controls import side_effect_given
@@ -473,7 +473,10 @@ class Statements:
                     if name in frame.locals:
                         frame.locals[name] = frame.locals[name] | UNKNOWN_V
 
-    def _define_function(self, qn: str, frame: Frame) -> list:
+    def _define_function(self, qn: str, frame: Frame, scope: Optional[Dict[str, V]] = None) -> list:
+        """Define function ``qn`` in ``frame``: its defaults and the variables it closes over
+        (``scope``: a method's are its class's enclosing function's, not the class body's);
+        the values of the decorators the caller applies."""
         entry = self.p.functions.get(qn)
         if entry is None:
             return []
@@ -494,8 +497,9 @@ class Statements:
                 defaults[name] = dv
         self.defaults[qn] = defaults
         if not frame.is_module:
-            self.closures[qn] = frame.locals
-            self.wlog.append(("def", qn, defaults, frame.locals))   # a memo replay defines it again
+            scope = frame.locals if scope is None else scope
+            self.closures[qn] = scope
+            self.wlog.append(("def", qn, defaults, scope))   # a memo replay defines it again
         # their values, applied by ``decorated`` (a wrapper's own body runs); a test module's
         # top-level ones are the runner's (fixtures, marks), those in a test's body are applied
         top = bool(frame.is_module or frame.cls and frame.name == frame.cls)
@@ -513,13 +517,15 @@ class Statements:
         saved_stack = self.stack
         self.stack = self.stack + [cframe]
         bound_at: Dict[str, int] = {}   # a class attribute's origin is its own line, not the class's
+        # a class made in a function body: its methods see that function's variables
+        scope = frame.locals if not (frame.is_module or frame.cls and frame.name == frame.cls) else None
         try:
             for st in c["body"]:
                 if st[0] == "assign":
                     bound_at.update((t[1], st[3]) for t in st[1] if t[0] == "name")
                 if st[0] in ("def", "class"):
                     if st[0] == "def":
-                        decos = self._define_function(st[2], cframe)
+                        decos = self._define_function(st[2], cframe, scope)
                         if decos:
                             self.wrap_method(st[2], decos, cframe)   # issue 25: a wrapper's body runs
                     else:
