@@ -19,7 +19,9 @@ RSYNC = 'subprocess.run(["rsync"'
 
 EXPECTED = [
     # V3: setattr(remote, "API", "https://staging...") installs a non-loopback URL: still uncontrolled
-    Expect("push", "HT105", R, PUSH, tests=[TP + "test_push_live", TP + "test_push_to_staging"]),
+    # near miss of the loop below: the names patched in it leave push out
+    Expect("push", "HT105", R, PUSH, tests=[TP + "test_push_live", TP + "test_push_to_staging",
+                                             TP + "test_push_other_names_patched_in_a_loop"]),
     Expect("rsync", "HT106", SH, RSYNC, tests=[TM + "test_mirror_live"], origin="literal"),
     # an import the test blocks in sys.modules raises: the ImportError fallback runs, and nothing
     # after the import (the loader that sets variables never runs, so the test's read is real)
@@ -39,6 +41,7 @@ CONTROLLED = [
     (R, PUSH, "HT105", TP + "test_push_patch_plain_context_manager", "patch-context-manager"),
     (R, PUSH, "HT105", TP + "TestPushStarted::test_push", "patch-start-addCleanup-on-sink"),
     (R, PUSH, "HT105", TP + "test_push_to_loopback", "setattr-installs-loopback-url"),
+    (R, PUSH, "HT105", TP + "test_push_names_patched_in_a_loop", "patch-object-in-a-loop-over-names"),
     (SH, RSYNC, "HT106", TM + "test_mirror_patched_object", "setattr-subprocess-run"),
     (SH, RSYNC, "HT106", TM + "test_mirror_mocker", "mocker-patch-subprocess-run"),
 ]

@@ -172,6 +172,9 @@ REACHED = [
     # abbreviation, and a configuration file the test names (what it holds is not known)
     ("user-config-keys", "HT106", "src/decided/configs.py", 'subprocess.check_output(["git", "clone", source])',
      "test_template_abbreviated_by_default test_template_with_a_config_file_of_its_own"),
+    # a record made of keywords (SimpleNamespace, argparse.Namespace, a namedtuple class made at
+    # run time) has those attributes: the stage the test passes decides the branch
+    ("record-attribute", "HT103", C, 'os.environ.get("DECIDED_SKIP_POST_CHECKOUT")', "test_stage_post_checkout"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),

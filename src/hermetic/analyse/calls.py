@@ -158,6 +158,8 @@ class Calls:
             return self.apply(a[1], list(a[2]) + args, {**dict(a[3]), **kwargs}, frame, pos)
         if t == "lambda":
             return self.call_lambda(a[1], args, frame)
+        if t == "record-class":
+            return self.make_record(args, kwargs)   # a namedtuple class made at run time, called
         if t == "super":
             return UNKNOWN_V
         if t == "inst" and self.callable_instance(a):
@@ -333,6 +335,8 @@ class Calls:
         if d == "tempfile.gettempdir":
             return of(Origin("literal", expr="tempfile.gettempdir()", path=frame.path, line=frame.line, value="/tmp",
                              in_test=frame.in_test))
+        if d in self.p.catalogue.records:
+            return self.make_record(args, kwargs) if d not in _RECORD_CLASSES else of(("record-class",))
         if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
             site = (frame.path, tuple(pos) if pos else (frame.line,))
             effect = kwargs.get("side_effect")
@@ -466,17 +470,6 @@ class Calls:
             return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=INSTANCE + d))
         return UNKNOWN_V
 
-    def match_value(self, found: bool, frame: Frame) -> V:
-        """A regex match's result: a (truthy) match object, or None."""
-        return lit(True if found else None, frame.path, frame.line, frame.in_test)
-
-    def platform_value(self, fact, frame: Frame) -> V:
-        """A platform fact (``sys.platform``, ``sys.version_info`` ...) as the literal it is."""
-        self.platform_read = True
-        if isinstance(fact, tuple):
-            return of(("seq", "tuple", tuple(lit(x, None, None, False) for x in fact)))
-        return lit(fact, None, None, False)
-
     def decide_isinstance(self, value: V, classes: V) -> Optional[bool]:
         """``isinstance(value, classes)`` when the types of ``value``'s atoms decide it."""
         wanted = []
@@ -595,5 +588,7 @@ class Calls:
 # a standard stream's isatty(): False in a test while pytest captures its output (the default)
 _STD_STREAMS_ISATTY = {f"sys.{s}.isatty" for s in ("stdout", "stderr", "stdin", "__stdout__", "__stderr__")}
 
+# library calls (catalogue [records]) that make a class of records rather than a record
+_RECORD_CLASSES = {"collections.namedtuple", "typing.NamedTuple"}
 # library calls that set environment variables named in a file (python-dotenv)
 _ENV_LOADERS = {"dotenv.load_dotenv", "dotenv.main.load_dotenv"}

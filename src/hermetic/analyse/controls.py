@@ -108,9 +108,13 @@ class Controls:
             return of(("patcher", "none", ()))
         owner = self._owner(args[0])
         attr = _literal_str(args[1])
+        new = args[2] if len(args) > 2 else kwargs.get("new")
+        names = _literal_strs(args[1]) if attr is None else ()
+        if owner is not None and names:   # in a loop over known names: each is patched in turn
+            return of(("patcher", "multi", tuple((owner, n, new if new is not None else double(kwargs, self._site))
+                                                 for n in names), self._site))
         if owner is None or attr is None:
             return of(("patcher", "none", ()))
-        new = args[2] if len(args) > 2 else kwargs.get("new")
         return of(("patcher", "attr", (owner, attr, new if new is not None else double(kwargs, self._site),
                                        new is not None),
                    self._site))
@@ -239,6 +243,8 @@ class Controls:
             return UNKNOWN_V
         if t == "ctxfactory":
             return atom[1]
+        if t == "record" and name == "_asdict":
+            return of(("dict", tuple((self.heap.get(atom[1]) or {}).get("attrs", {}).items())))
         if t == "record" and name == "_replace":   # a NamedTuple's copy: its fields, some replaced
             h = self.heap.get(atom[1])
             iid = self.new_instance(h["cls"] if h else None)

@@ -45,7 +45,7 @@ def _origin_value(o: Origin):
 def atom_values(a) -> Optional[list]:
     """Every Python value one atom can be, or None when one is not known."""
     if isinstance(a, Origin):
-        if a.kind == "module-constant" and a.inner and not a.partial:
+        if a.kind in ("module-constant", "default-argument") and a.inner and not a.partial:
             out = []
             for i in a.inner:
                 x = _origin_value(i)

@@ -11,7 +11,7 @@ from ..summarise.ir import dotted_name
 from .literals import _canonical, _literal_str, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
-from .state import Ctx, Frame
+from .state import SPREAD, Ctx, Frame
 from .tmptree import UNKNOWN_TREE, joined as tmp_joined, marked_only, str_answer as tmp_str_answer, under_tmp
 from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, machine_data, of, seq_atom
 
@@ -148,8 +148,9 @@ class Objects:
         if name in h["attrs"]:
             return h["attrs"][name]
         cls = h["cls"]
-        if cls is None:
-            return UNKNOWN_V
+        if cls is None:   # a record made of keywords alone has them all: its copies are known
+            return of(("meth", ("record", a[1]), name)) if name in ("_asdict", "_replace") and h.get("whole") \
+                else UNKNOWN_V
         if self.ctx.patches:
             for c in self.mro(cls):
                 if (("cls", c), name) in self.ctx.patches:
@@ -176,6 +177,30 @@ class Objects:
             if ext.endswith("TestCase"):
                 return of(("meth", ("testcase", a[1]), name))
         return UNKNOWN_V
+
+    def match_value(self, found: bool, frame: Frame) -> V:
+        """A regex match's result: a (truthy) match object, or None."""
+        return lit(True if found else None, frame.path, frame.line, frame.in_test)
+
+    def platform_value(self, fact, frame: Frame) -> V:
+        """A platform fact (``sys.platform``, ``sys.version_info`` ...) as the literal it is."""
+        self.platform_read = True
+        if isinstance(fact, tuple):
+            return of(("seq", "tuple", tuple(lit(x, None, None, False) for x in fact)))
+        return lit(fact, None, None, False)
+
+    def make_record(self, args, kwargs) -> V:
+        """A record a library makes from keywords (``SimpleNamespace(a=1)``, ``argparse.Namespace``,
+        a namedtuple class made at run time, called): an object whose attributes are those
+        keywords; any other attribute, its type and its truth stay unknown. Made of keywords
+        alone, it is whole: ``_asdict()`` and ``_replace()`` know every field."""
+        iid = self.new_instance(None)
+        for name, val in kwargs.items():
+            if name != SPREAD:
+                self.set_attr(iid, name, val)
+        if not args and SPREAD not in kwargs and iid >= TEST_HEAP_BASE:
+            self.heap[iid]["whole"] = True
+        return of(("inst", iid))
 
     def new_instance(self, cls: Optional[str]) -> int:
         iid = self.next_id

@@ -65,6 +65,7 @@ class Catalogue:
     handle_methods: Dict[str, SinkSpec] = field(default_factory=dict)   # "zipfile.ZipFile.extractall" -> spec
     invokes: Dict[str, Invoke] = field(default_factory=dict)
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
+    records: FrozenSet[str] = frozenset()   # library calls making an object of their keywords
     parses: FrozenSet[str] = frozenset()   # library calls returning what they parse from a file (or path)
     existing_folders: FrozenSet[str] = frozenset()   # folders every POSIX machine has (whole paths)
     raises: Dict[str, str] = field(default_factory=dict)     # library call that never returns -> what it raises
@@ -163,6 +164,9 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "existing":
             cat.existing = {n: str(kind) for n, kind in entries.items()}
+            continue
+        if category == "records":
+            cat.records = frozenset(n for n, on in entries.items() if on)
             continue
         if category == "parses":
             cat.parses = frozenset(n for n, on in entries.items() if on)
