@@ -175,6 +175,8 @@ REACHED = [
     # a record made of keywords (SimpleNamespace, argparse.Namespace, a namedtuple class made at
     # run time) has those attributes: the stage the test passes decides the branch
     ("record-attribute", "HT103", C, 'os.environ.get("DECIDED_SKIP_POST_CHECKOUT")', "test_stage_post_checkout"),
+    # a string default argument is its literal: the default decides the comparison
+    ("default-argument-value", "HT103", C, 'os.environ.get("DECIDED_SKIP_STAGE")', "test_stage_given"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),

@@ -590,5 +590,6 @@ _STD_STREAMS_ISATTY = {f"sys.{s}.isatty" for s in ("stdout", "stderr", "stdin", 
 
 # library calls (catalogue [records]) that make a class of records rather than a record
 _RECORD_CLASSES = {"collections.namedtuple", "typing.NamedTuple"}
+
 # library calls that set environment variables named in a file (python-dotenv)
 _ENV_LOADERS = {"dotenv.load_dotenv", "dotenv.main.load_dotenv"}

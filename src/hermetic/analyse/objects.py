@@ -198,8 +198,8 @@ class Objects:
         for name, val in kwargs.items():
             if name != SPREAD:
                 self.set_attr(iid, name, val)
-        if not args and SPREAD not in kwargs and iid >= TEST_HEAP_BASE:
-            self.heap[iid]["whole"] = True
+        if not args and SPREAD not in kwargs and iid >= TEST_HEAP_BASE:   # (one made at import is shared
+            self.heap[iid]["whole"] = True                                 # state: its fields live elsewhere)
         return of(("inst", iid))
 
     def new_instance(self, cls: Optional[str]) -> int:
