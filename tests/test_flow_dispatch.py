@@ -6,7 +6,8 @@ sink catalogue); a decorator whose wrapper does something of its own (also on a 
 defines in its body); a list of functions called in ``sorted`` order; ``getattr(mod, name)`` with
 a parametrize list of names; handler tables (a dict literal, a list in a dict, a registry a
 decorator fills at import, a list a function fills with ``append``); an attribute a decorator
-sets on the function itself (Django's ``csrf_exempt``); a sqlite database file next to the
+sets on the function itself (Django's ``csrf_exempt``); a function handed to a library call that
+calls it (``map``, an executor's ``map`` / ``submit``, a thread's target); a sqlite database file next to the
 package (V2) reached through
 ``sqlite3.connect`` and an ``f"sqlite:///{DB_FILE}"`` URL (origin: the constant, not the prefix).
 """
@@ -21,6 +22,13 @@ P = "src/relay/dispatch.py"
 S = "src/relay/store.py"
 
 EXPECTED = [
+    # a function handed to a library call that calls it (catalogue [handed]): map and an
+    # executor's map (through a context manager yielding either), submit, a thread's target;
+    # near miss: a function only kept in a list (test_kept_for_later)
+    Expect("handed-to-map", "HT103", "src/relay/pool.py", 'return os.environ.get("RELAY_PART_TARGET")',
+           tests=["tests/test_pool.py::test_part_sent_later", "tests/test_pool.py::test_parts_sent"]),
+    Expect("handed-to-a-thread", "HT103", "src/relay/pool.py", 'return os.environ.get("RELAY_FLUSH_TARGET")',
+           tests=["tests/test_pool.py::test_flushed_in_a_thread"]),
     # kw.update(settings) keeps the settings' entries, so **kw hands the test's bundle path on;
     # the tmp_path bundle of the other test is controlled
     Expect("dict-update-into-kwargs", "HT102", "src/relay/transport.py", "return os.path.exists(verify)",

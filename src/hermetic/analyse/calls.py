@@ -281,6 +281,8 @@ class Calls:
         if invoke is not None:
             self.invoke_argument(invoke, args, kwargs, frame, pos)
             return UNKNOWN_V
+        if d in self.p.catalogue.handed:   # map(run, parts): run runs (catalogue [handed])
+            return self.call_handed(self.p.catalogue.handed[d], args, kwargs, frame, pos)
         if d in self.p.catalogue.parses and args and parsed_from_machine(args[0]):
             return MACHINE_DATA_V   # the user's configuration: what it holds is theirs
         shipped = self.p.catalogue.existing.get(d)

@@ -8,12 +8,13 @@ from typing import Dict, List, Optional, Tuple
 from .limits import IMPORT_STATE_READ, TEST_HEAP_BASE
 from .sinks import writes_of
 from ..summarise.ir import dotted_name
-from .literals import _canonical, _literal_str, _str_affix
+from .literals import _canonical, _literal_str, _pick, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
 from .state import SPREAD, Ctx, Frame
 from .tmptree import UNKNOWN_TREE, joined as tmp_joined, marked_only, str_answer as tmp_str_answer, under_tmp
-from .values import EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, machine_data, of, seq_atom
+from .values import EMPTY, INSTANCE, MAYBE_EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, \
+    machine_data, of, seq_atom
 
 # names both str and Path have, told apart by their arity (Path.replace(target) takes one)
 _STR_ONLY_ARITY = {"replace"}
@@ -202,6 +203,34 @@ class Objects:
             self.heap[iid]["whole"] = True                                 # state: its fields live elsewhere)
         return of(("inst", iid))
 
+    def call_handed(self, spec, args, kwargs, frame: Frame, pos) -> V:
+        """A library call that calls the function it is handed (catalogue ``[handed]``,
+        ``loader.Handed``): the function runs here, with an item of the iterable, the arguments
+        after it, or the items of the ``args`` tuple; the call's value as ``spec.returns`` says."""
+        fn = _pick(spec.func, args, kwargs)
+        callee = V(frozenset(a for a in fn.atoms if not isinstance(a, Origin))) if fn is not None else EMPTY
+        items = _pick(spec.items, args, kwargs) if spec.items else None
+        call_kwargs = {}
+        if items is not None:
+            call_args = [self._element(items)]
+        elif spec.rest:
+            first = next((t for t in spec.func if isinstance(t, int)), 0)
+            call_args = list(args[first + 1:])
+            call_kwargs = {k: v for k, v in kwargs.items() if k not in spec.func}
+        else:
+            tup = _pick(spec.args, args, kwargs) if spec.args else None
+            seqs = [a for a in tup.refs() if a[0] == "seq"] if tup is not None else []
+            call_args = list(seqs[0][2]) if len(seqs) == 1 else [] if tup is None else [UNKNOWN_V]
+        before = self.call_raised
+        result = self.apply(callee, call_args, call_kwargs, frame, pos) if callee.atoms else UNKNOWN_V
+        self.call_raised = before   # what it raises stays in the thread, or waits for the results
+        result = result.without(RAISED)
+        if spec.returns == "results":
+            return of(("seq", "list", (result if result.atoms else UNKNOWN_V,), MAYBE_EMPTY))
+        if spec.returns == "items":
+            return items if items is not None else UNKNOWN_V
+        return of(Origin("unknown", expr=spec.name.rsplit(".", 1)[-1] + "()", value=INSTANCE + spec.name))
+
     def new_instance(self, cls: Optional[str]) -> int:
         iid = self.next_id
         self.next_id += 1
@@ -336,8 +365,11 @@ class Objects:
 
     def call_data_method(self, base: V, name: str, args, kwargs, frame: Frame, pos) -> V:
         classes = {instance_class(a) for a in base.atoms}
-        if len(classes) == 1 and f"{classes.pop()}.{name}" in self.p.catalogue.raises:
+        method = f"{next(iter(classes))}.{name}" if len(classes) == 1 else None
+        if method in self.p.catalogue.raises:
             return RAISED_V   # ctx.exit(1) on click's Context never returns (catalogue [raises])
+        if method in self.p.catalogue.handed:   # executor.map(fn, items): fn runs (catalogue [handed])
+            return self.call_handed(self.p.catalogue.handed[method], args, kwargs, frame, pos)
         answer = self._class_answer(base, name)
         if answer is not None:
             return answer

@@ -58,6 +58,22 @@ class Invoke:
     nargs: int
 
 
+@dataclass(frozen=True)
+class Handed:
+    """A library call that calls the function it is handed (``[handed]``): the argument at the
+    first present of ``func`` is called once with an item of the iterable at ``items`` (map),
+    with the arguments after it (``rest``: ``submit(fn, *args, **kwargs)``), or with the items
+    of the tuple at ``args`` (``Thread(target=f, args=(x,))``). ``returns``: ``results`` (a
+    list of what the function returns), ``items`` (the iterable's items: filter) or ``object``."""
+
+    name: str
+    func: Tuple[Any, ...]
+    items: Tuple[Any, ...] = ()
+    args: Tuple[Any, ...] = ()
+    rest: bool = False
+    returns: str = "object"
+
+
 @dataclass
 class Catalogue:
     calls: Dict[str, SinkSpec] = field(default_factory=dict)
@@ -65,6 +81,7 @@ class Catalogue:
     handle_methods: Dict[str, SinkSpec] = field(default_factory=dict)   # "zipfile.ZipFile.extractall" -> spec
     invokes: Dict[str, Invoke] = field(default_factory=dict)
     existing: Dict[str, str] = field(default_factory=dict)   # library call -> "file" / "dir" it names
+    handed: Dict[str, Handed] = field(default_factory=dict)   # library calls calling the function handed
     records: FrozenSet[str] = frozenset()   # library calls making an object of their keywords
     parses: FrozenSet[str] = frozenset()   # library calls returning what they parse from a file (or path)
     existing_folders: FrozenSet[str] = frozenset()   # folders every POSIX machine has (whole paths)
@@ -164,6 +181,11 @@ def load(config: Optional[Config] = None) -> Catalogue:
             continue
         if category == "existing":
             cat.existing = {n: str(kind) for n, kind in entries.items()}
+            continue
+        if category == "handed":
+            cat.handed = {n: Handed(n, tuple(r["func"]), tuple(r.get("items", ())), tuple(r.get("args", ())),
+                                    bool(r.get("rest", False)), str(r.get("returns", "object")))
+                          for n, r in entries.items()}
             continue
         if category == "records":
             cat.records = frozenset(n for n, on in entries.items() if on)
