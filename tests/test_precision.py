@@ -177,6 +177,8 @@ REACHED = [
     ("record-attribute", "HT103", C, 'os.environ.get("DECIDED_SKIP_POST_CHECKOUT")', "test_stage_post_checkout"),
     # a string default argument is its literal: the default decides the comparison
     ("default-argument-value", "HT103", C, 'os.environ.get("DECIDED_SKIP_STAGE")', "test_stage_given"),
+    # `cmd += back` on a tuple joins in order (it was either tuple): cmd[0] is known
+    ("tuple-augmented-join", "HT103", S, 'os.environ.get("DECIDED_FLAG_AS_PROGRAM")', "test_flag_first"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),
@@ -219,6 +221,8 @@ SILENT = [
     Silent("save-of-a-restore", T, "old = os.environ.get(name)", "the value read is put back in the finally"),
     Silent("program-replaced-by-slice", "tests/test_ruled_out.py", "subprocess.run(args, check=False)",
            "args[0:1] = [sys.executable, script]: the test's own program"),
+    Silent("program-replaced-after-many-options", "tests/test_ruled_out.py", "subprocess.run(options, check=False)",
+           "options added by += under undecided branches keep the program first"),
     Silent("type-checking-only", T, 'return os.environ.get("DECIDED_FOR_TYPE_CHECKERS")', "TYPE_CHECKING is False"),
     Silent("file-descriptor", S, 'open(1, "w", closefd=False)', "1 is a file descriptor, not a path"),
     Silent("comprehension-over-a-display", B, 'return os.environ.get("DECIDED_NO_NAMES")',

@@ -14,7 +14,7 @@ from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, FOR_JUMPS, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
 from .ways import ModuleWays, WayWrites
-from .values import EMPTY, UNKNOWN_V, Origin, V, of, opened, surely_empty, surely_nonempty, union
+from .values import EMPTY, UNKNOWN_V, Origin, V, holds_item, of, opened, seq_atom, surely_empty, surely_nonempty, union
 
 
 # methods that change a list, set or dict in place
@@ -98,9 +98,19 @@ class Statements:
             cur = self.eval_target_value(st[1], frame)
             val = self.eval(st[3], frame)
             new = EMPTY
+            op = st[2][:-len("Assign")]
             if cur.atoms and all(isinstance(a, Origin) for a in cur.atoms):
                 # a string, a path or a number: `prefix += "*"` is a string built from prefix
-                new = self.binop(st[2][:-len("Assign")], cur, val, frame)
+                new = self.binop(op, cur, val, frame)
+            elif op == "Add" and cur.atoms and val.atoms and all(
+                    isinstance(a, tuple) and a[0] == "seq" for a in cur.atoms | val.atoms):
+                # `cmd += ("-a",)`: the items in order, not either; past a few alternatives (a
+                # `+=` under each of many undecided ifs) each keeps its head and may end with any
+                # of the items added
+                tail = union(i for b in val.atoms for i in b[2])
+                new = self.binop(op, cur, val, frame) if len(cur.atoms) * len(val.atoms) <= _JOINS else \
+                    V(frozenset(seq_atom(a[1], tuple(a[2]) + ((tail,) if tail.atoms else ()), holds_item(a))
+                                for a in cur.atoms), cur.is_path)
             self.assign(st[1], new if new.atoms else cur | val if cur.atoms else val, frame)
             return False
         if kind == "return":
@@ -540,6 +550,9 @@ class Statements:
         attrs = self.class_attrs.setdefault(qn, {})
         for k, v in cframe.locals.items():
             attrs.setdefault(k, wrap_constant(v, f"{c['name']}.{k}", frame.path, bound_at.get(k, c["line"])))
+
+
+_JOINS = 8   # alternatives a `+=` of sequences keeps in full
 
 
 def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
