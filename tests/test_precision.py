@@ -179,9 +179,6 @@ REACHED = [
     ("default-argument-value", "HT103", C, 'os.environ.get("DECIDED_SKIP_STAGE")', "test_stage_given"),
     # `cmd += back` on a tuple joins in order (it was either tuple): cmd[0] is known
     ("tuple-augmented-join", "HT103", S, 'os.environ.get("DECIDED_FLAG_AS_PROGRAM")', "test_flag_first"),
-    # an undecided comparison of a variable narrows it on each way: `os.sep not in prog` with
-    # prog a bare name or an absolute path leaves only the path after the early return
-    ("narrowed-on-each-way", "HT103", C, 'os.environ.get("DECIDED_RELATIVE_PROGRAM")', "test_program_relative_path"),
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),

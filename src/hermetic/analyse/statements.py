@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .expected import note_raise
-from .narrow import narrowings
 from .controls import side_effect_given
 from .handlers import effects_given, exec_try, instance_classes
 from .withblocks import exec_with
@@ -196,7 +195,7 @@ class Statements:
                     return self.exec_block(st[2] if cond else st[3], frame)
                 finally:
                     frame.decided -= by_values
-            ended, some = self._branches([st[2], st[3]], frame, narrowings(self, st[1], frame))
+            ended, some = self._branches([st[2], st[3]], frame)
             self.way_cut = some and not ended   # what follows runs only on the other way
             return ended
         if kind == "for":
@@ -251,28 +250,25 @@ class Statements:
             return False
         return False
 
-    def _branches(self, blocks, frame: Frame, binds=None) -> Tuple[bool, bool]:
+    def _branches(self, blocks, frame: Frame) -> Tuple[bool, bool]:
         """``_alternatives``, counted in ``undecided``: what runs there is reached with medium confidence."""
         self.undecided += 1
         try:
-            return self._alternatives(blocks, frame, binds)
+            return self._alternatives(blocks, frame)
         finally:
             self.undecided -= 1
 
-    def _alternatives(self, blocks, frame: Frame, binds=None) -> Tuple[bool, bool]:
+    def _alternatives(self, blocks, frame: Frame) -> Tuple[bool, bool]:
         """Run alternative blocks on copies of the locals and merge them (union): whether every
-        block, and whether some block (or an undecided way inside one), returns or raises.
-        ``binds``: per block, variables narrowed on that way (``narrow``)."""
+        block, and whether some block (or an undecided way inside one), returns or raises."""
         base = dict(frame.locals)
         env_before = dict(self.ctx.env)
         module_ways = ModuleWays(self.globals.setdefault(frame.module, {}) if frame.is_module else None)
         heap_ways = WayWrites(self)   # counters on the test's objects: each way from the same count
         results = []
         all_end, some_end, all_raise = True, False, True
-        for i, b in enumerate(blocks):
+        for b in blocks:
             frame.locals = dict(base)
-            if binds:
-                frame.locals.update(binds[i])
             module_ways.start()
             try:
                 ended = self.exec_block(b, frame)
