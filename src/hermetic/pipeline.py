@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from . import runstate
 from .analyse import interp as I
 from .analyse.effects import effects_of, function_effects
+from .analyse.limits import budget_cut
 from .analyse.runner import Runner, TestItem
 from .analyse.values import lit
 from .config import Config
@@ -276,7 +277,7 @@ def _report(run: Run) -> Tuple[Report, Config]:
     report.unresolved_calls = unresolved_list(outcome.unresolved)
     # sites where a call was cut at the step budget (docs/limits.md; counted for --statistics)
     run.stats["unresolved"] = len(outcome.unresolved)
-    run.stats["budget_cuts"] = sum(1 for t in outcome.unresolved.values() if t.endswith("(analysis budget reached)"))
+    run.stats["budget_cuts"] = sum(1 for t in outcome.unresolved.values() if budget_cut(t))
     report.inventory = outcome.inventory
     # call sites in the modules whose code the tests ran (counted from this run's summaries)
     report.calls_seen = sum(summaries[m].get("calls", 0)

@@ -20,7 +20,7 @@ from .origins import (copied, in_temp_folder, split_path, from_cwd, _CONTAINER_C
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .tmptree import handed as tmp_handed, joined as tmp_joined, same as tmp_same
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V, RAISED, UNKNOWN_V, Origin, V,
-                     instance_class, lit, of, is_exact, parsed_from_machine, seq_atom, union)
+                     from_machine, instance_class, lit, of, is_exact, seq_atom, union)
 
 
 class Calls:
@@ -283,7 +283,7 @@ class Calls:
             return UNKNOWN_V
         if d in self.p.catalogue.handed:   # map(run, parts): run runs (catalogue [handed])
             return self.call_handed(self.p.catalogue.handed[d], args, kwargs, frame, pos)
-        if d in self.p.catalogue.parses and args and parsed_from_machine(args[0]):
+        if d in self.p.catalogue.parses and args and from_machine(args[0], handles=True):
             return MACHINE_DATA_V   # the user's configuration: what it holds is theirs
         shipped = self.p.catalogue.existing.get(d)
         if shipped:
@@ -576,7 +576,7 @@ class Calls:
         app = _pick(invoke.target, args, kwargs)
         if app is None:
             return
-        callee = V(frozenset(a for a in app.atoms if not isinstance(a, Origin)))
+        callee = V(frozenset(app.refs()))
         if callee.atoms:
             self.apply(callee, [UNKNOWN_V] * invoke.nargs, {}, frame, pos)
 

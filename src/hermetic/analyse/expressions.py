@@ -14,7 +14,7 @@ from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_pa
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
 from .tmptree import joined as tmp_joined, part_of
-from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, UNKNOWN_V, Origin, V, holds_item, is_counted, is_exact, lit, of,
+from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of,
                      seq_atom, surely_nonempty, union)
 
 

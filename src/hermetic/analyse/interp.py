@@ -29,7 +29,7 @@ from ..link.program import Program
 from .calls import Calls
 from .controls import Controls
 from .expressions import Expressions
-from .limits import (IMPORT_STATE_READ, MAX_DEPTH, MEMO_LIMIT, NO_CUT, RUN_STEPS, STEP_BUDGET, SWEEP_BUDGET,
+from .limits import (BUDGET_NOTE, IMPORT_STATE_READ, MAX_DEPTH, MEMO_LIMIT, NO_CUT, RUN_STEPS, STEP_BUDGET, SWEEP_BUDGET,
                      SWEEP_DEPTH, SWEEP_RUN_STEPS, TEST_HEAP_BASE)
 from ..summarise.ir import dotted_name
 from .literals import _BUILTINS, _canonical, dotted_qualname, _literal_str
@@ -94,7 +94,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.sweep = False
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.undecided = 0   # > 0 while running one of alternatives the values do not decide (confidence)
-        self.added = None    # (name, args) of the last list.append / set.add a statement made (Statements)
+        self.added = None    # (name, method, args) of the last append / add / insert / extend (Statements)
         self.guarded = 0     # > 0 in a try body or a with block: an exception may cut it short (fsmodel)
         # while a `try` body of plain calls runs (``handlers.calls_only``): per call, whether the
         # callee is a test double that raises nothing (``controls.quiet_double``)
@@ -219,7 +219,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             if not self.sweep:
                 self.budget_hit = True
                 fr = self.stack[-1] if self.stack else frame
-                self.note_unresolved((fr.path, fr.line, 0), f"{dotted_qualname(qn)} (analysis budget reached)")
+                self.note_unresolved((fr.path, fr.line, 0), dotted_qualname(qn) + BUDGET_NOTE)
             return UNKNOWN_V
         if self.steps - caller.step0 > budget or self.steps > cap:
             # the calling function has used its budget (its own statements and its callees'): a cut
@@ -230,7 +230,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             self.budget_hit = True
             if not self.sweep:
                 fr = self.stack[-1] if self.stack else frame
-                self.note_unresolved((fr.path, fr.line, 0), f"{dotted_qualname(qn)} (analysis budget reached)")
+                self.note_unresolved((fr.path, fr.line, 0), dotted_qualname(qn) + BUDGET_NOTE)
             return UNKNOWN_V
         on_stack = self._on_stack.get(qn)
         if on_stack is not None and len(on_stack) >= 2:

@@ -27,5 +27,12 @@ _TOUCH = "<touch>"   # the name of a module's touch cell (``Interp._touch``)
 MEMO_ALTERNATIVES = 2      # entries kept per memo key (the same call on other shared state); 4 reused no more on Django
 MAX_COUNTS = 16            # known integers a counter may hold (joined over ways, or added to); beyond, the last write
 SWEEP_BUDGET = 3_000
+# the note a call cut at a budget carries in the unresolved calls (``budget_cut`` counts them)
+BUDGET_NOTE = " (analysis budget reached)"
 SWEEP_RUN_STEPS = 24_000
 SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep
+
+
+def budget_cut(call_text: str) -> bool:
+    """An unresolved call's text is one the analysis cut at its step budget (``BUDGET_NOTE``)."""
+    return call_text.endswith(BUDGET_NOTE)

@@ -208,7 +208,7 @@ class Objects:
         ``loader.Handed``): the function runs here, with an item of the iterable, the arguments
         after it, or the items of the ``args`` tuple; the call's value as ``spec.returns`` says."""
         fn = _pick(spec.func, args, kwargs)
-        callee = V(frozenset(a for a in fn.atoms if not isinstance(a, Origin))) if fn is not None else EMPTY
+        callee = V(frozenset(fn.refs())) if fn is not None else EMPTY
         items = _pick(spec.items, args, kwargs) if spec.items else None
         call_kwargs = {}
         if items is not None:

@@ -33,7 +33,7 @@ _PATH_CLASSES = ("pathlib.Path", "pathlib.PosixPath", "pathlib.WindowsPath", "pa
 _PATH_ATTRS = {"parent", "parents", "name", "stem", "suffix", "anchor", "root", "drive", "parts",
                "strpath", "dirname"}   # the last two: py.path.local's, strings
 _PATH_VALUE_METHODS = {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "relative_to",
-                       "as_posix", "expanduser", "__fspath__", "strpath", "join", "dirpath", "mktemp",
+                       "as_posix", "expanduser", "__fspath__", "join", "dirpath", "mktemp",
                        "getbasetemp", "mkdir_p"}
 
 

@@ -117,25 +117,21 @@ def _protected_by(ip, call, frame) -> Set[tuple]:
     return {("glob",) + g} if g is not None else set()
 
 
-def _puts_back(ip, call, frame, kind: str) -> bool:
-    """The context ``call`` makes is a project context manager that puts ``kind`` back after
+def _puts_back(ip, call, frame) -> Set[str]:
+    """The kinds of state the context ``call`` makes puts back on exit: ``"cwd"`` for py.path's
+    ``as_cwd()`` and ``contextlib.chdir``, and what a project context manager restores after
     its ``yield`` (``"sysmod"``: celery's ``reset_modules``; ``"cwd"``: pre-commit's
     ``testing.util.cwd``)."""
-    for a in _resolve(ip, call[CALL_FUNC], frame).refs():
-        entry = ip.p.functions.get(a[1]) if a[0] == "func" else None
-        if entry is not None and entry[0]["generator"]:
-            if any(k[0][0] == kind for k in fixture_restores(ip, entry[0], entry[1], [])):
-                return True
-    return False
-
-
-def _puts_cwd_back(ip, call, frame) -> bool:
-    """The context ``call`` makes changes the working directory back on exit: py.path's
-    ``as_cwd()``, ``contextlib.chdir``, or a project context manager (``_puts_back``)."""
     fn = call[CALL_FUNC]
     if fn[TAG] == "attr" and fn[ATTR_ATTR] == "as_cwd" and not call[CALL_ARGS]:
-        return True
-    return "contextlib.chdir" in _ext(_resolve(ip, fn, frame)) or _puts_back(ip, call, frame, "cwd")
+        return {"cwd"}
+    resolved = _resolve(ip, fn, frame)
+    out = {"cwd"} if "contextlib.chdir" in _ext(resolved) else set()
+    for a in resolved.refs():
+        entry = ip.p.functions.get(a[1]) if a[0] == "func" else None
+        if entry is not None and entry[0]["generator"]:
+            out |= {k[0][0] for k in fixture_restores(ip, entry[0], entry[1], [])}
+    return out
 
 
 def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation]:
@@ -254,18 +250,20 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
             elif k == "with":
                 added: Set[tuple] = set()
                 fresh = 0
+                back: Set[str] = set()   # what the context managers put back on exit
                 for item, _t in st[WITH_ITEMS]:
                     if item[TAG] == "call":
                         _call(w, item, restoring, as_context=True)
                         protects = _protected_by(ip, item, frame)
                         added |= protects - sc.protected
-                        fresh = fresh or int(("sysmod", "*") in protects or _puts_back(ip, item, frame, "sysmod"))
+                        back |= _puts_back(ip, item, frame)
+                        fresh = fresh or int(("sysmod", "*") in protects or "sysmod" in back)
                 sc.protected |= added
                 w.fresh_modules += fresh
                 _walk(w, st[WITH_BODY], in_restore)
                 w.fresh_modules -= fresh
                 sc.protected -= added
-                if any(item[TAG] == "call" and _puts_cwd_back(ip, item, frame) for item, _t in st[WITH_ITEMS]):
+                if "cwd" in back:
                     _restored(sc, ("cwd",))   # its exit changes back (after a fixture's yield: at teardown)
             elif k in ("import", "from"):
                 _bind_import(ip, st, frame, fresh=w.fresh_modules > 0)

@@ -107,10 +107,12 @@ class Statements:
                 # `cmd += ("-a",)`: the items in order, not either; past a few alternatives (a
                 # `+=` under each of many undecided ifs) each keeps its head and may end with any
                 # of the items added
-                tail = union(i for b in val.atoms for i in b[2])
-                new = self.binop(op, cur, val, frame) if len(cur.atoms) * len(val.atoms) <= _JOINS else \
-                    V(frozenset(seq_atom(a[1], tuple(a[2]) + ((tail,) if tail.atoms else ()), holds_item(a))
-                                for a in cur.atoms), cur.is_path)
+                if len(cur.atoms) * len(val.atoms) <= _JOINS:
+                    new = self.binop(op, cur, val, frame)
+                else:
+                    tail = union(i for b in val.atoms for i in b[2])
+                    new = V(frozenset(seq_atom(a[1], tuple(a[2]) + ((tail,) if tail.atoms else ()), holds_item(a))
+                                      for a in cur.atoms), cur.is_path)
             self.assign(st[1], new if new.atoms else cur | val if cur.atoms else val, frame)
             return False
         if kind == "return":

@@ -343,18 +343,13 @@ def machine_data(a) -> bool:
 _MACHINE_KINDS = ("home", "environment")
 
 
-def from_machine(v: V) -> bool:
+def from_machine(v: V, handles: bool = False) -> bool:
     """Every alternative of path ``v`` is the machine's: from the home folder or an environment
     variable, directly or through module constants and default arguments computed from them
-    (``USER_CONFIG = os.path.expanduser("~/.toolrc")``)."""
-    return bool(v.atoms) and all(isinstance(a, Origin) and _machine_origin(a) for a in v.atoms)
-
-
-def parsed_from_machine(v: V) -> bool:
-    """What a parser (catalogue ``[parses]``) is handed is a file of the machine's: every
-    alternative is a handle ``open`` gave for such a path (``sinks``), or such a path itself."""
-    return bool(v.atoms) and all(a[:1] == ("handle",) and a[2:] == ("machine",) if isinstance(a, tuple)
-                                 else _machine_origin(a) for a in v.atoms)
+    (``USER_CONFIG = os.path.expanduser("~/.toolrc")``); with ``handles``, also a handle ``open``
+    gave for such a path (``sinks``: what a parser of catalogue ``[parses]`` is handed)."""
+    return bool(v.atoms) and all(_machine_origin(a) if isinstance(a, Origin)
+                                 else handles and a[:1] == ("handle",) and a[2:] == ("machine",) for a in v.atoms)
 
 
 def _machine_origin(o: Origin) -> bool:

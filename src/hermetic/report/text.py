@@ -6,6 +6,7 @@ import re
 from typing import IO, Dict, List
 
 from .. import __version__
+from ..analyse.limits import budget_cut
 from .model import Finding, Report
 
 
@@ -122,7 +123,7 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
     if notes:
         console.print(f"{_count(notes, 'note')} not shown (benign reads; --format json lists them)")
     if report.unresolved_calls or report.unknown_origins:
-        cuts = sum(1 for u in report.unresolved_calls if str(u.get("call", "")).endswith("(analysis budget reached)"))
+        cuts = sum(1 for u in report.unresolved_calls if budget_cut(str(u.get("call", ""))))
         console.print(f"not followed: {_count(len(report.unresolved_calls), 'unresolved call')}"
                       + (f" ({cuts} at the analysis budget)" if cuts else "")
                       + f", {_count(len(report.unknown_origins), 'unknown origin')} (--show-unresolved, --show-unknown)")
