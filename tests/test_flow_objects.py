@@ -2,7 +2,10 @@
 
 self.x set in __init__ (with a default naming a constant), Class(...) into __init__, self.m(),
 super().m(), methods of objects built by a constructor, `with` (__enter__ / __exit__),
-await / async def tests, unittest.TestCase with setUp (TemporaryDirectory, mkdtemp).
+await / async def tests, unittest.TestCase with setUp (TemporaryDirectory, mkdtemp). A clone made
+with ``self.__class__.__new__(self.__class__)`` and ``c.__dict__ = self.__dict__.copy()`` is an
+instance of the class holding the original's attributes (near miss: the copied attribute is
+None, and the clone's method returns before its read).
 """
 import pytest
 
@@ -12,6 +15,8 @@ FIX = "flow-objects"
 S = "src/shelf/store.py"
 A = "src/shelf/aio.py"
 T = "tests/test_store.py::"
+Q = "src/shelf/query.py"
+TQ = "tests/test_query.py::"
 
 
 EXPECTED = [
@@ -31,6 +36,8 @@ EXPECTED = [
            tests=[T + "test_lock_on_server"], origin="module-constant"),
     Expect("await-async-test", "HT102", A, "target.write_text(text)",
            tests=[T + "test_async_save_server"], origin="module-constant"),
+    Expect("clone-by-new-and-dict-copy", "HT103", Q, "return os.environ.get(self.table)",
+           tests=[TQ + "test_clone_keeps_the_table"]),
 ]
 
 SILENT = [

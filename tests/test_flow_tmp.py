@@ -5,13 +5,25 @@ Every finding lists the tests that reach it; the near misses are the tests left 
 what they made (or did not make) in tmp_path decides the branch: a folder made, a file written,
 a folder never made or removed again. A program run over tmp_path, or a way the test's values
 do not decide, leaves what is there unknown, so those tests stay listed.
+
+A lookup up the folders of a path (``for base in (arg, *arg.parents)``) takes them in order,
+nearest first, then the folders above tmp_path, which the test did not make: setup.py in
+tmp_path ends it (near miss: none there, so the starting folder is listed). What a config file
+reads into with ``dict(...)`` is never None, and ``os.path.commonpath`` of two paths in
+tmp_path is the folder they share.
 """
-from hermetic.analyse.tmptree import UNKNOWN_TREE, answer, child, made, maybe, removed, root_atom, str_answer
+import dataclasses
+
+from hermetic.analyse.tmptree import (UNKNOWN_TREE, answer, child, made, maybe, parents, removed, root_atom, same,
+                                      str_answer)
+from hermetic.analyse.values import PREFIX, V
 from helpers import Expect, fixture_suite
 
 FIX = "flow-tmp"
 C = "src/scratch/config.py"
 T = "tests/test_config.py::"
+R = "src/scratch/rootdir.py"
+TR = "tests/test_rootdir.py::"
 
 EXPECTED = [
     # the working directory: only where the named folder was never made (or a program made what is there)
@@ -26,6 +38,10 @@ EXPECTED = [
     # not test_cache_made; test_cache_removed removed the folder it made; test_cache_maybe's row without it
     Expect("folder-not-made", "HT103", C, 'return os.environ.get("APP_CACHE_HOME")',
            tests=[T + "test_cache_maybe", T + "test_cache_missing", T + "test_cache_removed"]),
+    # not test_setup_root_found (setup.py in tmp_path), test_config_root_found (a dict is not
+    # None), test_shared_root_of_two_paths (tmp_path exists)
+    Expect("starting-folder-after-the-parents", "HT102", R, "no folder holds setup.py",
+           tests=[TR + "test_setup_root_not_made"]),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])
@@ -61,3 +77,20 @@ def test_the_text_of_a_path_in_tmp_path():
     assert str_answer("split", ["a"], "::") == "same" and str_answer("find", ["a"], "::") == -1
     assert str_answer("split", ["a::b"], "::") is None and str_answer("split", ["a"], "-") is None
     assert str_answer("endswith", ["a/b.ini"], ".ini") is True
+
+
+def test_the_folders_above_a_path_in_order():
+    root = root_atom("tmp_path")
+    seq = parents(child(root, ["a", "b"]))
+    assert seq[3] == PREFIX and [_part(next(iter(v.atoms))) if next(iter(v.atoms)).value else None
+                                 for v in seq[2]] == ["a", "", None]   # then the folders above
+    assert [v.is_path for v in seq[2]] == [True, True, True]
+    assert parents(root)[2][0].atoms == frozenset([dataclasses.replace(root, value=None)])
+
+
+def test_the_folder_two_paths_share():
+    root = root_atom("tmp_path")
+    both = V(frozenset([("seq", "list", (V(frozenset([child(root, ["a", "x"])])),
+                                         V(frozenset([child(root, ["a", "y", "z"])]))))]))
+    assert _part(next(iter(same("os.path.commonpath", [both]).atoms))) == "a"
+    assert same("os.path.commonpath", [V(frozenset([("seq", "list", ())]))]) is None

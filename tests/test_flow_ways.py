@@ -12,12 +12,14 @@ connect may wait; arithmetic on such a counter is done for each count (`{-2, -1}
 ``not {}``, the check passes and the test goes on to the waiting connect. A method the body
 defines under a version check no running Python takes is not the class's (its base's is).
 
-A loop over items known to be there (a tuple display with an item of its own, a list display
-written in the loop) with no ``break`` or ``continue`` runs its body: a check that raises for
-the test's one pair ends the call before the clock read, and "the first candidate wins" never
-falls back to the working directory. A comprehension may be empty, a list may be emptied in
-place on its way to the loop, and a loop that continues may pass every item: their fallbacks
-stay reached (near misses, medium confidence).
+A loop over items known to be there (a tuple or list display as made) runs its body: a check
+that raises for the test's one pair ends the call before the clock read, and "the first
+candidate wins" never falls back to the working directory. Over a few items known in order it
+runs once per item, with its ``break`` and ``continue``: a loop that continues past None
+returns the candidate after it, and a folder lookup takes the folder the test made on its
+first item. A comprehension may be empty, a list emptied in place before the call holds no
+item for certain, and a loop that continues past every item falls back: those stay reached
+(near misses). ``if shared is not None:`` narrows ``shared`` on each way.
 
 A parametrized test runs once per row where its ``parametrize`` marks list a few rows
 (``parametrize.MAX_ROWS`` in all): two parameters that decide a way together are taken row by
@@ -53,10 +55,26 @@ EXPECTED = [
            tests=[TC + "test_settings_of_whoever_runs_the_tests", TC + "test_settings_named_on_one_way"]),
     Expect("a-list-written-in-the-loop-runs", "HT102", C, "with open(first_known()) as fh:",
            tests=[TC + "test_read_the_known_candidate"], origin="literal"),
+    # near misses: a list display as made holds its item; a loop that continues past None
+    # returns the candidate after it (the loop runs per item, in order)
     Expect("a-fallback-after-an-empty-or-continued-loop", "HT102", C, 'with open(path, "w") as fh:',
-           tests=[TC + "test_config_from_a_filtered_list", TC + "test_config_skipping_missing_candidates",
-                  TC + "test_config_candidates_in_a_list"],
+           tests=[TC + "test_config_from_a_filtered_list", TC + "test_config_every_candidate_missing",
+                  TC + "test_config_candidates_emptied_first"],
            origin="cwd"),
+]
+
+L = "src/pooling/lookup.py"
+TL = "tests/test_lookup.py::"
+EXPECTED += [
+    # a loop runs per item in order: the made folder is taken on the first item (near miss: a
+    # missing one is continued past, to the working directory); the comprehension of the
+    # test's list display holds an item (the exists() question raises nothing in tmp_path)
+    Expect("a-loop-continues-past-a-missing-folder", "HT102", L, "names = os.listdir(folder)",
+           tests=[TL + "test_settings_in_a_missing_folder"], origin="cwd"),
+    # `if shared is not None:` narrows `shared` on its way: the folder is never None after it
+    # (near miss: no first path to fall back on)
+    Expect("narrowed-on-an-is-none-test", "HT102", L, "return os.listdir(folder)",
+           tests=[TL + "test_common_folder_of_no_path"], origin="cwd"),
 ]
 
 R = "src/pooling/rows.py"

@@ -371,3 +371,32 @@ def test_a_pattern_rules_out_strings_by_their_first_character():
     assert _first_chars(r"a*", 0) is None                 # may match nothing
     assert _first_chars(r"abc", 2) is None                # re.IGNORECASE
     assert _first_chars(r"(?=x)x", 0) is None             # a lookahead
+
+
+def test_pytest_own_suite_keeps_its_test_api_modelled(tmp_path, monkeypatch):
+    """Where pytest itself is the project, ``pytest.mark.parametrize`` is still a mark (its rows
+    run one by one) and ``tmp_path`` the builtin empty folder, not pytest's own code for them:
+    the row writing ``app.ini`` reads no variable, the other does (near miss)."""
+    monkeypatch.chdir(tmp_path)
+    files = {
+        "src/pytest/__init__.py": "from _pytest.mark import MARK_GEN as mark\n",
+        "src/_pytest/__init__.py": "",
+        "src/_pytest/mark.py": "class MarkGenerator:\n    pass\n\n\nMARK_GEN = MarkGenerator()\n",
+        "src/_pytest/tmpdir.py": ("import tempfile\nfrom pathlib import Path\n\nimport pytest\n\n\n"
+                                  "@pytest.fixture\ndef tmp_path():\n    return Path(tempfile.mkdtemp())\n"),
+        "src/app.py": ("import os\n\n\ndef settings(folder):\n    if (folder / 'app.ini').is_file():\n"
+                       "        return (folder / 'app.ini').read_text()\n    return os.environ.get('APP_INI')\n"),
+        "testing/conftest.py": "pytest_plugins = ['_pytest.tmpdir']\n",
+        "testing/test_app.py": ("import pytest\n\nimport app\n\n\n@pytest.mark.parametrize('made', [True, False])\n"
+                                "def test_settings(tmp_path, made):\n    if made:\n"
+                                "        (tmp_path / 'app.ini').write_text('x')\n    app.settings(tmp_path)\n"),
+    }
+    files["pyproject.toml"] = '[tool.pytest.ini_options]\npythonpath = ["src"]\n'
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    report, _ = run_check([], tmp_path)
+    reads = [f for f in report.findings if f.code == "HT103"]
+    assert len(reads) == 1 and "APP_INI" in reads[0].message
+    assert reads[0].tests == ["testing/test_app.py::test_settings"]
+    assert reads[0].confidence == "high"   # the row that made no app.ini, decided

@@ -15,7 +15,7 @@ from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
 from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (copied, in_temp_folder, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
+from .origins import (copied, in_temp_folder, typed_head, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .tmptree import handed as tmp_handed, joined as tmp_joined, same as tmp_same
@@ -321,7 +321,7 @@ class Calls:
                 return _up(_head(args[0])).with_path(False)
             if d in ("os.path.abspath", "os.path.realpath") and self.ctx.cwd is None:
                 return from_cwd(args[0], d.rsplit(".", 1)[-1]).with_path(False)
-            return _head(args[0]).with_path(False)
+            return typed_head(d, args[0])
         if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
             if d == "os.path.expanduser" and args:
                 s = _literal_str(args[0], prefix=True)

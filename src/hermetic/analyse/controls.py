@@ -184,6 +184,10 @@ class Controls:
         t = atom[0]
         if t == "dict":
             return _dict_view(atom, name)
+        if t == "dictof":   # x.__dict__.copy()
+            return of(atom)
+        if t == "cls" and name == "__new__":
+            return of(("inst", self.new_instance(atom[1])))
         if t == "regex":
             found = regex_result(name, atom[1], args[0], atom[2]) if args else None
             return UNKNOWN_V if found is None else self.match_value(found, frame)

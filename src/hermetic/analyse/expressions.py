@@ -13,8 +13,8 @@ from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _liter
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
-from .tmptree import joined as tmp_joined, part_of
-from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of,
+from .tmptree import joined as tmp_joined, parents as tmp_parents, part_of, under_tmp
+from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, NONEMPTY, PREFIX, is_prefix, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of,
                      seq_atom, surely_nonempty, union)
 
 
@@ -157,13 +157,15 @@ class Expressions:
             shapes: List[list] = [[]]
             nonempty = False   # an item of its own, or a starred list known to hold one
             exact = True       # every starred part a tuple known by its items
-            for it in e[2]:
+            prefix = False     # the last part spreads a tuple known by its first items, the rest exact
+            for i, it in enumerate(e[2]):
                 if it[0] != "star":
                     v = self.eval(it, frame)
                     shapes = [sh + [v] for sh in shapes]
                     nonempty = True
                     continue
                 v = self.eval(it[1], frame)
+                prefix = exact and i == len(e[2]) - 1 and len(v.atoms) == 1 and is_prefix(next(iter(v.atoms)))
                 nonempty = nonempty or surely_nonempty(v)
                 # a tuple is exact only from tuples (a list spliced in may have changed since it
                 # was written); a list display keeps COUNTED for the click model
@@ -175,6 +177,8 @@ class Expressions:
                 else:
                     exact = False
                     shapes = [sh + [self._element(v)] for sh in shapes]
+            if prefix and e[1] == "tuple" and len(shapes) == 1:   # (p, *p.parents): known first items, then more
+                return of(("seq", "tuple", tuple(shapes[0]), PREFIX))
             return V(frozenset(seq_atom(e[1], sh, nonempty, exact) for sh in shapes))
         if k == "dict":
             items = []
@@ -229,7 +233,8 @@ class Expressions:
             frame.locals = saved
             if not out.atoms:
                 return EMPTY
-            return of(("seq", "list", (out,)) if surely else ("seq", "list", (out,), MAYBE_EMPTY))
+            # one item for all of them: at least one for certain, or maybe none
+            return of(("seq", "list", (out,), NONEMPTY if surely else MAYBE_EMPTY))
         if k == "walrus":
             v = self.eval(e[2], frame)
             self.assign(e[1], v, frame)
@@ -315,7 +320,10 @@ class Expressions:
                 and not e[3] and e[1][1][0] in ("name", "attr", "lit") and e[2][0][0] in ("name", "attr", "lit", "seq")):
             base = self.eval(e[1][1], frame)
             if base.atoms and all(isinstance(x, Origin) for x in base.atoms):   # str data: no method of ours
-                return _str_affix(e[1][2], base, self.eval(e[2][0], frame))
+                r = _str_affix(e[1][2], base, self.eval(e[2][0], frame))
+                if r is not None or not under_tmp(base):
+                    return r
+                # the text of a path in tmp_path: its known start (``call_data_method``)
         if k == "unary" and e[1] == "Not":
             r = self.eval_cond(e[2], frame)
             return None if r is None else (not r)
@@ -485,6 +493,9 @@ class Expressions:
         for a in base.ordered():
             if isinstance(a, Origin):
                 if name in _PATH_ATTRS:
+                    if name == "parents" and (folders := tmp_parents(a)) is not None:
+                        out = out | of(folders)   # in order, to the folders above tmp_path
+                        continue
                     if name in ("parent", "parents", "dirname"):
                         a = _climb(a, None if name == "parents" else 1)
                     elif name in ("name", "stem", "suffix"):
@@ -532,6 +543,8 @@ class Expressions:
                     m = self.find_method(a[1], name)
                     if m is None and name in ("enterClassContext", "addClassCleanup") and self.is_testcase(a[1]):
                         out = out | of(("meth", ("testcase", a[1]), name))   # unittest's, on the class
+                    elif m is None and name == "__new__":   # object's: an instance, no __init__ run
+                        out = out | of(("meth", a, name))
                     else:
                         out = out | (of(("func", m[1], self.class_bound(m[1], a))) if m else UNKNOWN_V)
             elif t == "inst":
@@ -555,6 +568,8 @@ class Expressions:
                 out = out | of(("meth", a, name))
             elif t == "regex":
                 out = out | of(("meth", a, name))   # a compiled pattern's match / search
+            elif t == "dictof" and name == "copy":
+                out = out | of(("meth", a, name))   # x.__dict__.copy(): the same attributes
             elif t == "dict" and name in ("items", "keys", "values"):
                 out = out | of(("meth", a, name))   # a view of a known dict (a loop over its entries)
             elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":

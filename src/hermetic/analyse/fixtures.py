@@ -26,6 +26,11 @@ SCOPE_RANK = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4
 BUILTIN_PREFIX = "builtin:"
 
 
+# the modules of pytest's builtin fixtures: when pytest's own suite is the project, a test's
+# `tmp_path` is still the builtin (a new empty folder), not the function that makes it
+_BUILT_IN = ("_pytest.",)
+
+
 @dataclass
 class FixtureDef:
     name: str
@@ -128,8 +133,8 @@ class FixtureScope:
         passed = below is None
         for layer in self.layers:
             for d in layer:
-                if d.name != name:
-                    continue
+                if d.name != name or d.module.startswith(_BUILT_IN):
+                    continue   # pytest's own fixtures (its suite analysed as a project) are modelled
                 if not passed:
                     if d is below:
                         passed = True

@@ -227,6 +227,7 @@ def exec_try(ip, st, frame) -> bool:
             ended = ip.exec_block(st[1], frame)
     finally:
         ip.guarded -= 1
+    jumped, ip.jumping = ip.jumping, False   # a break / continue ended the body (its way went to the loop)
     if ip.expect_hit:   # what the test expects goes on out: only the finally runs
         ip.expect_hit = False
         ip.exec_block(st[4], frame)
@@ -254,6 +255,7 @@ def exec_try(ip, st, frame) -> bool:
     if ip.exec_block(st[4], frame):
         return True
     ip.way_cut = cut or ip.way_cut
+    ip.jumping = jumped and not st[2]   # with handlers, what follows the try runs (ended is False)
     return ended and not st[2]
 
 
@@ -299,6 +301,8 @@ def _exec_blocked(ip, st, at: int, frame) -> bool:
         else:
             ended = not maybe   # uncaught: the import's exception goes on
             ip.raising = ended
+    jumped, ip.jumping = ip.jumping, False
     if ip.exec_block(st[4], frame):
         return True
+    ip.jumping = jumped
     return ended

@@ -138,6 +138,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         self.test_instance = None   # the running test method's ``self`` atom: a fixture's ``request.instance``
         self.way_cut = False   # the statement just run left what follows on an undecided way (``exec_block``)
         self.raising = False   # the block that just ended ended by raising, on every way (not by a return)
+        self.jumping = False   # ... by a `break` or `continue` on every way (``loops``)
         self.call_raised = False   # a call of the statement being run raises on every way
         self.exits = False   # ... through a library call that never returns (catalogue [raises])
         self.platform_read = False   # the condition being decided read a platform fact (statements)
@@ -281,7 +282,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
             fr.undo0 = len(self.undo)   # what it writes before its yield holds in the `with` block
         self.stack.append(fr)
         self._on_stack.setdefault(qn, []).append(here)
-        outer_raising, outer_raised = self.raising, self.call_raised
+        outer_raising, outer_raised, outer_jumping = self.raising, self.call_raised, self.jumping
+        self.jumping = False
         raised = False
         try:
             # every way raised: the block ended raising and no way returned before (a `return`
@@ -292,7 +294,7 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         except RecursionError:
             self.cut_at = 0   # how deep Python's own stack was: depends on everything below
         finally:
-            self.raising, self.call_raised = outer_raising, outer_raised
+            self.raising, self.call_raised, self.jumping = outer_raising, outer_raised, outer_jumping
             self.way_cut = False   # the callee's own early returns leave the caller's way as it was
             self.stack.pop()
             idx = self._on_stack[qn]

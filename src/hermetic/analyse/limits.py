@@ -31,6 +31,8 @@ SWEEP_BUDGET = 3_000
 BUDGET_NOTE = " (analysis budget reached)"
 SWEEP_RUN_STEPS = 24_000
 SWEEP_DEPTH = 6          # frames followed below each function in the HT201 sweep
+UNROLL_ITEMS = 8         # a loop over at most this many items known in order runs once per item (loops.py)
+UNROLL_RUNS = 48         # ... while the body runs at most this many times in its frame (nested loops multiply)
 
 
 def budget_cut(call_text: str) -> bool:

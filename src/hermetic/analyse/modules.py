@@ -13,6 +13,12 @@ from .state import ANY_VARIABLE, Ctx, Frame
 from .values import UNKNOWN_V, Origin, V, lit, of
 
 
+# pytest's test API, which the analysis models (marks, parametrize rows, expected exceptions):
+# where pytest itself is the project, `pytest.mark` is still the mark, not pytest's own code
+PYTEST_MODELLED = frozenset({"mark", "param", "raises", "warns", "deprecated_call", "fixture", "skip", "fail",
+                             "xfail", "importorskip", "MonkeyPatch"})
+
+
 class Modules:
     """``Interp`` methods for modules and imports (state: ``Interp.__init__``)."""
 
@@ -201,6 +207,8 @@ class Modules:
 
     def module_attr(self, mod: str, name: str) -> V:
         mod = self.p.canonical.get(mod, mod)
+        if mod == "pytest" and name in PYTEST_MODELLED:
+            return of(("ext", "pytest." + name))   # pytest's own suite: its test API as modelled
         key = (("mod", mod), name)
         if key in self.ctx.patches:
             return self.ctx.patches[key]
@@ -237,6 +245,8 @@ class Modules:
 
     def module_attr_static(self, mod: str, attr: str) -> V:
         mod = self.p.canonical.get(mod, mod)
+        if mod == "pytest" and attr in PYTEST_MODELLED:
+            return of(("ext", "pytest." + attr))
         g = self.globals.get(mod) or {}
         self._read("gattr", mod, attr)
         if attr in g:

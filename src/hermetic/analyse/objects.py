@@ -148,6 +148,10 @@ class Objects:
             return UNKNOWN_V
         if name in h["attrs"]:
             return h["attrs"][name]
+        if name == "__dict__":   # its own attributes (`c.__dict__ = self.__dict__.copy()` copies them)
+            return of(("dictof", a))
+        if name == "__class__" and h["cls"] in self.p.classes:
+            return of(("cls", h["cls"]))
         cls = h["cls"]
         if cls is None:   # a record made of keywords alone has them all: its copies are known
             return of(("meth", ("record", a[1]), name)) if name in ("_asdict", "_replace") and h.get("whole") \
@@ -239,6 +243,12 @@ class Objects:
         return iid
 
     def set_attr(self, iid: int, name: str, val: V) -> None:
+        if name == "__dict__":   # another instance's attributes (a clone's copied __dict__)
+            for d in val.refs():
+                if d[0] == "dictof" and d[1][1] != iid:
+                    for k, v in list(self.heap.get(d[1][1], {}).get("attrs", {}).items()):
+                        self.set_attr(iid, k, v)
+            return
         if iid < TEST_HEAP_BASE:   # an instance made at import: shared by every test
             self.write_state("attr", iid, name, val)
             return

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional
 
 from .literals import _literal_str
 from .tmptree import collapse, part_of, parent as tmp_parent
-from .values import (DOUBLE, EXISTING, UNKNOWN_V, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, lit, seq_atom, union,
+from .values import (DOUBLE, EXISTING, INSTANCE, UNKNOWN_V, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, lit, seq_atom, union,
                      shipped)
 
 
@@ -25,7 +25,8 @@ _HEAD_FUNCS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.n
                "os.fspath", "os.fsencode", "os.fsdecode", "builtins.str", "builtins.bytes", "posixpath.join",
                "os.path.relpath", "builtins.repr", "builtins.format", "shlex.split", "shlex.join",
                "shlex.quote", "urllib.parse.urljoin", "builtins.list", "builtins.tuple", "builtins.sorted",
-               "copy.copy", "copy.deepcopy", "builtins.dict", "os.path.split", "posixpath.split"}
+               "copy.copy", "copy.deepcopy", "builtins.dict", "os.path.split", "posixpath.split",
+               "os.path.commonpath", "posixpath.commonpath"}
 _DICT_CTORS = {"builtins.dict", "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
                "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
 _CONTAINER_CTORS = _DICT_CTORS | {"builtins.list", "builtins.set", "collections.deque", "weakref.WeakSet"}
@@ -258,6 +259,27 @@ def split_path(d: str, args) -> Optional[V]:
         parts = posixpath.split(text)
         return V(frozenset([seq_atom("tuple", tuple(lit(x, o.path, o.line, o.in_test) for x in parts), exact=True)]))
     return V(frozenset([seq_atom("tuple", (_up(_head(args[0])).with_path(False), UNKNOWN_V), exact=True)]))
+
+
+_BUILT = ("builtins.dict", "builtins.list", "builtins.tuple", "builtins.sorted", "builtins.str", "builtins.repr",
+          "builtins.format", "builtins.bytes", "shlex.split", "shlex.join", "shlex.quote", "os.path.commonpath")
+
+
+def typed_head(call: str, v: V) -> V:
+    """``_head`` of a call's first argument, for a library function whose result is never None
+    (``dict(x)``, ``str(x)``, ``sorted(x)``): what is not known of it is an instance of the
+    result's type, so ``if result is None:`` is decided (the data origins stay as they are)."""
+    head = _head(v).with_path(False)
+    if call not in _BUILT or not any(isinstance(a, Origin) and a.kind == "unknown" and not a.value for a in head.atoms):
+        return head
+    kind = "builtins.str" if call in ("builtins.repr", "builtins.format", "shlex.join", "shlex.quote",
+                                      "os.path.commonpath") else "builtins.list" if call == "shlex.split" else call
+    typed = _TYPED.setdefault(kind, Origin("unknown", value=INSTANCE + kind))   # one atom per type: shared
+    return V(frozenset(typed if isinstance(a, Origin) and a.kind == "unknown" and not a.value else a
+                       for a in head.atoms))
+
+
+_TYPED: dict = {}
 
 
 def _head(v: V) -> V:

@@ -88,6 +88,8 @@ class Sinks:
         parts = marked_only(target) if known is None and self.ctx.tmp_tree != UNKNOWN_TREE else None
         if parts is not None:   # a path in the test's own tmp_path (tmptree)
             known = tmp_answer(self.ctx.tmp_tree, call.rsplit(".", 1)[-1], parts)
+            if known is not None and self.try_watch:
+                self.try_watch[-1] = True   # a question about it raises nothing (`except OSError` runs not)
         if known is None and self.ctx.fs_gone and exists_question(call) and \
                 gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):
             known = False

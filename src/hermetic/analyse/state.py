@@ -35,6 +35,7 @@ class Frame:
     returned: bool = False              # a `return` ran on some way (so not every way raises)
     decided: int = 0                    # > 0 inside a branch the values (not the platform) decided
     holds: bool = False                 # locals hold "name.attr" entries (``Statements.assign``)
+    loops: list = field(default_factory=list)   # the running loops' ``loops.LoopExits``, innermost last
 
 
 @dataclass

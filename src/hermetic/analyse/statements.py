@@ -6,15 +6,17 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .expected import note_raise
+from .narrow import narrowings
 from .controls import side_effect_given
 from .handlers import effects_given, exec_try, instance_classes
+from .loops import exec_for, exec_jump, exec_while, way_ended
 from .withblocks import exec_with
-from .literals import _literal_str, env_name, _canonical, inline_nonempty
+from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
-from ..summarise.ir import EXPR_ASSERT, FOR_JUMPS, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
+from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
-from .ways import ModuleWays, WayWrites
-from .values import EMPTY, UNKNOWN_V, Origin, V, holds_item, of, opened, seq_atom, surely_empty, surely_nonempty, union
+from .ways import ModuleWays, WayWrites, union_locals
+from .values import EMPTY, UNKNOWN_V, Origin, V, holds_item, of, opened, seq_atom, union
 
 
 # methods that change a list, set or dict in place
@@ -197,35 +199,15 @@ class Statements:
                     return self.exec_block(st[2] if cond else st[3], frame)
                 finally:
                     frame.decided -= by_values
-            ended, some = self._branches([st[2], st[3]], frame)
+            ended, some = self._branches([st[2], st[3]], frame, narrowings(st[1], frame))
             self.way_cut = some and not ended   # what follows runs only on the other way
             return ended
         if kind == "for":
-            frame.line = st[5]
-            it = self.eval(st[2], frame)
-            if self.call_raised and self._may_raise(frame):   # so does the iterable: no body runs
-                return False
-            if surely_empty(it):   # a tuple known to be empty (an option's default of no values)
-                return self.exec_block(st[4], frame)
-            self.assign(st[1], self._element(it), frame)
-            if len(st) <= FOR_JUMPS and (surely_nonempty(it) or inline_nonempty(st[2])):
-                # over items known to be there, with no break or continue: the body runs (once,
-                # with every item's value), and a way that ends there ends the loop's block
-                if self.exec_block(st[3], frame):
-                    return True
-                cut = self.way_cut
-            else:
-                _, cut = self._branches([st[3], []], frame)   # a return in the body: what follows runs only when it did not
-            self.exec_block(st[4], frame)
-            self.way_cut = self.way_cut or cut
-            return False
+            return exec_for(self, st, frame)
         if kind == "while":
-            frame.line = st[4]
-            self.eval(st[1], frame)
-            _, cut = self._branches([st[2], []], frame)
-            self.exec_block(st[3], frame)
-            self.way_cut = self.way_cut or cut
-            return False
+            return exec_while(self, st, frame)
+        if kind == "jump":
+            return exec_jump(self, st, frame)
         if kind == "try":
             return exec_try(self, st, frame)
         if kind == "with":
@@ -252,25 +234,29 @@ class Statements:
             return False
         return False
 
-    def _branches(self, blocks, frame: Frame) -> Tuple[bool, bool]:
+    def _branches(self, blocks, frame: Frame, binds=None) -> Tuple[bool, bool]:
         """``_alternatives``, counted in ``undecided``: what runs there is reached with medium confidence."""
         self.undecided += 1
         try:
-            return self._alternatives(blocks, frame)
+            return self._alternatives(blocks, frame, binds)
         finally:
             self.undecided -= 1
 
-    def _alternatives(self, blocks, frame: Frame) -> Tuple[bool, bool]:
+    def _alternatives(self, blocks, frame: Frame, binds=None) -> Tuple[bool, bool]:
         """Run alternative blocks on copies of the locals and merge them (union): whether every
-        block, and whether some block (or an undecided way inside one), returns or raises."""
+        block, and whether some block (or an undecided way inside one), returns or raises.
+        ``binds``: per block, variables narrowed on that way (``narrow``)."""
         base = dict(frame.locals)
         env_before = dict(self.ctx.env)
         module_ways = ModuleWays(self.globals.setdefault(frame.module, {}) if frame.is_module else None)
         heap_ways = WayWrites(self)   # counters on the test's objects: each way from the same count
         results = []
         all_end, some_end, all_raise = True, False, True
-        for b in blocks:
+        any_jumped = any_returned = False
+        for i, b in enumerate(blocks):
             frame.locals = dict(base)
+            if binds:
+                frame.locals.update(binds[i])
             module_ways.start()
             try:
                 ended = self.exec_block(b, frame)
@@ -284,10 +270,15 @@ class Statements:
                 self.raising = True
                 return True, True
             heap_ways.end_way()
+            jumped = ended and way_ended(self, frame)
+            any_jumped = any_jumped or jumped
+            any_returned = any_returned or (ended and not jumped)
             all_end = all_end and ended
-            all_raise = all_raise and ended and self.raising
+            all_raise = all_raise and ended and self.raising and not jumped
             some_end = some_end or ended or self.way_cut
-            if not ended:
+            if jumped:   # its locals went to the loop; a module's top level keeps its globals
+                module_ways.keep()
+            elif not ended:
                 results.append(frame.locals)
                 module_ways.keep()
         module_ways.finish()
@@ -300,8 +291,9 @@ class Statements:
         if not results:
             frame.locals = base
             self.raising = all_raise
+            self.jumping = any_jumped and not any_returned   # every way jumped: so did the block
             return all_end, some_end
-        frame.locals = _union_dicts(results)
+        frame.locals = union_locals(results)
         return False, some_end
 
     # ------------------------------------------------------------------ binding
@@ -556,11 +548,3 @@ class Statements:
 
 _JOINS = 8   # alternatives a `+=` of sequences keeps in full
 
-
-def _union_dicts(dicts: List[Dict[str, V]]) -> Dict[str, V]:
-    """Each name bound in any of ``dicts``, to the union of what they bind it to."""
-    merged: Dict[str, V] = {}
-    for d in dicts:
-        for k, v in d.items():
-            merged[k] = merged[k] | v if k in merged else v
-    return merged

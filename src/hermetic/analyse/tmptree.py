@@ -23,12 +23,13 @@ import posixpath
 from typing import List, Optional, Tuple
 
 from .literals import _literal_str
-from .values import Origin, V
+from .values import PREFIX, Origin, V
 
 TMP = "tmp "   # the value mark of a path under the test's own tmp_path (``TMP + part``)
 UNKNOWN_TREE = (("", "maybe"),)
 _ROOTS = ("tmp_path",)
 # functions whose result is the path they are given (tmptree keeps its part under tmp_path)
+COMMON_PATH = ("os.path.commonpath", "posixpath.commonpath")
 SAME_PATH = {"builtins.str", "os.fspath", "os.path.abspath", "os.path.realpath", "os.path.normpath",
              "os.fsdecode"}
 # library calls that write no files (handing them a path in tmp_path leaves it as it was)
@@ -87,6 +88,20 @@ def parent(a: Origin) -> Origin:
     if not part:
         return collapse(a) if part == "" else a
     return dataclasses.replace(a, value=TMP + posixpath.dirname(part))
+
+
+def parents(a: Origin) -> Optional[tuple]:
+    """``p.parents`` of a path under tmp_path with a known part: its folders in tmp_path, nearest
+    first, then one atom standing for the folders above tmp_path (a tuple marked ``PREFIX``)."""
+    part = part_of(a)
+    if part is None:
+        return None
+    folders = []
+    while part:
+        part = posixpath.dirname(part)
+        folders.append(dataclasses.replace(a, value=TMP + part))
+    return ("seq", "tuple", tuple(V(frozenset([f]), True) for f in folders) + (V(frozenset([collapse(a)]), True),),
+            PREFIX)
 
 
 def _under(part: str, top: str) -> bool:
@@ -231,7 +246,21 @@ def handed(ctx, args: List[V], kwargs, call: str = "") -> None:
 
 def same(call: str, args: List[V]) -> Optional[V]:
     """``str(p)``, ``os.path.abspath(p)`` ... of a path under tmp_path with a known part: the same
-    path (as a string); None otherwise."""
+    path (as a string); ``os.path.commonpath([p, q])`` of such paths: the one their parts share.
+    None otherwise."""
     if call in SAME_PATH and len(args) == 1 and marked_only(args[0]):
         return args[0].with_path(False)
+    if call in COMMON_PATH and len(args) == 1 and len(args[0].atoms) == 1:
+        (seq,) = args[0].atoms
+        items = seq[2] if isinstance(seq, tuple) and seq[0] == "seq" else ()
+        parts = [marked_only(v) for v in items]
+        if items and all(p is not None and len(p) == 1 for p in parts):
+            split = [p[0].split("/") if p[0] else [] for p in parts]
+            shared = []
+            for names in zip(*split):
+                if len(set(names)) > 1:
+                    break
+                shared.append(names[0])
+            root = next(iter(items[0].atoms))
+            return V(frozenset([dataclasses.replace(root, value=TMP + "/".join(shared))]), False)
     return None

@@ -268,13 +268,18 @@ DOUBLE_V = of(DOUBLE)
 # item for all of them). A tuple may carry a mark loops trust: ("seq", "tuple", items, NONEMPTY)
 # holds at least one item for certain (a display with an item of its own), ("seq", "tuple",
 # items, EXACT) exactly these items, none too (a display with no part spread from a value known
-# less well, click's values). A list or set can be emptied or filled in place, also through
-# another name, an attribute or a function it is handed to, which the analysis does not follow:
-# its COUNTED mark (a display of exactly these items when it was made) is read only where the
-# list is used as it was written (a command line handed to click), never by a loop. A list a
+# less well, click's values). A list or set can be emptied or filled in place: a list display
+# carries COUNTED (exactly these items when it was made) until the function that holds it
+# changes it in place (``Statements._forget_members``); a loop over it and a comprehension of it
+# run then as over a tuple's, as a truth test already takes it (a change made through another
+# name, an attribute or a function it was handed to is not seen: docs/limits.md). A list a
 # comprehension made is MAYBE_EMPTY where its filter or its iterable may leave it with no item:
 # its truth is not known (``[p for p in paths if p.exists()]``).
 NONEMPTY, EXACT, COUNTED, MAYBE_EMPTY = "nonempty", "exact", "counted", "maybe-empty"
+# ("seq", "tuple", items, PREFIX): the items but the last are its first items, in order; the last
+# stands for any number of further ones (``p.parents`` of a path in tmp_path: its folders there,
+# then those above tmp_path, a number not known)
+PREFIX = "prefix"
 
 
 def seq_atom(kind: str, items, nonempty: bool = False, exact: bool = False) -> tuple:
@@ -286,8 +291,14 @@ def seq_atom(kind: str, items, nonempty: bool = False, exact: bool = False) -> t
 
 
 def holds_item(a) -> bool:
-    """Atom ``a`` is a tuple known to hold an item."""
-    return isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] in (NONEMPTY, EXACT) and bool(a[2])
+    """Atom ``a`` is a tuple, or a list display as made, known to hold an item."""
+    return isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and (
+        a[3] in (NONEMPTY, EXACT, COUNTED) and bool(a[2]) or a[3] == PREFIX and len(a[2]) > 1)
+
+
+def is_prefix(a) -> bool:
+    """Atom ``a`` is a tuple known by its first items (``PREFIX``)."""
+    return isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] == PREFIX
 
 
 def surely_nonempty(v: V) -> bool:

@@ -136,3 +136,14 @@ class WayWrites:
         self.interp.attr_undo = self.outer
         if self.outer is not None:
             self.outer.extend(self.log)
+
+
+def union_locals(ways: List[Dict[str, V]]) -> Dict[str, V]:
+    """Each name bound on any of ``ways`` (locals dicts), to the union of what they bind it to."""
+    if len(ways) == 1:
+        return dict(ways[0])
+    merged: Dict[str, V] = {}
+    for d in ways:
+        for k, v in d.items():
+            merged[k] = merged[k] | v if k in merged else v
+    return merged

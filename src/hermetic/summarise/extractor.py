@@ -215,9 +215,10 @@ class Extractor:
         return []
 
     def _m_jump(self, s, line) -> List[Any]:
-        if self.jumps:   # break / continue: the loop it belongs to may end early or skip
-            self.jumps[-1] = True
-        return []
+        if not self.jumps:   # outside a loop (a syntax error Python reports): nothing
+            return []
+        self.jumps[-1] = True   # the loop it belongs to may end early or skip
+        return [("jump", "break" if type(s).__name__ == "Break" else "continue", line)]
 
     def resolve_relative(self, base: str, level: int) -> str:
         if level == 0:

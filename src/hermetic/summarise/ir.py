@@ -54,6 +54,7 @@ STATEMENTS: Dict[str, Fields] = {
     "global": (("names", "[str]"), ("line", "line")),
     "nonlocal": (("names", "[str]"), ("line", "line")),
     "raise": (("exc", "expr?"), ("line", "line")),
+    "jump": (("kind", "str"), ("line", "line")),   # kind "break" or "continue", inside a loop's body
 }
 
 EXPRESSIONS: Dict[str, Fields] = {
@@ -145,6 +146,7 @@ DEL_TARGET, DEL_LINE = 1, 2
 GLOBAL_NAMES, GLOBAL_LINE = 1, 2
 NONLOCAL_NAMES, NONLOCAL_LINE = 1, 2
 RAISE_EXC, RAISE_LINE = 1, 2
+JUMP_KIND, JUMP_LINE = 1, 2
 
 # expressions (and the targets of the same tag: name, attr, sub without its pos)
 LIT_VALUE = 1

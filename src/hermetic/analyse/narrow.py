@@ -1,0 +1,50 @@
+"""Narrowing a variable on the ways of an undecided ``is None`` test.
+
+``shared = commonpath(a, b)`` may be a path or None, so ``if shared is not None:`` is undecided
+as a whole; on the way it holds, ``shared`` is not None, and on the other it is (contract
+section 1: the way is taken with the values the test has). A local variable compared with
+``None`` by ``is`` / ``is not`` (or its ``not``) is narrowed per alternative: each alternative
+``literals.is_none`` decides goes to its way, one it cannot decide to both.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from ..summarise.ir import LIT_VALUE
+from .literals import is_none
+from .values import V
+
+_MAX_ALTERNATIVES = 16
+
+
+def narrowings(cond, frame) -> Optional[List[Dict[str, V]]]:
+    """``[bindings on the true way, bindings on the false way]`` for condition ``cond`` (a
+    summary expression) in ``frame``, or None when nothing narrows. ``not`` swaps the ways."""
+    if cond[0] == "unary" and cond[1] == "Not":
+        inner = narrowings(cond[2], frame)
+        return None if inner is None else [inner[1], inner[0]]
+    if cond[0] != "cmp" or len(cond[1]) != 1 or cond[1][0] not in ("Is", "IsNot"):
+        return None
+    left, right = cond[2]
+    if right[0] == "name" and _none(left):
+        left, right = right, left
+    if left[0] != "name" or not _none(right) or left[1] not in frame.locals:
+        return None
+    whole = frame.locals[left[1]]
+    if not 2 <= len(whole.atoms) <= _MAX_ALTERNATIVES:
+        return None
+    nones, others = [], []
+    for a in whole.ordered():
+        r = is_none(V(frozenset((a,))))
+        if r is not False:
+            nones.append(a)
+        if r is not True:
+            others.append(a)
+    if not nones or not others or (len(nones) == len(others) == len(whole.atoms)):
+        return None
+    ways = [{left[1]: V(frozenset(nones), whole.is_path)}, {left[1]: V(frozenset(others), whole.is_path)}]
+    return ways if cond[1][0] == "Is" else ways[::-1]
+
+
+def _none(e) -> bool:
+    return e[0] == "lit" and e[LIT_VALUE] is None
