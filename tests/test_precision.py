@@ -182,6 +182,8 @@ REACHED = [
     # so does d.pop(key) without a default; near miss: keywords passed as **value the analysis cannot list
     ("key-popped-the-dict-lacks", "HT103", "src/decided/contexts.py", 'return os.environ.get("DECIDED_PROG_NAME_GIVEN")',
      "test_program_named test_program_named_through_unknown_keywords"),
+    # os.path.basename of a literal is its last part: "/tmp/." is refused before the read
+    ("basename-of-a-literal", "HT103", S, 'return os.environ.get("DECIDED_FILE_NAME")', "test_file_name_kept"),
     # a comprehension whose filter may keep nothing may be empty (it was taken as holding an item)
     ("comprehension-maybe-empty", "HT103", B, 'return os.environ.get("DECIDED_FALLBACK_DIR")', "test_no_folder_found"),
     ("comprehension-filter-read", "HT102", B, "found = [p for p in paths if os.path.isdir(p)]", "test_no_folder_found"),

@@ -26,7 +26,7 @@ _HEAD_FUNCS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.n
                "os.path.relpath", "builtins.repr", "builtins.format", "shlex.split", "shlex.join",
                "shlex.quote", "urllib.parse.urljoin", "builtins.list", "builtins.tuple", "builtins.sorted",
                "copy.copy", "copy.deepcopy", "builtins.dict", "os.path.split", "posixpath.split",
-               "os.path.commonpath", "posixpath.commonpath"}
+               "os.path.commonpath", "posixpath.commonpath", "os.path.basename", "posixpath.basename"}
 _DICT_CTORS = {"builtins.dict", "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
                "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
 _CONTAINER_CTORS = _DICT_CTORS | {"builtins.list", "builtins.set", "collections.deque", "weakref.WeakSet"}
@@ -246,15 +246,22 @@ def copied(d: str, args) -> Optional[V]:
 _COPIES = {"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.sorted"}
 
 
+_SPLIT = ("os.path.split", "posixpath.split", "os.path.basename", "posixpath.basename")
+
+
 def split_path(d: str, args) -> Optional[V]:
     """``os.path.split(p)``: the pair (head, tail), computed where ``p`` is one string literal
     (``"/etc/invalid/location"`` gives the literals ``"/etc/invalid"`` and ``"location"``);
     else the head as ``os.path.dirname`` gives it (a constant's path keeps its origin) and an
-    unknown tail. None for other calls."""
-    if d not in ("os.path.split", "posixpath.split") or len(args) != 1:
+    unknown tail. ``os.path.basename(p)``: the tail of one literal, else unknown. None for
+    other calls."""
+    if d not in _SPLIT or len(args) != 1:
         return None
     text = _literal_str(args[0])
     o = next(iter(args[0].atoms))
+    if d in _SPLIT[2:]:   # the last part of one literal; of anything else not known (a relative name)
+        known = text is not None and isinstance(o, Origin) and o.kind == "literal"
+        return lit(posixpath.basename(text), o.path, o.line, o.in_test) if known else UNKNOWN_V
     if text is not None and isinstance(o, Origin) and o.kind == "literal":   # not a constant: it keeps its name
         parts = posixpath.split(text)
         return V(frozenset([seq_atom("tuple", tuple(lit(x, o.path, o.line, o.in_test) for x in parts), exact=True)]))
