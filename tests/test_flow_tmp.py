@@ -10,7 +10,9 @@ A lookup up the folders of a path (``for base in (arg, *arg.parents)``) takes th
 nearest first, then the folders above tmp_path, which the test did not make: setup.py in
 tmp_path ends it (near miss: none there, so the starting folder is listed). What a config file
 reads into with ``dict(...)`` is never None, and ``os.path.commonpath`` of two paths in
-tmp_path is the folder they share.
+tmp_path is the folder they share. What the test wrote there as a literal is read back
+(``contents``): a report file holding ``{}`` is refused before the listing (near misses: one with
+findings, and one whose text ``json.dumps`` made).
 """
 import dataclasses
 
@@ -24,6 +26,8 @@ C = "src/scratch/config.py"
 T = "tests/test_config.py::"
 R = "src/scratch/rootdir.py"
 TR = "tests/test_rootdir.py::"
+RP = "src/scratch/report.py"
+TP = "tests/test_report.py::"
 
 EXPECTED = [
     # the working directory: only where the named folder was never made (or a program made what is there)
@@ -42,6 +46,8 @@ EXPECTED = [
     # None), test_shared_root_of_two_paths (tmp_path exists)
     Expect("starting-folder-after-the-parents", "HT102", R, "no folder holds setup.py",
            tests=[TR + "test_setup_root_not_made"]),
+    Expect("read-back-what-the-test-wrote", "HT102", RP, 'return os.listdir(".")',
+           tests=[TP + "test_report_with_findings", TP + "test_report_written_by_json_dumps"]),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])
@@ -94,3 +100,27 @@ def test_the_folder_two_paths_share():
                                          V(frozenset([child(root, ["a", "y", "z"])]))))]))
     assert _part(next(iter(same("os.path.commonpath", [both]).atoms))) == "a"
     assert same("os.path.commonpath", [V(frozenset([("seq", "list", ())]))]) is None
+
+
+def test_the_texts_a_test_wrote():
+    from hermetic.analyse.contents import WHOLE, forget, parsed, remember
+    from hermetic.analyse.state import Frame
+    from hermetic.analyse.tmptree import LOOKUPS, handed
+    from hermetic.analyse.state import Ctx
+    from hermetic.analyse.values import lit
+
+    texts = remember(remember((), "a/r.json", "{}"), "b.txt", "x")
+    assert forget(texts, ["a"]) == (("b.txt", "x"),) and forget(texts, None) == ()
+    assert forget(texts, [""]) == ()   # a change at the folder itself
+    frame = Frame(module="m", path="m.py", name="f")
+    v = parsed("json.loads", [lit('{"a": [1, null]}', "t.py", 1, True)], frame)
+    (d,) = v.atoms
+    assert d[0] == "dict" and d[2] == WHOLE and d[1][0][0] == "a"
+    assert parsed("json.loads", [lit("{", "t.py", 1, True)], frame) is None   # not JSON
+    ctx = Ctx()
+    ctx.tmp_tree = (("a", "dir"),)
+    handed(ctx, [V(frozenset([child(root_atom("tmp_path"), ["a"])]))], {}, ".get")
+    assert ctx.tmp_tree == (("a", "dir"),) and ".get" in LOOKUPS   # a lookup writes nothing
+    handed(ctx, [V(frozenset([child(root_atom("tmp_path"), ["a"])]))], {}, ".save")
+    assert ctx.tmp_tree == UNKNOWN_TREE
+

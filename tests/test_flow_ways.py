@@ -69,8 +69,10 @@ EXPECTED += [
     # a loop runs per item in order: the made folder is taken on the first item (near miss: a
     # missing one is continued past, to the working directory); the comprehension of the
     # test's list display holds an item (the exists() question raises nothing in tmp_path)
+    # a comprehension over the test's list display is taken item by item: an option is left out
+    # (near miss: only an option, no folder)
     Expect("a-loop-continues-past-a-missing-folder", "HT102", L, "names = os.listdir(folder)",
-           tests=[TL + "test_settings_in_a_missing_folder"], origin="cwd"),
+           tests=[TL + "test_settings_in_a_missing_folder", TL + "test_settings_with_only_an_option"], origin="cwd"),
     # `if shared is not None:` narrows `shared` on its way: the folder is never None after it
     # (near miss: no first path to fall back on)
     Expect("narrowed-on-an-is-none-test", "HT102", L, "return os.listdir(folder)",

@@ -16,10 +16,9 @@ FORMATS = ["text", "json", "sarif", "github", "markdown", "junit"]
 
 
 def color(stream) -> bool:
-    """Whether to colour what goes to ``stream``: a terminal, and ``NO_COLOR`` unset."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    return hasattr(stream, "isatty") and stream.isatty()
+    """Whether to colour what goes to ``stream``: a terminal, and ``NO_COLOR`` unset (read only
+    for a terminal)."""
+    return hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("NO_COLOR")
 
 
 def main_format(values) -> Tuple[str, List[str]]:

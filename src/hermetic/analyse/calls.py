@@ -11,6 +11,7 @@ from ..catalogue.controls import _DOUBLE_CTORS
 from . import clickmodel
 from .controls import double, side_effect_given
 from .decide import constructs, isinstance_of, library_class, regex_result, type_name
+from .contents import parsed as parsed_text
 from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
 from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
@@ -114,7 +115,7 @@ class Calls:
         if not resolved:
             if not self.sweep and not self.builtin_call(fexpr, frame):
                 self.note_unresolved((frame.path, pos[0], pos[1]), _expr_text(fexpr))
-            tmp_handed(self.ctx, args, kwargs)
+            tmp_handed(self.ctx, args, kwargs, "." + fexpr[2] if fexpr and fexpr[0] == "attr" else "")
             return UNKNOWN_V
         if all_raise:
             return EMPTY
@@ -303,6 +304,8 @@ class Calls:
             if d in ("builtins.dict", "collections.OrderedDict"):   # dict(help_option_names=[...])
                 return of(("dict", tuple((k, v) if k != SPREAD else (None, UNKNOWN_V) for k, v in kwargs.items())))
             return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
+        if (parsed := parsed_text(d, args, frame)) is not None:   # json.loads of a literal (contents)
+            return parsed
         if d in _HEAD_FUNCS:
             if d == "builtins.dict" and args and any(a == ("ext", "os.environ") for a in args[0].refs()):
                 return of(("environ-copy",))

@@ -13,6 +13,7 @@ from typing import Optional
 from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
 from . import clickmodel
+from .contents import WHOLE
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .origins import START_CWD
 from .state import ANY_VARIABLE, DELETED, SPREAD, SYS_MODULES, Frame
@@ -183,6 +184,9 @@ class Controls:
     def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
         t = atom[0]
         if t == "dict":
+            if name == "get" and len(atom) > 2 and atom[2] == WHOLE and args and (k := _literal_str(args[0])) is not None:
+                found = [v for key, v in atom[1] if key == k]   # a dict known whole: a missing key is the default
+                return found[0] if found else args[1] if len(args) > 1 else lit(None, frame.path, frame.line, frame.in_test)
             return _dict_view(atom, name)
         if t == "dictof":   # x.__dict__.copy()
             return of(atom)

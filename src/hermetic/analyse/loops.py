@@ -24,7 +24,8 @@ from ..summarise.ir import (FOR_BODY, FOR_ITER, FOR_JUMPS, FOR_LINE, FOR_ORELSE,
                             WHILE_LINE, WHILE_ORELSE, WHILE_TEST)
 from .limits import UNROLL_ITEMS, UNROLL_RUNS
 from .literals import inline_nonempty
-from .values import V, holds_item, is_counted, is_prefix, surely_empty, surely_nonempty
+from .values import EMPTY, MAYBE_EMPTY, NONEMPTY, V, holds_item, is_counted, is_prefix, of, seq_atom, surely_empty, \
+    surely_nonempty, union
 from .ways import union_locals
 
 
@@ -172,3 +173,34 @@ def _leave(ip, frame, cut: bool) -> None:
     ip.way_cut = ip.way_cut or cut
     if cut and frame.loops:
         frame.loops[-1].returned = True
+
+
+def comprehension_in_order(ip, e, frame) -> Optional[V]:
+    """A list comprehension (or generator) with one ``for`` over a few items known in order
+    (``_in_order`` with no rest): each item's element, in order, where the filters keep it (a
+    list known by its items when every filter is decided; else one item for all that the
+    filters may keep). None for any other comprehension (``Expressions.eval`` joins it)."""
+    gens, elements = e[1], e[2]
+    if len(gens) != 1 or len(elements) != 1:
+        return None
+    tgt, it, ifs = gens[0]
+    known = _in_order(ip.eval(it, frame))
+    if known is None or known[1] is not None:
+        return None
+    saved, before = dict(frame.locals), ip.call_raised
+    kept, maybe = [], []
+    try:
+        for item in known[0]:
+            ip.assign(tgt, item, frame)
+            verdicts = [ip.eval_cond(cond, frame) for cond in ifs]
+            if False in verdicts:
+                continue
+            (kept if all(v is True for v in verdicts) else maybe).append(ip.eval(elements[0], frame))
+    finally:
+        ip.call_raised = before
+        frame.locals = saved
+    if not maybe:
+        return of(seq_atom("list", kept, exact=True))
+    out = union(kept + maybe)
+    return of(("seq", "list", (out,), NONEMPTY if kept else MAYBE_EMPTY)) if out.atoms else EMPTY
+

@@ -12,7 +12,9 @@ from .literals import _canonical, _literal_str, _pick, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
 from .state import SPREAD, Ctx, Frame
-from .tmptree import UNKNOWN_TREE, joined as tmp_joined, marked_only, str_answer as tmp_str_answer, under_tmp
+from .contents import read_back, remember as remember_text
+from .tmptree import UNKNOWN_TREE, answer as tmp_answer, joined as tmp_joined, marked_only, \
+    str_answer as tmp_str_answer, under_tmp
 from .values import EMPTY, INSTANCE, MAYBE_EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, \
     machine_data, of, seq_atom
 
@@ -351,6 +353,21 @@ class Objects:
             return None
         return self.settled(self.call_function(m[1], args, kwargs, frame, self_atom=atom))
 
+    def _tmp_text(self, name: str, base: V, args, frame: Frame) -> Optional[V]:
+        """``write_text(literal)`` into the test's tmp_path, on a way every branch took, keeps the
+        text there; ``read_text()`` reads back what is kept (``contents``)."""
+        parts = marked_only(base) if self.ctx.tmp_tree != UNKNOWN_TREE else None
+        if parts is None or len(parts) != 1:
+            return None
+        if name == "write_text" and args and not (self.undecided or self.guarded or self.missed_depth):
+            text = _literal_str(args[0])
+            if text is not None:
+                self.ctx.tmp_text = remember_text(self.ctx.tmp_text, parts[0], text)
+            return None
+        if name == "read_text" and tmp_answer(self.ctx.tmp_tree, "is_file", parts) is True:
+            return read_back(self.ctx.tmp_text, parts, frame)
+        return None
+
     def settled(self, v: V) -> V:
         """A call's result where no ``apply`` reads it: a raise on every way sets ``call_raised``."""
         if RAISED in v.atoms:
@@ -404,8 +421,9 @@ class Objects:
                 if key in self.ctx.patches:
                     return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
             write, may_write = writes_of(spec, args, kwargs)
-            return self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
-                                    may_write=may_write)
+            out = self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
+                                   may_write=may_write)
+            return self._tmp_text(name, base, args, frame) or out
         if name in _SAME_PATH_METHODS and marked_only(base):
             return base.with_path(name not in ("as_posix", "__fspath__"))   # the same path under tmp_path
         if name == "joinpath" and (t := tmp_joined([base] + list(args), True)) is not None:

@@ -13,6 +13,7 @@ from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
+from .contents import forget as forget_text
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, made as tmp_made, marked_only, maybe as tmp_maybe, \
     removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
@@ -116,9 +117,10 @@ class Sinks:
         in the folder without the analysis naming where, leaves nothing known."""
         if spec.category == "subprocess":
             if not self.ctx.subprocess_fake:
-                self.ctx.tmp_tree = UNKNOWN_TREE
+                self.ctx.tmp_tree, self.ctx.tmp_text = UNKNOWN_TREE, ()
             return
         parts = marked_only(target)
+        self.ctx.tmp_text = forget_text(self.ctx.tmp_text, None if spec.elsewhere else parts)
         if parts is None or spec.elsewhere:
             if target is None or spec.elsewhere or any(self._maybe_in_tmp(a) for a in target.atoms):
                 self.ctx.tmp_tree = UNKNOWN_TREE

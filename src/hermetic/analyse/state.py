@@ -98,17 +98,18 @@ class Ctx:
     fs_gone: tuple = ()
     fs_made: tuple = ()
     tmp_tree: tuple = ()   # what the run made in its own tmp_path (``tmptree``)
+    tmp_text: tuple = ()   # ... and the texts the test wrote there (``contents``)
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
                    self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising,
-                   self.effects, self.fs_gone, self.fs_made, self.tmp_tree)
+                   self.effects, self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text)
 
     def keep_lasting(self, now: "Ctx") -> None:
         """Take from ``now`` (the state a block ended in) what outlives the block: doubles' side
         effects and the file system as the run left it; patches end with the block."""
         self.raising, self.effects = now.raising, now.effects
-        self.fs_gone, self.fs_made, self.tmp_tree = now.fs_gone, now.fs_made, now.tmp_tree
+        self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text = now.fs_gone, now.fs_made, now.tmp_tree, now.tmp_text
 
     def set_log(self, log: tuple) -> None:
         self.mp_log, self.mp_key = log, _log_key(log) if log else 0
@@ -121,7 +122,7 @@ class Ctx:
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
                 hash(self.cwd) if self.cwd is not None else None, self.mp_key, self.raising,
-                hash(self.effects) if self.effects else 0, self.fs_gone, self.fs_made, self.tmp_tree)
+                hash(self.effects) if self.effects else 0, self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text)
 
 
 def _log_key(log: tuple) -> int:

@@ -38,6 +38,11 @@ NO_WRITES = ("builtins.", "typing.", "re.", "fnmatch.", "json.dumps", "textwrap.
              "pytest.", "unittest.mock.", "warnings.", "logging.getLogger", "shlex.", "urllib.parse.")
 
 
+# methods of an object the analysis does not follow that look a key up and write nothing
+# (``by_file.get(path)``): handing them a path in tmp_path leaves it as it was
+LOOKUPS = frozenset({".get", ".__getitem__", ".__contains__", ".index", ".count", ".setdefault", ".pop"})
+
+
 def root_atom(expr: str) -> Origin:
     """The fixture's value: the folder itself."""
     return Origin("test-value", expr=expr, value=TMP if expr in _ROOTS else None)
@@ -238,7 +243,7 @@ def str_answer(name: str, parts: List[str], arg: str):
 def handed(ctx, args: List[V], kwargs, call: str = "") -> None:
     """A call the analysis does not follow (``call``: a library function's dotted name, ""
     for one it cannot name) was handed a path in tmp_path: it may have made anything there."""
-    if ctx.tmp_tree == UNKNOWN_TREE or (call and call.startswith(NO_WRITES)):
+    if ctx.tmp_tree == UNKNOWN_TREE or (call and call.startswith(NO_WRITES)) or call in LOOKUPS:
         return
     if any(under_tmp(v) for v in args) or any(under_tmp(v) for v in kwargs.values()):
         ctx.tmp_tree = UNKNOWN_TREE

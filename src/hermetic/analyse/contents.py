@@ -1,0 +1,69 @@
+"""What a test writes into its own tmp_path is what the code reads back there.
+
+``(tmp_path / "report.json").write_text("{}")`` on a way every branch before it took leaves the
+text at that part (``Ctx.tmp_text``: sorted ``(part, text)`` pairs); ``read_text()`` of the
+path reads it back, as a literal of the test's (test data, contract row T1); any other change
+at or above the part forgets it. ``json.loads`` of a whole literal is its value: a dict known
+whole (``("dict", entries, WHOLE)``: ``get`` of a missing key is the default), a list known by
+its items, the literals.
+"""
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+from .values import UNKNOWN_V, V, lit, of, seq_atom
+
+WHOLE = "whole"       # the dict mark: every key is known (json.loads of a literal)
+_MAX_TEXT = 4096      # longer texts are not kept
+_MAX_ITEMS = 64       # nor parsed data with more entries than this, at any level
+
+
+def forget(texts: tuple, parts: Optional[List[str]]) -> tuple:
+    """``texts`` without what a change at ``parts`` (None: anywhere) may have replaced."""
+    if not texts:
+        return texts
+    if parts is None:
+        return ()
+    return tuple((p, t) for p, t in texts
+                 if not any(q == "" or p == q or p.startswith(q + "/") or q.startswith(p + "/") for q in parts))
+
+
+def remember(texts: tuple, part: str, text: str) -> tuple:
+    kept = forget(texts, [part])
+    return tuple(sorted(kept + ((part, text),))) if len(text) <= _MAX_TEXT else kept
+
+
+def read_back(texts: tuple, parts: Optional[List[str]], frame) -> Optional[V]:
+    """The text the test wrote at the one part ``parts`` names, as its literal; else None."""
+    if not texts or not parts or len(parts) != 1:
+        return None
+    for p, t in texts:
+        if p == parts[0]:
+            return lit(t, frame.path, frame.line, True)
+    return None
+
+
+def parsed(call: str, args: List[V], frame) -> Optional[V]:
+    """``json.loads(text)`` of a whole literal: its value; None otherwise."""
+    if call != "json.loads" or len(args) != 1 or len(args[0].atoms) != 1:
+        return None
+    (o,) = args[0].atoms
+    if getattr(o, "kind", None) != "literal" or o.partial or not isinstance(o.value, str) or o.expr[:1] not in ("'", '"'):
+        return None
+    try:
+        data = json.loads(o.value)
+    except ValueError:
+        return None
+    return _value(data, o, [0])
+
+
+def _value(x, o, count: List[int]) -> V:
+    count[0] += 1
+    if count[0] > _MAX_ITEMS:
+        return UNKNOWN_V
+    if isinstance(x, dict):
+        return of(("dict", tuple((str(k), _value(v, o, count)) for k, v in x.items()), WHOLE))
+    if isinstance(x, list):
+        return of(seq_atom("list", [_value(v, o, count) for v in x], exact=True))
+    return lit(x, o.path, o.line, o.in_test)
