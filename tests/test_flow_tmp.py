@@ -103,24 +103,18 @@ def test_the_folder_two_paths_share():
 
 
 def test_the_texts_a_test_wrote():
-    from hermetic.analyse.contents import WHOLE, forget, parsed, remember
-    from hermetic.analyse.state import Frame
-    from hermetic.analyse.tmptree import LOOKUPS, handed
+    """What is kept and forgotten (json.loads of a kept text: the report.py fixture above)."""
+    from hermetic.analyse.contents import forget, remember
     from hermetic.analyse.state import Ctx
-    from hermetic.analyse.values import lit
+    from hermetic.analyse.tmptree import LOOKUPS, handed
 
     texts = remember(remember((), "a/r.json", "{}"), "b.txt", "x")
     assert forget(texts, ["a"]) == (("b.txt", "x"),) and forget(texts, None) == ()
     assert forget(texts, [""]) == ()   # a change at the folder itself
-    frame = Frame(module="m", path="m.py", name="f")
-    v = parsed("json.loads", [lit('{"a": [1, null]}', "t.py", 1, True)], frame)
-    (d,) = v.atoms
-    assert d[0] == "dict" and d[2] == WHOLE and d[1][0][0] == "a"
-    assert parsed("json.loads", [lit("{", "t.py", 1, True)], frame) is None   # not JSON
+    assert remember((), "big.txt", "x" * 5000) == ()   # too long to keep
     ctx = Ctx()
     ctx.tmp_tree = (("a", "dir"),)
     handed(ctx, [V(frozenset([child(root_atom("tmp_path"), ["a"])]))], {}, ".get")
     assert ctx.tmp_tree == (("a", "dir"),) and ".get" in LOOKUPS   # a lookup writes nothing
     handed(ctx, [V(frozenset([child(root_atom("tmp_path"), ["a"])]))], {}, ".save")
     assert ctx.tmp_tree == UNKNOWN_TREE
-
