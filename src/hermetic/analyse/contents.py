@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import List, Optional
 
+from .tmptree import under
 from .values import UNKNOWN_V, V, lit, of, seq_atom
 
 WHOLE = "whole"       # the dict mark: every key is known (json.loads of a literal)
@@ -25,8 +26,7 @@ def forget(texts: tuple, parts: Optional[List[str]]) -> tuple:
         return texts
     if parts is None:
         return ()
-    return tuple((p, t) for p, t in texts
-                 if not any(q == "" or p == q or p.startswith(q + "/") or q.startswith(p + "/") for q in parts))
+    return tuple((p, t) for p, t in texts if not any(under(p, q) or under(q, p) for q in parts))
 
 
 def remember(texts: tuple, part: str, text: str) -> tuple:

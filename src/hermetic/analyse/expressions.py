@@ -13,6 +13,7 @@ from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _liter
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
+from .contents import WHOLE
 from .loops import comprehension_in_order
 from .tmptree import joined as tmp_joined, parents as tmp_parents, part_of, under_tmp
 from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, NONEMPTY, PREFIX, is_prefix, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of,
@@ -218,13 +219,14 @@ class Expressions:
                 return lit(-e[2][1], frame.path, frame.line, frame.in_test)
             return EMPTY
         if k == "comp":
-            if (per_item := comprehension_in_order(self, e, frame)) is not None:
+            first = self.eval(e[1][0][1], frame)   # evaluated once: a comprehension item by item reads it too
+            if (per_item := comprehension_in_order(self, e, first, frame)) is not None:
                 return per_item
             saved = dict(frame.locals)
             before = self.call_raised
             surely = True   # an item for certain: every iterable holds one and every filter is true
             for i, (tgt, it, ifs) in enumerate(e[1]):
-                iterable = self.eval(it, frame)
+                iterable = first if i == 0 else self.eval(it, frame)
                 surely = surely and (surely_nonempty(iterable) or inline_nonempty(it))
                 self.assign(tgt, self._element(iterable), frame)
                 if i == 0:
@@ -573,7 +575,7 @@ class Expressions:
                 out = out | of(("meth", a, name))   # a compiled pattern's match / search
             elif t == "dictof" and name == "copy":
                 out = out | of(("meth", a, name))   # x.__dict__.copy(): the same attributes
-            elif t == "dict" and (name in ("items", "keys", "values") or name == "get" and a[2:] == ("whole",)):
+            elif t == "dict" and (name in ("items", "keys", "values") or name == "get" and a[2:] == (WHOLE,)):
                 out = out | of(("meth", a, name))   # a view of a known dict (a loop over its entries)
             elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":
                 out = out | of(("meth", ("fixture", "mocker.patch"), name))   # mocker.patch.dict / .object

@@ -99,6 +99,7 @@ def exec_for(ip, st, frame) -> bool:
 
 
 def exec_while(ip, st, frame) -> bool:
+    """Run a ``while`` statement: its body as a way that may not run (items are not followed)."""
     frame.line = st[WHILE_LINE]
     ip.eval(st[WHILE_TEST], frame)
     return _folded(ip, st[WHILE_BODY], st[WHILE_ORELSE], False, frame)
@@ -175,16 +176,17 @@ def _leave(ip, frame, cut: bool) -> None:
         frame.loops[-1].returned = True
 
 
-def comprehension_in_order(ip, e, frame) -> Optional[V]:
-    """A list comprehension (or generator) with one ``for`` over a few items known in order
-    (``_in_order`` with no rest): each item's element, in order, where the filters keep it (a
-    list known by its items when every filter is decided; else one item for all that the
-    filters may keep). None for any other comprehension (``Expressions.eval`` joins it)."""
+def comprehension_in_order(ip, e, iterable: V, frame) -> Optional[V]:
+    """A list comprehension (or generator) ``e`` with one ``for``, over ``iterable`` (its value)
+    when it holds a few items known in order (``_in_order`` with no rest): each item's element,
+    in order, where the filters keep it (a list known by its items when every filter is decided;
+    else one item for all that the filters may keep). None for any other comprehension
+    (``Expressions.eval`` joins it)."""
     gens, elements = e[1], e[2]
     if len(gens) != 1 or len(elements) != 1:
         return None
-    tgt, it, ifs = gens[0]
-    known = _in_order(ip.eval(it, frame))
+    tgt, _it, ifs = gens[0]
+    known = _in_order(iterable)
     if known is None or known[1] is not None:
         return None
     saved, before = dict(frame.locals), ip.call_raised

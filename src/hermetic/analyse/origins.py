@@ -268,8 +268,12 @@ def split_path(d: str, args) -> Optional[V]:
     return V(frozenset([seq_atom("tuple", (_up(_head(args[0])).with_path(False), UNKNOWN_V), exact=True)]))
 
 
-_BUILT = ("builtins.dict", "builtins.list", "builtins.tuple", "builtins.sorted", "builtins.str", "builtins.repr",
-          "builtins.format", "builtins.bytes", "shlex.split", "shlex.join", "shlex.quote", "os.path.commonpath")
+# library calls whose result is never None: call -> the type of what they return
+_RESULT_TYPES = {c: c for c in ("builtins.dict", "builtins.list", "builtins.tuple", "builtins.sorted", "builtins.str",
+                                "builtins.bytes")}
+_RESULT_TYPES.update({c: "builtins.str" for c in ("builtins.repr", "builtins.format", "shlex.join", "shlex.quote",
+                                                  "os.path.commonpath")}, **{"shlex.split": "builtins.list"})
+_TYPED = {t: Origin("unknown", value=INSTANCE + t) for t in set(_RESULT_TYPES.values())}   # one atom per type
 
 
 def typed_head(call: str, v: V) -> V:
@@ -277,16 +281,11 @@ def typed_head(call: str, v: V) -> V:
     (``dict(x)``, ``str(x)``, ``sorted(x)``): what is not known of it is an instance of the
     result's type, so ``if result is None:`` is decided (the data origins stay as they are)."""
     head = _head(v).with_path(False)
-    if call not in _BUILT or not any(isinstance(a, Origin) and a.kind == "unknown" and not a.value for a in head.atoms):
+    typed = _TYPED.get(_RESULT_TYPES.get(call, ""))
+    if typed is None or not any(isinstance(a, Origin) and a.kind == "unknown" and not a.value for a in head.atoms):
         return head
-    kind = "builtins.str" if call in ("builtins.repr", "builtins.format", "shlex.join", "shlex.quote",
-                                      "os.path.commonpath") else "builtins.list" if call == "shlex.split" else call
-    typed = _TYPED.setdefault(kind, Origin("unknown", value=INSTANCE + kind))   # one atom per type: shared
     return V(frozenset(typed if isinstance(a, Origin) and a.kind == "unknown" and not a.value else a
                        for a in head.atoms))
-
-
-_TYPED: dict = {}
 
 
 def _head(v: V) -> V:

@@ -109,7 +109,8 @@ def parents(a: Origin) -> Optional[tuple]:
             PREFIX)
 
 
-def _under(part: str, top: str) -> bool:
+def under(part: str, top: str) -> bool:
+    """Part ``part`` is ``top`` or below it (``""``: the folder itself is above all)."""
     return top == "" or part == top or part.startswith(top + "/")
 
 
@@ -133,7 +134,7 @@ def maybe(tree: tuple, part: Optional[str]) -> tuple:
     """The tree after something may have changed at ``part`` (None: anywhere in the folder)."""
     if part is None or part == "":
         return UNKNOWN_TREE
-    entries = {p: k for p, k in tree if not _under(p, part)}
+    entries = {p: k for p, k in tree if not under(p, part)}
     entries[part] = "maybe"
     return tuple(sorted(entries.items()))
 
@@ -142,9 +143,9 @@ def removed(tree: tuple, part: str) -> tuple:
     """The tree after ``part`` was removed for certain: nothing at or under it."""
     if tree == UNKNOWN_TREE or part == "":
         return UNKNOWN_TREE
-    if any(k == "maybe" and _under(part, p) for p, k in tree):
+    if any(k == "maybe" and under(part, p) for p, k in tree):
         return tree
-    return tuple((p, k) for p, k in tree if not _under(p, part))
+    return tuple((p, k) for p, k in tree if not under(p, part))
 
 
 _QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file": "file", "isdir": "dir",
@@ -174,7 +175,7 @@ def _kind(tree: tuple, part: str) -> Optional[str]:
     for p, k in tree:
         if p == part:
             return None if k == "maybe" else k
-        if _under(part, p):   # a folder or file above it
+        if under(part, p):   # a folder or file above it
             if k == "maybe":
                 return None
             if k == "file":
@@ -260,12 +261,6 @@ def same(call: str, args: List[V]) -> Optional[V]:
         items = seq[2] if isinstance(seq, tuple) and seq[0] == "seq" else ()
         parts = [marked_only(v) for v in items]
         if items and all(p is not None and len(p) == 1 for p in parts):
-            split = [p[0].split("/") if p[0] else [] for p in parts]
-            shared = []
-            for names in zip(*split):
-                if len(set(names)) > 1:
-                    break
-                shared.append(names[0])
-            root = next(iter(items[0].atoms))
-            return V(frozenset([dataclasses.replace(root, value=TMP + "/".join(shared))]), False)
+            shared = posixpath.commonpath(["/" + p[0] for p in parts])[1:]   # "/" for the folder itself
+            return V(frozenset([dataclasses.replace(next(iter(items[0].atoms)), value=TMP + shared)]), False)
     return None
