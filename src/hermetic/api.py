@@ -152,7 +152,7 @@ def _read(run: Run) -> List[Tuple[SourceFile, str, str, bytes]]:
     # nothing changed since a run with the same inputs: reuse its result without loading a summary
     run.run_key = cache.key(repr((sorted(run_keys), [e.to_json() for e in report.errors], repr(run.config),
                                   repr(run.pytest_cfg), list(options.targets), str(cwd),
-                                  options.report_unused_suppressions)).encode(),
+                                  options.report_unused_suppressions, run.project.shipped_digest)).encode(),
                             "<run>", "", False)
     run.files_read = len(run_keys)
     return entries

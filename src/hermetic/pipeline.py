@@ -19,6 +19,7 @@ from .analyse import interp as I
 from .analyse.effects import effects_of, function_effects
 from .analyse.limits import budget_cut
 from .analyse.runner import Runner, TestItem
+from .analyse.shipped import Shipped
 from .analyse.values import lit
 from .config import Config
 from .discover.targets import UsageError, is_under, node_matches, rooted_node_id
@@ -93,7 +94,9 @@ def _link(run: Run) -> Optional[Tuple[Outcome, Optional[tuple], Optional[Dict[st
                                    for k, v in pytest_cfg.env.items()}
     program = run.program = I.Program(summaries, in_test, run.ready["catalogue"], config, session_env)
     program.rel_paths = {m: files_by_module[m].rel for m in summaries}
-    run.digest = RU.collection_digest(run.scope, summaries)
+    # data shipped in the checkout decides branches (``analyse.shipped``): a change to it is one to the code's
+    run.digest = RU.collection_digest(run.scope + run.project.shipped_digest, summaries)
+    program.shipped = Shipped(run.root, run.project.shipped, run.project.shipped_digest)
     run.wants_ht3 = wants(config, ("HT301", "HT302", "HT303", "HT304"))
     kept = _settled(run) if config.guard is None else None
     run.runner = _fresh_runner(run)

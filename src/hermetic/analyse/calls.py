@@ -11,15 +11,15 @@ from ..catalogue.controls import _DOUBLE_CTORS
 from . import clickmodel
 from .controls import double, side_effect_given
 from .decide import constructs, isinstance_of, library_class, regex_result, type_name
-from .contents import parsed as parsed_text
 from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
+from .libvalues import value_call
 from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
-from .origins import (copied, in_temp_folder, typed_head, split_path, from_cwd, _CONTAINER_CTORS, _CWD_FUNCS, _DICT_CTORS, _HEAD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
-                      _PATH_CTORS, _TEMP_FUNCS, _head, _join_head, _up)
+from .origins import (in_temp_folder, _CWD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
+                      _PATH_CTORS, _TEMP_FUNCS, _head, _join_head)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
-from .tmptree import handed as tmp_handed, joined as tmp_joined, same as tmp_same
+from .tmptree import handed as tmp_handed, joined as tmp_joined
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V, RAISED, UNKNOWN_V, Origin, V,
                      from_machine, instance_class, lit, of, is_exact, seq_atom, union)
 
@@ -295,36 +295,9 @@ class Calls:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
             whole = None if d == "py.path.local" else tmp_joined(args, True) or _whole_join(args, True)
             return (whole or _head(_join_head(args))).with_path(True)
-        keys = self.p.catalogue.mappings.get(d)
-        if keys is not None and not args and not kwargs:   # a fresh Morsel(): its keys, each ""
-            return of(("dict", tuple((k, lit("", frame.path, frame.line, frame.in_test)) for k in keys)))
-        if d in _CONTAINER_CTORS and not args:
-            if d in ("collections.Counter", "collections.defaultdict"):   # a missing key is no KeyError
-                return of(("dict", ((None, UNKNOWN_V),)))
-            if d in ("builtins.dict", "collections.OrderedDict"):   # dict(help_option_names=[...])
-                return of(("dict", tuple((k, v) if k != SPREAD else (None, UNKNOWN_V) for k, v in kwargs.items())))
-            return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
-        if (parsed := parsed_text(d, args, frame)) is not None:   # json.loads of a literal (contents)
-            return parsed
-        if d in _HEAD_FUNCS:
-            if d == "builtins.dict" and args and any(a == ("ext", "os.environ") for a in args[0].refs()):
-                return of(("environ-copy",))
-            if not args:
-                return EMPTY
-            if (c := copied(d, args) or split_path(d, args) or tmp_same(d, args)) is not None:
-                return c
-            if d in ("os.path.join", "posixpath.join"):
-                whole = tmp_joined(args, False) or _whole_join(args, False)
-                return (whole or _head(_join_head(args))).with_path(False)
-            if d in ("builtins.str", "os.fspath") and len(args) == 1:
-                whole = _whole_join(args, args[0].is_path)
-                if whole is not None:
-                    return whole.with_path(False)
-            if d in ("os.path.dirname", "posixpath.dirname"):
-                return _up(_head(args[0])).with_path(False)
-            if d in ("os.path.abspath", "os.path.realpath") and self.ctx.cwd is None:
-                return from_cwd(args[0], d.rsplit(".", 1)[-1]).with_path(False)
-            return typed_head(d, args[0])
+        flowed = value_call(self, d, args, kwargs, frame)
+        if flowed is not None:   # a container made, copied or parsed; a path joined, split, made absolute
+            return flowed
         if d in _HOME_FUNCS or d.startswith(_HOME_PREFIXES):
             if d == "os.path.expanduser" and args:
                 s = _literal_str(args[0], prefix=True)

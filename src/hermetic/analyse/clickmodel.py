@@ -379,12 +379,16 @@ def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, po
     if catches:   # the runner keeps what the command raises in its result
         I.expecting, I.expecting_many = frozenset(), frozenset()
     try:
+        changed, start = I.ctx.tree_changed, I.ctx.tree_changed
         for cmd in cmds:
             for line, certain in lines:
+                I.ctx.tree_changed = start   # each line is an alternative: none ran before it (``shipped``)
                 _run(I, cmd, line, frame, pos, 0, certain=certain)
+                changed = changed or I.ctx.tree_changed
                 # the runner always keeps SystemExit (a click error is one); what else the
                 # command raises is not told apart: the test goes on
                 I.call_raised = False
+        I.ctx.tree_changed = changed
     finally:
         if catches:
             I.expecting, I.expecting_many = expecting

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import List, Optional
 
+from .shipped import is_data
 from .tmptree import under
-from .values import UNKNOWN_V, V, lit, of, seq_atom
+from .values import UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 WHOLE = "whole"       # the dict mark: every key is known (json.loads of a literal)
 _MAX_TEXT = 4096      # longer texts are not kept
@@ -44,11 +45,20 @@ def read_back(texts: tuple, parts: Optional[List[str]], frame) -> Optional[V]:
     return None
 
 
-def parsed(call: str, args: List[V], frame) -> Optional[V]:
-    """``json.loads(text)`` of a whole literal: its value; None otherwise."""
-    if call != "json.loads" or len(args) != 1 or len(args[0].atoms) != 1:
+def parsed(call: str, args: List[V], kwargs, frame, shipped=None) -> Optional[V]:
+    """``json.loads(text)`` of a whole literal, ``json.load(fh)`` of a file the checkout ships
+    (``shipped``), with no hook but an ``OrderedDict`` / ``dict`` one: its value; None otherwise."""
+    if call not in ("json.loads", "json.load") or len(args) != 1 or len(args[0].atoms) != 1 or \
+            any(k != "object_pairs_hook" or not _plain_hook(v) for k, v in kwargs.items()):
         return None
     (o,) = args[0].atoms
+    if call == "json.load":
+        if shipped is None or not (isinstance(o, tuple) and o[0] == "handle" and o[2:3] == ("shipped",)):
+            return None
+        data = shipped.data(o[3])
+        if not is_data(data):
+            return None
+        return _value(data, Origin("literal", path=frame.path, line=frame.line, in_test=True), [0])
     if getattr(o, "kind", None) != "literal" or o.partial or not isinstance(o.value, str) or o.expr[:1] not in ("'", '"'):
         return None
     try:
@@ -56,6 +66,10 @@ def parsed(call: str, args: List[V], frame) -> Optional[V]:
     except ValueError:
         return None
     return _value(data, o, [0])
+
+
+def _plain_hook(v: V) -> bool:
+    return bool(v.atoms) and all(a in (("ext", "collections.OrderedDict"), ("ext", "builtins.dict")) for a in v.atoms)
 
 
 def _value(x, o, count: List[int]) -> V:

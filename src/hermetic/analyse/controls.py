@@ -18,7 +18,7 @@ from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .origins import START_CWD
 from .state import ANY_VARIABLE, DELETED, SPREAD, SYS_MODULES, Frame
 from .decide import regex_result
-from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of
+from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 
 class Controls:
@@ -438,12 +438,14 @@ class Controls:
 
 
 def _dict_view(atom, name: str) -> V:
-    """``d.items()`` / ``.keys()`` / ``.values()`` of a dict whose entries are known, as a list."""
+    """``d.items()`` / ``.keys()`` / ``.values()`` of a dict whose entries are known, as a list:
+    of exactly those entries where the dict is known whole (``contents.WHOLE``)."""
     items = []
     for k, v in atom[1]:
         key = lit(k, None, None, False) if k is not None else UNKNOWN_V
         items.append(key if name == "keys" else v if name == "values" else of(("seq", "tuple", (key, v))))
-    return of(("seq", "list", tuple(items)))
+    whole = atom[2:] == (WHOLE,) and all(k is not None for k, _ in atom[1])
+    return of(seq_atom("list", items, exact=whole))
 
 
 def double(kwargs, site: Optional[tuple] = None) -> V:

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 from .decide import _arithmetic, compare, identical, regex_flag, values
 from .handlers import effect_of
-from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, truthiness
+from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, set_algebra, truthiness
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import DELETED, Frame
@@ -207,6 +207,7 @@ class Expressions:
                 if frame.undo0 >= 0:
                     frame.yield_writes = self.written_since(frame.undo0)
                     frame.yield_undo = len(self.undo)
+            self.ctx.tree_changed = True   # what follows a yield runs after the block or test (``shipped``)
             return UNKNOWN_V
         if k == "cmp":
             return self.eval_cmp(e, frame)
@@ -253,6 +254,8 @@ class Expressions:
         number when both are known numbers, a string or path built from ``left`` (``right`` for
         ``"file://" + folder``), a whole string or path when both are whole literals; else empty."""
         numbers = _arithmetic(op, left, right)
+        if (found := set_algebra(op, left, right)) is not None:   # {"a", "b"} & set(d.keys())
+            return found
         if numbers is not None:   # re.I | re.X, 60 * 60, a count + 1
             return union(lit(n, frame.path, frame.line, frame.in_test) for n in numbers)
         if op == "Modulo" and _literal_str(left, prefix=True) is not None:
@@ -356,6 +359,8 @@ class Expressions:
         if k in ("call", "sub") and v.atoms and all((isinstance(a, tuple) and a[0] in ("inst", "modobj")) or
                                            (isinstance(a, Origin) and a.kind == "literal") for a in v.atoms):
             return truthiness(v, self.inst_truth)
+        if k == "bin" and v.atoms and all(is_counted(a) for a in v.atoms):
+            return truthiness(v, self.inst_truth)   # {"a", "b"} & set(keys): known by its items
         return None
 
     def eval_cmp(self, e, frame: Frame) -> V:

@@ -315,6 +315,8 @@ class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, S
         if raised and not f["generator"] and not f["is_async"]:
             ret = RAISED_V   # (a generator or a coroutine raises only when it is run)
         if f["generator"]:
+            if fr.yield_ctx is not None:   # what followed the yield ran later: what its call leaves is as at the yield
+                self.ctx.tree_changed = fr.yield_ctx.tree_changed
             ret = of(("seq", "list", (fr.yields,))) if fr.yields.atoms else UNKNOWN_V
             if cm:
                 cm_id = len(self.cm_ctx)

@@ -1,18 +1,24 @@
-"""Narrowing a variable on the ways of an undecided ``is None`` test.
+"""Narrowing a variable on the ways of an undecided ``is None`` or ``in`` test.
 
 ``shared = commonpath(a, b)`` may be a path or None, so ``if shared is not None:`` is undecided
 as a whole; on the way it holds, ``shared`` is not None, and on the other it is (contract
 section 1: the way is taken with the values the test has). A local variable compared with
 ``None`` by ``is`` / ``is not`` (or its ``not``) is narrowed per alternative: each alternative
 ``literals.is_none`` decides goes to its way, one it cannot decide to both.
+
+``key in d`` (or ``not in``), ``d`` a local dict known whole (``contents.WHOLE``: parsed from
+a literal or a shipped file), holds on its way only for one of ``d``'s keys: ``key`` is bound
+there to those keys (``if key not in context: continue`` then ``context[key] = value`` keeps
+the keys the dict had).
 """
 from __future__ import annotations
 
 from typing import Dict, List, Optional
 
 from ..summarise.ir import LIT_VALUE
+from .contents import WHOLE
 from .literals import is_none
-from .values import V
+from .values import V, lit, union
 
 _MAX_ALTERNATIVES = 16
 
@@ -23,6 +29,8 @@ def narrowings(cond, frame) -> Optional[List[Dict[str, V]]]:
     if cond[0] == "unary" and cond[1] == "Not":
         inner = narrowings(cond[2], frame)
         return None if inner is None else [inner[1], inner[0]]
+    if cond[0] == "cmp" and len(cond[1]) == 1 and cond[1][0] in ("In", "NotIn"):
+        return _membership(cond, frame)
     if cond[0] != "cmp" or len(cond[1]) != 1 or cond[1][0] not in ("Is", "IsNot"):
         return None
     left, right = cond[2]
@@ -44,6 +52,21 @@ def narrowings(cond, frame) -> Optional[List[Dict[str, V]]]:
         return None
     ways = [{left[1]: V(frozenset(nones), whole.is_path)}, {left[1]: V(frozenset(others), whole.is_path)}]
     return ways if cond[1][0] == "Is" else ways[::-1]
+
+
+def _membership(cond, frame) -> Optional[List[Dict[str, V]]]:
+    left, right = cond[2]
+    if left[0] != "name" or right[0] != "name" or left[1] not in frame.locals or right[1] not in frame.locals:
+        return None
+    table = frame.locals[right[1]]
+    if not table.atoms or not all(isinstance(a, tuple) and a[0] == "dict" and a[2:] == (WHOLE,) and
+                                  all(k is not None for k, _ in a[1]) for a in table.atoms):
+        return None
+    keys = sorted({k for a in table.atoms for k, _ in a[1]})
+    if not keys:
+        return None
+    ways = [{left[1]: union(lit(k, None, None, False) for k in keys)}, {}]
+    return ways if cond[1][0] == "In" else ways[::-1]
 
 
 def _none(e) -> bool:

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 from .limits import IMPORT_STATE_READ, TEST_HEAP_BASE
 from .sinks import writes_of
 from ..summarise.ir import dotted_name
-from .literals import _canonical, _literal_str, _pick, _str_affix
+from .literals import _canonical, _literal_str, _literal_strs, _pick, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
 from .state import SPREAD, Ctx, Frame
@@ -490,11 +490,22 @@ def _decorated(f: Optional[dict], *names: str) -> bool:
 
 
 def _with_entry(table: V, key: V, val: V) -> V:
-    """Each dict of ``table`` with ``key`` set to ``val``; a key that is not one string literal
-    is kept as an entry (``None``) any key may find."""
+    """Each dict of ``table`` with ``key`` set to ``val``, in its place where the dict has it; a
+    key that is not one string literal is kept as an entry (``None``) any key may find. A dict
+    known whole (``contents.WHOLE``) stays so while its keys are string literals; a key that is
+    one of several known strings (``narrow``: ``if key in d``) sets each of them maybe."""
     ks = _literal_str(key)
-    return V(frozenset(("dict", tuple([(kk, v) for kk, v in d[1] if ks is None or kk != ks] + [(ks, val)]))
-                       for d in table.atoms))
+    several = _literal_strs(key) if ks is None else None
+    return V(frozenset(_entry_set(d, ks, several, val) for d in table.atoms))
+
+
+def _entry_set(d: tuple, ks, several, val: V) -> tuple:
+    mark = d[2:] if ks is not None or several else ()
+    if several and set(several) <= {k for k, _ in d[1]}:
+        return ("dict", tuple((k, v | val if k in several else v) for k, v in d[1])) + mark
+    if ks is not None and any(k == ks for k, _ in d[1]):
+        return ("dict", tuple((k, val if k == ks else v) for k, v in d[1])) + mark
+    return ("dict", tuple([(k, v) for k, v in d[1]] + [(ks, val)])) + (mark if ks is not None else ())
 
 
 def _is_str_data(v: V) -> bool:

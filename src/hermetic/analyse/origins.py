@@ -235,6 +235,10 @@ def copied(d: str, args) -> Optional[V]:
         # a list made from a list written as it is stays counted; a tuple is exact only from a tuple
         return V(frozenset(seq_atom(kind, a[2], nonempty=holds_item(a),
                                     exact=is_exact(a) or kind == "list" and is_counted(a)) for a in v.atoms))
+    if d in ("builtins.set", "builtins.frozenset"):   # the same items, each once: counted where the list was
+        if kinds != {"seq"}:
+            return None
+        return V(frozenset(seq_atom("set", _once(a[2]), exact=is_counted(a)) for a in v.atoms))
     if d == "builtins.sorted":   # the same items in an order not known: each may be any of them
         return V(frozenset(seq_atom("list", (union(a[2]),) if a[2] else ()) for a in v.atoms)) \
             if kinds == {"seq"} else None
@@ -243,7 +247,17 @@ def copied(d: str, args) -> Optional[V]:
     return v
 
 
-_COPIES = {"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.sorted"}
+_COPIES = {"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.sorted",
+           "builtins.set", "builtins.frozenset"}
+
+
+def _once(items) -> tuple:
+    """``items`` without a repeated value (the same atoms): a set's items."""
+    out: list = []
+    for x in items:
+        if x not in out:
+            out.append(x)
+    return tuple(out)
 
 
 _SPLIT = ("os.path.split", "posixpath.split", "os.path.basename", "posixpath.basename")

@@ -10,6 +10,7 @@ from typing import Dict, Optional, Tuple
 from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
 from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_answer
+from .shipped import made_in_tree, may_be_missing, shipped_rel
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
@@ -77,6 +78,10 @@ class Sinks:
                 return of(("handle", d, "regular"))   # a file in the test's own folder: no terminal
             if target is not None and from_machine(target):
                 return of(("handle", d, "machine"))   # the user's own file: what it holds is theirs
+            if not (write or may_write) and self.p.shipped is not None and \
+                    (rel := shipped_rel(target, self.ctx)) is not None and \
+                    self.p.shipped.kind(rel) == "file" and not gone(self.ctx, fs_key(target, False)):
+                return of(("handle", d, "shipped", rel))   # a file the checkout ships, read: what it holds is known
             return of(("handle", d))
         return of(("client", d, spec))
 
@@ -94,6 +99,12 @@ class Sinks:
         if known is None and self.ctx.fs_gone and exists_question(call) and \
                 gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):
             known = False
+        if known is None and self.p.shipped is not None and (rel := shipped_rel(target, self.ctx)) is not None \
+                and not gone(self.ctx, fs_key(target, False)):
+            # a path in the checkout (shipped); one it does not hold is missing while the run wrote nowhere
+            # else, and the test expects no exception (which may say the path is there: ``pytest.raises``)
+            missing = not (self.expecting or self.expecting_many) and may_be_missing(self.ctx, rel, self.p.shipped.root)
+            known = self.p.shipped.answer(call.rsplit(".", 1)[-1], rel, missing=missing)
         return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
 
     def _fs_change(self, spec: SinkSpec, target: Optional[V]) -> None:
@@ -290,6 +301,8 @@ class Sinks:
         self._record(ev)
         if cat == "subprocess" or (cat == "file" and (write or may_write) and not self.import_time):
             self._fs_change(spec, target)
+            if cat == "subprocess" or marked_only(target) is None and not _own_folder(target):
+                made_in_tree(self.ctx, None if cat == "subprocess" else fs_key(target, cwd_moved(self.ctx)))
             if self.ctx.tmp_tree != UNKNOWN_TREE:
                 self._tmp_change(spec, target, write)
         if path_method:
@@ -472,6 +485,13 @@ def writes_of(spec: SinkSpec, args, kwargs) -> Tuple[bool, bool]:
         return spec.write, spec.write
     m = _pick(spec.mode, args, kwargs)
     return mode_writes(m, unknown=False), mode_writes(m)
+
+
+def _own_folder(target: Optional[V]) -> bool:
+    """Every value of ``target`` is a folder of the test's own (``tmp_path``, ``mkdtemp()``) or the
+    home folder: a write there makes nothing in the checkout (``shipped``)."""
+    return target is not None and bool(target.atoms) and all(
+        isinstance(a, Origin) and a.kind in ("test-value", "home") for a in target.atoms)
 
 
 def _is_descriptor(v: V) -> bool:

@@ -99,17 +99,23 @@ class Ctx:
     fs_made: tuple = ()
     tmp_tree: tuple = ()   # what the run made in its own tmp_path (``tmptree``)
     tmp_text: tuple = ()   # ... and the texts the test wrote there (``contents``)
+    # the run wrote where the analysis cannot name, or ran a program: a path the checkout does
+    # not hold may be there now (``shipped``); and the paths it named in writes outside tmp_path
+    tree_changed: bool = False
+    tree_made: tuple = ()
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
                    self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising,
-                   self.effects, self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text)
+                   self.effects, self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text, self.tree_changed,
+                   self.tree_made)
 
     def keep_lasting(self, now: "Ctx") -> None:
         """Take from ``now`` (the state a block ended in) what outlives the block: doubles' side
         effects and the file system as the run left it; patches end with the block."""
         self.raising, self.effects = now.raising, now.effects
         self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text = now.fs_gone, now.fs_made, now.tmp_tree, now.tmp_text
+        self.tree_changed, self.tree_made = now.tree_changed, now.tree_made
 
     def set_log(self, log: tuple) -> None:
         self.mp_log, self.mp_key = log, _log_key(log) if log else 0
@@ -122,7 +128,8 @@ class Ctx:
                 tuple(sorted((k, repr(v) if v is DELETED else hash(v)) for k, v in e.items())) if e else (),
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
                 hash(self.cwd) if self.cwd is not None else None, self.mp_key, self.raising,
-                hash(self.effects) if self.effects else 0, self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text)
+                hash(self.effects) if self.effects else 0, self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text,
+                self.tree_changed, self.tree_made)
 
 
 def _log_key(log: tuple) -> int:

@@ -8,6 +8,7 @@ packages under an import root).
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,10 @@ class Project:
     by_module: Dict[str, SourceFile] = field(default_factory=dict)
     by_rel: Dict[str, SourceFile] = field(default_factory=dict)
     unreadable: List[OSError] = field(default_factory=list)   # folders that could not be listed
+    # what the checkout ships (``analyse.shipped``): relative path -> "file" / "dir", and a hash
+    # of those names with each JSON file's size and modification time
+    shipped: Dict[str, str] = field(default_factory=dict)
+    shipped_digest: str = ""
 
 
 def _excluded(rel_parts: List[str], spec, prefix: List[str] = ()) -> bool:
@@ -84,6 +89,8 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
     test_dirs = pytest_cfg.testpath_dirs(root)
     collect_dirs = collect_in if collect_in else test_dirs
     paths: List[Path] = []
+    shipped = proj.shipped
+    stamp = hashlib.sha256()
     # a folder that cannot be listed is an error for the report, not files silently missing
     for dirpath, dirnames, filenames in os.walk(root, onerror=proj.unreadable.append):
         d = Path(dirpath)
@@ -93,10 +100,24 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
             if _excluded(rel_parts + [name], spec, prefix) or name.startswith(".") or name == "__pycache__":
                 continue
             keep.append(name)
+            shipped["/".join(rel_parts + [name])] = "dir"
         dirnames[:] = keep
         for name in sorted(filenames):
-            if name.endswith(".py") and not _excluded(rel_parts + [name], spec, prefix):
+            if _excluded(rel_parts + [name], spec, prefix):
+                continue
+            rel = "/".join(rel_parts + [name])
+            shipped[rel] = "file"
+            if name.endswith(".py"):
                 paths.append(d / name)
+            elif name.endswith(".json"):
+                try:
+                    st = os.stat(d / name)
+                    stamp.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+                except OSError:
+                    pass
+    for rel in sorted(shipped):
+        stamp.update(f"{rel}\0".encode())
+    proj.shipped_digest = stamp.hexdigest()
     paths.sort()
     taken = set()
     root_n = len(root.parts)

@@ -21,6 +21,7 @@ class Program:
         self.config = config
         self.session_env = session_env
         self.rel_paths: Dict[str, str] = {}   # module -> path relative to the project root
+        self.shipped = None   # ``analyse.shipped.Shipped``: what the checkout holds (set by the pipeline)
         self.functions: Dict[str, Tuple[dict, str]] = {}
         self.classes: Dict[str, Tuple[dict, str]] = {}
         self.canonical: Dict[str, str] = {m: s["module"] for m, s in summaries.items()}

@@ -1,0 +1,147 @@
+"""What the checkout ships: the files and folders under the project root, and the JSON they hold.
+
+A path a test names as a relative literal, while the working directory is the one the tests
+start in (the project root, contract row T1: a read of data shipped with the tests), is a path in
+the checkout. ``os.path.isdir("tests/templates/plain")`` is then answered from the checkout as
+discovery found it: yes where it is there (and the run has not removed it); where it is not, the
+answer stays unknown (a test may make it first). ``json.load`` of such a file opened for reading
+is what the file holds (``contents``), so a branch on a key of a template's configuration takes
+the way the shipped file decides (cookiecutter's nested templates, ``_copy_without_render``).
+
+The names come from discovery's walk (``Shipped.names``: relative path -> ``file`` / ``dir``,
+excluded and hidden folders left out); the analysis cache keys on ``Shipped.digest`` (every name,
+and each JSON file's size and modification time), so a data file added, removed or edited
+analyses every test again. State: none per run; the parsed files are kept per process.
+"""
+from __future__ import annotations
+
+import json
+import os.path
+from pathlib import Path
+from typing import Dict, Optional
+
+from .fsmodel import cwd_moved
+from .values import Origin, V
+
+_MAX_BYTES = 64 * 1024   # larger files are not parsed
+
+# question -> what a file / a folder answers (existence questions a path can be asked)
+_ANSWERS = {"exists": (True, True), "lexists": (True, True), "isdir": (False, True), "is_dir": (False, True),
+            "isfile": (True, False), "is_file": (True, False)}
+
+
+class Shipped:
+    """The checkout under ``root``: ``names`` maps each relative path (``/``-separated) to
+    ``"file"`` or ``"dir"``."""
+
+    def __init__(self, root: Path, names: Dict[str, str], digest: str = ""):
+        self.root = root
+        self.names = names
+        self.digest = digest
+        self._parsed: Dict[str, object] = {}
+
+    def kind(self, rel: str) -> Optional[str]:
+        return "dir" if rel == "" else self.names.get(rel)
+
+    def answer(self, question: str, rel: str, missing: bool = False) -> Optional[bool]:
+        """``question`` (``exists``, ``isdir`` ...) about ``rel``: True / False where the
+        checkout holds it; where it does not, False if ``missing`` (the run has made nothing
+        there) and the folder above is a shipped one other than the root, else None; None for
+        other questions."""
+        pair = _ANSWERS.get(question)
+        if pair is None:
+            return None
+        kind = self.kind(rel)
+        if kind is None:
+            # under a folder the checkout ships below the root; the root itself (the folder the
+            # tests start in) gathers what runs and tools leave there
+            parent = rel.rpartition("/")[0]
+            return False if missing and parent and self.kind(parent) == "dir" else None
+        return pair[kind == "dir"]
+
+    def data(self, rel: str):
+        """The parsed JSON of the shipped file ``rel``, or ``_NONE`` (not a file, too large, not JSON)."""
+        if rel in self._parsed:
+            return self._parsed[rel]
+        out = _NONE
+        if self.names.get(rel) == "file":
+            try:
+                p = self.root / rel
+                if p.stat().st_size <= _MAX_BYTES:
+                    out = json.loads(p.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                out = _NONE
+        self._parsed[rel] = out
+        return out
+
+
+_NONE = object()
+
+
+def is_data(x) -> bool:
+    return x is not _NONE
+
+
+def shipped_rel(target: Optional[V], ctx) -> Optional[str]:
+    """The checkout-relative path ``target`` names, or None: one string literal written whole in
+    test code, relative and not climbing out of the root, while the working directory is the
+    starting one; or any relative literal (a constant or default argument bound to one too)
+    while the working directory is such a path of the test's (``with work_in(template):``)."""
+    if target is None or len(target.atoms) != 1:
+        return None
+    base = ""
+    if cwd_moved(ctx):
+        base = shipped_rel(ctx.cwd, _START)
+        if base is None or base == "":
+            return None
+    (a,) = target.atoms
+    while base and isinstance(a, Origin) and a.kind in ("module-constant", "default-argument") and \
+            len(a.inner) == 1 and not a.partial:
+        a = a.inner[0]
+    if not isinstance(a, Origin) or a.kind != "literal" or a.partial or not (a.in_test or base):
+        return None
+    text = a.value
+    if not isinstance(text, str) or not text or a.expr[:1] not in ("'", '"') or text.startswith(("/", "~", "\\")):
+        return None
+    rel = os.path.normpath(os.path.join(base, text)).replace(os.sep, "/")
+    if rel == ".":
+        return ""
+    if rel == ".." or rel.startswith("../") or ":" in rel:
+        return None
+    return rel
+
+
+_MAX_MADE = 32   # past this many paths written, any path may have been made
+
+
+def made_in_tree(ctx, key: Optional[str]) -> None:
+    """A write outside tmp_path reached at ``key`` (``fsmodel.fs_key``: a known path text), or
+    anywhere (None: a target not named, a program run)."""
+    if key is None or len(ctx.tree_made) >= _MAX_MADE:
+        ctx.tree_changed = True
+    elif key not in ctx.tree_made:
+        ctx.tree_made = ctx.tree_made + (key,)
+
+
+def may_be_missing(ctx, rel: str, root: Path) -> bool:
+    """Whether a path the checkout does not hold is missing still: the run wrote nowhere it
+    cannot name, and no path it named is ``rel``, holds it or lies in it."""
+    if ctx.tree_changed:
+        return False
+    for key in ctx.tree_made:
+        if os.path.isabs(key):
+            try:
+                key = os.path.relpath(key, root)
+            except ValueError:
+                continue
+        key = key.replace(os.sep, "/")
+        if key in (".", "") or rel == key or rel.startswith(key + "/") or key.startswith(rel + "/") or rel == "":
+            return False
+    return True
+
+
+class _Start:
+    cwd = None
+
+
+_START = _Start()   # a context whose working directory is the starting one
