@@ -12,7 +12,9 @@ tmp_path ends it (near miss: none there, so the starting folder is listed). What
 reads into with ``dict(...)`` is never None, and ``os.path.commonpath`` of two paths in
 tmp_path is the folder they share. What the test wrote there as a literal is read back
 (``contents``): a report file holding ``{}`` is refused before the listing (near misses: one with
-findings, and one whose text ``json.dumps`` made).
+findings, and one whose text ``json.dumps`` made). ``lower()`` of
+such a path's text ends as the path does, so its suffix decides ``endswith`` (near miss: an
+archive's upper-case suffix).
 """
 import dataclasses
 
@@ -28,6 +30,7 @@ R = "src/scratch/rootdir.py"
 TR = "tests/test_rootdir.py::"
 RP = "src/scratch/report.py"
 TP = "tests/test_report.py::"
+AR = "src/scratch/archive.py"
 
 EXPECTED = [
     # the working directory: only where the named folder was never made (or a program made what is there)
@@ -46,6 +49,9 @@ EXPECTED = [
     # None), test_shared_root_of_two_paths (tmp_path exists)
     Expect("starting-folder-after-the-parents", "HT102", R, "no folder holds setup.py",
            tests=[TR + "test_setup_root_not_made"]),
+    # not test_folder_template: the lower-cased text of its path ends as the path does
+    Expect("suffix-of-a-lowered-path", "HT102", AR, 'os.listdir(".")',
+           tests=["tests/test_archive.py::test_archive_template"]),
     Expect("read-back-what-the-test-wrote", "HT102", RP, 'return os.listdir(".")',
            tests=[TP + "test_report_with_findings", TP + "test_report_written_by_json_dumps"]),
 ]

@@ -447,6 +447,10 @@ class Objects:
                 return of(seq_atom("list", (base,), exact=True))
             if r is not None:
                 return lit(r, frame.path, frame.line, frame.in_test)
+        if name in ("lower", "casefold", "strip", "rstrip", "lstrip") and not args and not kwargs and \
+                not base.is_path and (parts := marked_only(base)) is not None and \
+                all(p == (p.lower() if name in ("lower", "casefold") else p.strip()) for p in parts):
+            return base   # str(tmp_path / "t").lower(): the part reads the same (its suffix decides endswith)
         if name in ("startswith", "endswith") and len(args) == 1 and not kwargs:
             r = _str_affix(name, base, args[0])   # WINDOWS = sys.platform.startswith("win")
             return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
