@@ -14,7 +14,9 @@ tmp_path is the folder they share. What the test wrote there as a literal is rea
 (``contents``): a report file holding ``{}`` is refused before the listing (near misses: one with
 findings, and one whose text ``json.dumps`` made). ``lower()`` of
 such a path's text ends as the path does, so its suffix decides ``endswith`` (near miss: an
-archive's upper-case suffix).
+archive's upper-case suffix). The text of a
+path in tmp_path is in no dict of other keys and splits on no colon, and a relative path
+inside a block that runs in such a folder is a path there (near miss: a template with hooks).
 """
 import dataclasses
 
@@ -31,6 +33,7 @@ TR = "tests/test_rootdir.py::"
 RP = "src/scratch/report.py"
 TP = "tests/test_report.py::"
 AR = "src/scratch/archive.py"
+HK = "src/scratch/hooks.py"
 
 EXPECTED = [
     # the working directory: only where the named folder was never made (or a program made what is there)
@@ -52,6 +55,10 @@ EXPECTED = [
     # not test_folder_template: the lower-cased text of its path ends as the path does
     Expect("suffix-of-a-lowered-path", "HT102", AR, 'os.listdir(".")',
            tests=["tests/test_archive.py::test_archive_template"]),
+    # not test_template_without_hooks: the text of its tmp_path folder is no abbreviation (``in``,
+    # ``partition``), and "hooks" inside it is a path in tmp_path the test never made
+    Expect("hooks-of-a-template-in-tmp-path", "HT106", HK, 'subprocess.run(["sh", "hooks/pre.sh"])',
+           tests=["tests/test_hooks.py::test_template_with_hooks"]),
     Expect("read-back-what-the-test-wrote", "HT102", RP, 'return os.listdir(".")',
            tests=[TP + "test_report_with_findings", TP + "test_report_written_by_json_dumps"]),
 ]

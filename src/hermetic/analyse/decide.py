@@ -16,6 +16,7 @@ import sys
 from typing import Callable, FrozenSet, List, Optional, Tuple
 
 from .limits import MAX_COUNTS
+from .tmptree import marked_only
 from .values import Origin, V, instance_class, machine_data, of
 
 _NO = object()   # "no Python value known" (None is a value)
@@ -219,6 +220,13 @@ def compare(op: str, left: V, right: V) -> Optional[bool]:
         pools = _container_keys(right)
         if pools is None and items is not None and _test_chosen(left):
             pools = _keys_besides_machine_data(right)
+        if items is None and (parts := marked_only(left)) is not None and not left.is_path:
+            # the text of a path in the test's own tmp_path: no key but that whole path can be it
+            if pools is None:
+                pools = _keys_besides_machine_data(right)
+            return None if pools is None or any(isinstance(p, str) or any(
+                isinstance(k, str) and k.startswith("/") and k.endswith(tuple(parts)) for k in p) for p in pools) \
+                else op == "NotIn"
         if items is None or pools is None:
             return None
         results: List[Optional[bool]] = []

@@ -187,7 +187,9 @@ class Expressions:
             for kexpr, vexpr in e[1]:
                 key = self.eval(kexpr, frame) if kexpr is not None else EMPTY
                 items.append((_literal_str(key), self.eval(vexpr, frame)))
-            return of(("dict", tuple(items)))
+            # a display of string keys is known whole as made (``contents.WHOLE``), as a list display is counted
+            whole = (WHOLE,) if all(k is not None for k, _ in items) else ()
+            return of(("dict", tuple(items)) + whole)
         if k == "lambda":
             # numbered in evaluation order, not by address: memo keys hash it, and a run's result
             # must not depend on where the allocator put the summary

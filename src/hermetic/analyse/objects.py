@@ -439,10 +439,14 @@ class Objects:
             if (tmpl.startswith("{") or scheme_only(tmpl.split("{", 1)[0]) and "{" in tmpl) and args:
                 return _head(args[0])   # "{}/x".format(BASE), "sqlite:///{}".format(DB_FILE)
             return _head(base)
-        if name in ("startswith", "endswith", "find", "split", "rsplit") and len(args) == 1 and not kwargs \
-                and not base.is_path and (parts := marked_only(base)) is not None \
+        if name in ("startswith", "endswith", "find", "split", "rsplit", "partition", "rpartition") and \
+                len(args) == 1 and not kwargs and not base.is_path and (parts := marked_only(base)) is not None \
                 and (arg := _literal_str(args[0])) is not None:
             r = tmp_str_answer(name, parts, arg)   # str(tmp_path / "a").startswith("-"): False
+            if r == "same" and name.endswith("partition"):
+                empty = lit("", frame.path, frame.line, frame.in_test)
+                return of(seq_atom("tuple", (base, empty, empty) if name == "partition" else (empty, empty, base),
+                                   exact=True))
             if r == "same":
                 return of(seq_atom("list", (base,), exact=True))
             if r is not None:

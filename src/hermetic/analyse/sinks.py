@@ -15,7 +15,7 @@ from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
 from .contents import forget as forget_text
-from .tmptree import UNKNOWN_TREE, answer as tmp_answer, made as tmp_made, marked_only, maybe as tmp_maybe, \
+from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_relative, made as tmp_made, marked_only, maybe as tmp_maybe, \
     removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
                      classify, exists_answer, exists_question, from_machine, lit, of)
@@ -92,6 +92,8 @@ class Sinks:
         ``fsmodel.known_answer``, is answered before: no read is recorded.)"""
         known = exists_answer(call, target)
         parts = marked_only(target) if known is None and self.ctx.tmp_tree != UNKNOWN_TREE else None
+        if parts is None and known is None and self.ctx.tmp_tree != UNKNOWN_TREE:
+            parts = tmp_relative(self.ctx.cwd, target)   # a relative path while the block runs in tmp_path
         if parts is not None:   # a path in the test's own tmp_path (tmptree)
             known = tmp_answer(self.ctx.tmp_tree, call.rsplit(".", 1)[-1], parts)
             if known is not None and self.try_watch:

@@ -63,6 +63,28 @@ def marked_only(v: Optional[V]) -> Optional[List[str]]:
     return None if any(p is None for p in parts) else parts
 
 
+def relative_parts(cwd: Optional[V], target: Optional[V]) -> Optional[List[str]]:
+    """The parts of a relative literal ``target`` (also a constant or default argument bound to
+    one) while the working directory ``cwd`` is a path in tmp_path with a known part
+    (``with work_in(str(tmp_path / "t")):`` then ``os.path.isdir("hooks")``); else None."""
+    bases = marked_only(cwd)
+    if bases is None or target is None or len(target.atoms) != 1:
+        return None
+    (a,) = target.atoms
+    while isinstance(a, Origin) and a.kind in ("module-constant", "default-argument") and len(a.inner) == 1:
+        a = a.inner[0]
+    text = _literal_str(V(frozenset((a,)))) if isinstance(a, Origin) and a.kind == "literal" and not a.partial else None
+    if not text or text.startswith(("/", "~", "\\")):
+        return None
+    out = []
+    for base in bases:
+        joined = posixpath.normpath(posixpath.join(base, text)) if base else posixpath.normpath(text)
+        if joined == ".." or joined.startswith("../"):
+            return None
+        out.append("" if joined == "." else joined)
+    return out
+
+
 def under_tmp(v: Optional[V]) -> bool:
     """Some atom of ``v`` is a path in tmp_path (known part or not)."""
     return v is not None and any(isinstance(a, Origin) and a.kind == "test-value" and a.expr in _ROOTS
@@ -224,14 +246,15 @@ _ROOT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 def str_answer(name: str, parts: List[str], arg: str):
     """What the string method ``name`` answers with the whole literal ``arg`` for the text of
     every path of ``parts`` (an absolute path ending in the part): ``startswith`` / ``endswith``
-    a bool, ``find`` an int, ``split`` ``"same"`` (one item, the path itself); None when not known."""
+    a bool, ``find`` an int, ``split`` / ``partition`` ``"same"`` (one item, the path itself; the
+    path and two empty strings); None when not known."""
     answers = set()
     for part in parts:
         if name == "startswith":   # the text starts with "/" (or a drive letter, on Windows)
             r = True if arg == "" else (False if arg[0] not in "/\\" and not arg[0].isalnum() else None)
         elif name == "endswith":
             r = part.endswith(arg) if part and len(arg) <= len(part) and "/" not in arg else None
-        elif name in ("find", "split", "rsplit") and arg and not (set(arg) & _ROOT_CHARS):
+        elif name in ("find", "split", "rsplit", "partition", "rpartition") and arg and not (set(arg) & _ROOT_CHARS):
             r = None if arg in part else (-1 if name == "find" else "same")
         else:
             r = None
