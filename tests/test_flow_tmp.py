@@ -16,7 +16,10 @@ findings, and one whose text ``json.dumps`` made). ``lower()`` of
 such a path's text ends as the path does, so its suffix decides ``endswith`` (near miss: an
 archive's upper-case suffix). The text of a
 path in tmp_path is in no dict of other keys and splits on no colon, and a relative path
-inside a block that runs in such a folder is a path there (near miss: a template with hooks).
+inside a block that runs in such a folder is a path there (near miss: a template with hooks). An ini file
+the test wrote (or touched) is what ``iniconfig.IniConfig`` reads, a toml text what
+``tomllib.loads`` reads, and two paths in tmp_path compare by their parts (near misses: an
+empty ini file, another tool's table, a sibling folder).
 """
 import dataclasses
 
@@ -34,6 +37,8 @@ RP = "src/scratch/report.py"
 TP = "tests/test_report.py::"
 AR = "src/scratch/archive.py"
 HK = "src/scratch/hooks.py"
+OP = "src/scratch/options.py"
+TO = "tests/test_options.py::"
 
 EXPECTED = [
     # the working directory: only where the named folder was never made (or a program made what is there)
@@ -59,6 +64,13 @@ EXPECTED = [
     # ``partition``), and "hooks" inside it is a path in tmp_path the test never made
     Expect("hooks-of-a-template-in-tmp-path", "HT106", HK, 'subprocess.run(["sh", "hooks/pre.sh"])',
            tests=["tests/test_hooks.py::test_template_with_hooks"]),
+    # an ini / toml file the test wrote is read back as data (an empty one it touched too)
+    Expect("ini-without-the-section", "HT103", OP, 'return os.environ.get("APP_INI_OPTIONS")',
+           tests=[TO + "test_ini_empty"]),
+    Expect("toml-without-the-table", "HT103", OP, 'return os.environ.get("APP_TOML_OPTIONS")',
+           tests=[TO + "test_toml_without_table"]),
+    # paths in tmp_path compared: equal, or one among another's parents, only where their parts say so
+    Expect("outside-the-top-folder", "HT102", OP, 'return os.listdir(".")', tests=[TO + "test_outside"]),
     Expect("read-back-what-the-test-wrote", "HT102", RP, 'return os.listdir(".")',
            tests=[TP + "test_report_with_findings", TP + "test_report_written_by_json_dumps"]),
 ]

@@ -9,9 +9,16 @@ its items, the literals.
 """
 from __future__ import annotations
 
+import configparser
 import json
 from typing import List, Optional
 
+try:
+    import tomllib
+except ImportError:   # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from .literals import _literal_str
 from .shipped import is_data
 from .tmptree import under
 from .values import UNKNOWN_V, Origin, V, lit, of, seq_atom
@@ -35,19 +42,43 @@ def remember(texts: tuple, part: str, text: str) -> tuple:
     return tuple(sorted(kept + ((part, text),))) if len(text) <= _MAX_TEXT else kept
 
 
-def read_back(texts: tuple, parts: Optional[List[str]], frame) -> Optional[V]:
-    """The text the test wrote at the one part ``parts`` names, as its literal; else None."""
+def kept(texts: tuple, parts: Optional[List[str]]) -> Optional[str]:
+    """The text the test wrote at the one part ``parts`` names; else None."""
     if not texts or not parts or len(parts) != 1:
         return None
-    for p, t in texts:
-        if p == parts[0]:
-            return lit(t, frame.path, frame.line, True)
-    return None
+    return next((t for p, t in texts if p == parts[0]), None)
+
+
+def read_back(texts: tuple, parts: Optional[List[str]], frame) -> Optional[V]:
+    """The text the test wrote at the one part ``parts`` names, as its literal; else None."""
+    text = kept(texts, parts)
+    return None if text is None else lit(text, frame.path, frame.line, True)
+
+
+def ini_value(text: str, frame) -> Optional[V]:
+    """An ini file's text as ``iniconfig.IniConfig`` reads it: a dict known whole of its sections,
+    each a dict known whole of its keys' values (literals of the test's); None when it does not parse."""
+    parser = configparser.RawConfigParser(strict=False, interpolation=None, default_section="\0",
+                                          comment_prefixes=("#", ";"), inline_comment_prefixes=None)
+    parser.optionxform = str   # iniconfig keeps the keys as written
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    o = Origin("literal", path=frame.path, line=frame.line, in_test=True)
+    return _value({name: dict(parser.items(name)) for name in parser.sections()}, o, [0])
 
 
 def parsed(call: str, args: List[V], kwargs, frame, shipped=None) -> Optional[V]:
     """``json.loads(text)`` of a whole literal, ``json.load(fh)`` of a file the checkout ships
     (``shipped``), with no hook but an ``OrderedDict`` / ``dict`` one: its value; None otherwise."""
+    if call in ("tomllib.loads", "tomli.loads") and len(args) == 1 and not kwargs and len(args[0].atoms) == 1:
+        text = _literal_str(args[0])
+        try:
+            data = tomllib.loads(text) if text is not None else None
+        except ValueError:   # tomllib.TOMLDecodeError
+            data = None
+        return None if data is None else _value(data, next(iter(args[0].atoms)), [0])
     if call not in ("json.loads", "json.load") or len(args) != 1 or len(args[0].atoms) != 1 or \
             any(k != "object_pairs_hook" or not _plain_hook(v) for k, v in kwargs.items()):
         return None

@@ -16,7 +16,7 @@ import sys
 from typing import Callable, FrozenSet, List, Optional, Tuple
 
 from .limits import MAX_COUNTS
-from .tmptree import marked_only
+from .tmptree import compared as tmp_compared, marked_only
 from .values import Origin, V, instance_class, machine_data, of
 
 _NO = object()   # "no Python value known" (None is a value)
@@ -215,6 +215,9 @@ def identical(left: V, right: V) -> Optional[bool]:
 
 def compare(op: str, left: V, right: V) -> Optional[bool]:
     """One comparison ``left OP right`` (libcst operator names) when the values decide it."""
+    tmp = tmp_compared(op, left, right)   # paths in the test's tmp_path
+    if tmp is not None:
+        return tmp
     if op in ("In", "NotIn"):
         items = values(left)
         pools = _container_keys(right)

@@ -7,15 +7,15 @@ import re
 from pathlib import PurePosixPath
 from typing import List, Optional
 
-from .decide import _arithmetic, compare, identical, regex_flag, values
+from .decide import _arithmetic, regex_flag, values
 from .handlers import effect_of
-from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, _str_affix, _str_contains, is_none, set_algebra, truthiness
+from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, set_algebra, truthiness
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
-from .state import DELETED, Frame
+from .state import Frame
 from .contents import WHOLE
 from .loops import comprehension_in_order
-from .tmptree import joined as tmp_joined, parents as tmp_parents, part_of, under_tmp
+from .tmptree import joined as tmp_joined, parents as tmp_parents, part_of
 from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, NONEMPTY, PREFIX, is_prefix, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of,
                      seq_atom, surely_nonempty, union)
 
@@ -321,126 +321,6 @@ class Expressions:
             surely = False
         return out
 
-    def eval_cond(self, e, frame: Frame) -> Optional[bool]:
-        """Whether a condition holds for every alternative of the test's values (None: not known)."""
-        k = e[0]
-        if k == "cmp":
-            return self.decide_cmp(e, frame)
-        if (k == "call" and e[1][0] == "attr" and e[1][2] in ("startswith", "endswith") and len(e[2]) == 1
-                and not e[3] and e[1][1][0] in ("name", "attr", "lit") and e[2][0][0] in ("name", "attr", "lit", "seq")):
-            base = self.eval(e[1][1], frame)
-            if base.atoms and all(isinstance(x, Origin) for x in base.atoms):   # str data: no method of ours
-                r = _str_affix(e[1][2], base, self.eval(e[2][0], frame))
-                if r is not None or not under_tmp(base):
-                    return r
-                # the text of a path in tmp_path: its known start (``call_data_method``)
-        if k == "unary" and e[1] == "Not":
-            r = self.eval_cond(e[2], frame)
-            return None if r is None else (not r)
-        if k in ("name", "attr", "lit"):   # `if DEBUG:`, `if 0:`, `while True:`
-            return truthiness(self.eval(e, frame), self.inst_truth)
-        if k == "bool":
-            # short-circuit: operands after a deciding one are not evaluated (nor their sinks)
-            unknown = False
-            for i, x in enumerate(e[2]):
-                before = self.call_raised
-                r = self.eval_cond(x, frame)
-                if i and unknown:
-                    self.call_raised = before   # an operand that may not run raises nothing for sure
-                if e[1] == "and" and r is False:
-                    return False
-                if e[1] == "or" and r is True:
-                    return True
-                if r is None:
-                    unknown = True
-            if unknown:
-                return None
-            return e[1] == "and"
-        v = self.eval(e, frame)
-        # a call's result or an entry of a known container (`if morsel["max-age"]:`)
-        if k in ("call", "sub") and v.atoms and all((isinstance(a, tuple) and a[0] in ("inst", "modobj")) or
-                                           (isinstance(a, Origin) and a.kind == "literal") for a in v.atoms):
-            return truthiness(v, self.inst_truth)
-        if k == "bin" and v.atoms and all(is_counted(a) for a in v.atoms):
-            return truthiness(v, self.inst_truth)   # {"a", "b"} & set(keys): known by its items
-        return None
-
-    def eval_cmp(self, e, frame: Frame) -> V:
-        r = self.decide_cmp(e, frame)
-        return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
-
-    def decide_cmp(self, e, frame: Frame) -> Optional[bool]:
-        """A (chained) comparison when the operands' values decide it: ``is None``, equality and
-        order of literals, constants, enum members and the platform, ``in`` a known container
-        (section 1); every operand is evaluated once, and ``in os.environ`` is a read."""
-        ops, items = e[1], e[2]
-        vals = [self.eval(x, frame) for x in items]
-        result: Optional[bool] = True
-        for i, op in enumerate(ops):
-            a, b = vals[i], vals[i + 1]
-            if op in ("In", "NotIn") and self._environ_membership(a, b, e[3], frame):
-                present = self._env_present(a)   # set or deleted by the test: known (S2)
-                if present is None:
-                    result = None
-                elif present != (op == "In"):
-                    return False
-                continue
-            r = None
-            if op in ("Is", "IsNot", "Equal", "NotEqual") and items[i + 1][0] == "lit" and items[i + 1][1] is None:
-                n = is_none(a)
-                r = None if n is None else n == (op in ("Is", "Equal"))
-            elif op in ("In", "NotIn"):
-                if not self._settled_container(items[i + 1], b, frame):
-                    result = None
-                    continue
-                r = _str_contains(a, b)
-                r = None if r is None else r == (op == "In")
-            if r is None:
-                r = compare(op, a, b)
-            if r is None and op in ("Is", "IsNot") and (self._enum_member(items[i], frame)
-                                                       or self._enum_member(items[i + 1], frame)):
-                r = compare("Equal" if op == "Is" else "NotEqual", a, b)   # members are one object per value
-            if r is None and op in ("Is", "IsNot"):
-                same = identical(a, b)   # config_file is not USER_CONFIG_PATH, a tmp_path passed
-                r = None if same is None else same == (op == "Is")
-            if r is False:
-                return False
-            if r is None:
-                result = None
-        return result
-
-    def _enum_member(self, expr, frame: Frame) -> bool:
-        """``expr`` is ``Cls.NAME`` of a project enumeration (a member: its value stands for it)."""
-        if expr[0] != "attr" or expr[1][0] not in ("name", "attr"):
-            return False
-        return any(a[0] == "cls" and self.is_enum(a[1]) for a in self.eval(expr[1], frame).refs())
-
-    def _settled_container(self, expr, v: V, frame: Frame) -> bool:
-        """Whether the members of container ``v`` (the value of ``expr``) are known at this point:
-        a display written here, a local variable (its changes in this function are followed,
-        ``_forget_members``), or an immutable tuple or string; a list, set or dict reached
-        through a global or an attribute may have been changed elsewhere."""
-        if _followed_here(expr, frame):
-            return True
-        return all((isinstance(a, tuple) and a[0] == "seq" and a[1] == "tuple") or
-                   (isinstance(a, Origin) and a.kind in ("literal", "module-constant")) for a in v.atoms)
-
-    def _env_present(self, key: V) -> Optional[bool]:
-        """Whether variable ``key`` is in the environment the test made (None: not known)."""
-        name = _literal_str(key)
-        if name is not None and name in self.ctx.env:
-            return self.ctx.env[name] is not DELETED
-        if self.ctx.env_all:
-            return False
-        return None
-
-    def _environ_membership(self, key: V, container: V, pos, frame: Frame) -> bool:
-        """``key in os.environ`` reads the variable: recorded; True when ``container`` is it."""
-        if not any(a == ("ext", "os.environ") for a in container.refs()):
-            return False
-        self.env_read(env_name(key), tuple(pos), frame, "os.environ")
-        return True
-
     def eval_sub(self, e, frame: Frame) -> V:
         base = self.eval(e[1], frame)
         if e[2][0] == "slice":
@@ -582,6 +462,8 @@ class Expressions:
                 out = out | of(("meth", a, name))   # a compiled pattern's match / search
             elif t == "dictof" and name == "copy":
                 out = out | of(("meth", a, name))   # x.__dict__.copy(): the same attributes
+            elif t == "dict" and name == "sections" and a[2:] == (WHOLE,):
+                out = out | of(a)   # an ini file read whole (``contents.ini_value``): its sections
             elif t == "dict" and (name in ("items", "keys", "values") or name == "get" and a[2:] == (WHOLE,)):
                 out = out | of(("meth", a, name))   # a view of a known dict (a loop over its entries)
             elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":

@@ -27,6 +27,7 @@ from ..catalogue.controls import (_BUILTIN_FIXTURES_CONTROLLED, _FREEZE_FIXTURES
                                   _NET_FIXTURES, _NET_MOCKS, _SUBPROCESS_FIXTURES)
 from ..link.program import Program
 from .calls import Calls
+from .conditions import Conditions
 from .controls import Controls
 from .expressions import Expressions
 from .limits import (BUDGET_NOTE, IMPORT_STATE_READ, MAX_DEPTH, MEMO_LIMIT, NO_CUT, RUN_STEPS, STEP_BUDGET, SWEEP_BUDGET,
@@ -52,7 +53,7 @@ __all__ = ['Interp', 'Program', 'Frame', 'SinkEvent', 'Ctx', 'V', 'EMPTY', 'CONT
            'dotted_qualname']
 
 
-class Interp(Modules, Statements, Expressions, Objects, Calls, Memo, Controls, Sinks):
+class Interp(Modules, Statements, Expressions, Conditions, Objects, Calls, Memo, Controls, Sinks):
     """The abstract interpreter: the state of one analysis process (see ``__init__``).
     The methods are in the mixins, by concern; attribute lookup finds them on the class."""
 

@@ -353,6 +353,11 @@ class Objects:
             return None
         return self.settled(self.call_function(m[1], args, kwargs, frame, self_atom=atom))
 
+    def _tmp_missing(self, base: V) -> bool:
+        """``base`` is one path in the test's tmp_path that the run has not made."""
+        parts = marked_only(base) if self.ctx.tmp_tree != UNKNOWN_TREE else None
+        return parts is not None and len(parts) == 1 and tmp_answer(self.ctx.tmp_tree, "exists", parts) is False
+
     def _tmp_text(self, name: str, base: V, args, frame: Frame) -> Optional[V]:
         """``write_text(literal)`` into the test's tmp_path, on a way every branch took, keeps the
         text there; ``read_text()`` reads back what is kept (``contents``)."""
@@ -421,8 +426,11 @@ class Objects:
                 if key in self.ctx.patches:
                     return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
             write, may_write = writes_of(spec, args, kwargs)
+            made = name == "touch" and self._tmp_missing(base)   # an empty file made: its text is ""
             out = self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
                                    may_write=may_write)
+            if made and not (self.undecided or self.guarded or self.missed_depth):
+                self.ctx.tmp_text = remember_text(self.ctx.tmp_text, marked_only(base)[0], "")
             return self._tmp_text(name, base, args, frame) or out
         if name in _SAME_PATH_METHODS and marked_only(base):
             return base.with_path(name not in ("as_posix", "__fspath__"))   # the same path under tmp_path

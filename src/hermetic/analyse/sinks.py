@@ -10,6 +10,7 @@ from typing import Dict, Optional, Tuple
 from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
 from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_answer
+from .contents import ini_value, kept
 from .shipped import made_in_tree, may_be_missing, shipped_rel
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
@@ -73,6 +74,8 @@ class Sinks:
             # unless p is a library's shipped file
             if spec.returns == "value":
                 return self._answer(d, target, frame)
+            if d in _INI_READERS and (ini := self._ini_kept(target, frame)) is not None:
+                return ini   # IniConfig(path) of an ini file the test wrote into its tmp_path
             if target is not None and target.atoms and all(
                     isinstance(a, Origin) and a.kind == "test-value" for a in target.atoms):
                 return of(("handle", d, "regular"))   # a file in the test's own folder: no terminal
@@ -84,6 +87,13 @@ class Sinks:
                 return of(("handle", d, "shipped", rel))   # a file the checkout ships, read: what it holds is known
             return of(("handle", d))
         return of(("client", d, spec))
+
+    def _ini_kept(self, target: Optional[V], frame: Frame) -> Optional[V]:
+        parts = marked_only(target) if self.ctx.tmp_tree != UNKNOWN_TREE else None
+        if parts is None or tmp_answer(self.ctx.tmp_tree, "is_file", parts) is not True:
+            return None
+        text = kept(self.ctx.tmp_text, parts)
+        return None if text is None else ini_value(text, frame)
 
     def _answer(self, call: str, target: Optional[V], frame: Frame) -> V:
         """What an answer about the file system (``returns = "value"``) is: unknown, but for an
@@ -487,6 +497,10 @@ def writes_of(spec: SinkSpec, args, kwargs) -> Tuple[bool, bool]:
         return spec.write, spec.write
     m = _pick(spec.mode, args, kwargs)
     return mode_writes(m, unknown=False), mode_writes(m)
+
+
+# readers whose result is an ini file's sections (``contents.ini_value``)
+_INI_READERS = frozenset({"iniconfig.IniConfig"})
 
 
 def _own_folder(target: Optional[V]) -> bool:

@@ -23,7 +23,7 @@ import posixpath
 from typing import List, Optional, Tuple
 
 from .literals import _literal_str
-from .values import PREFIX, Origin, V
+from .values import COUNTED, EXACT, PREFIX, Origin, V
 
 TMP = "tmp "   # the value mark of a path under the test's own tmp_path (``TMP + part``)
 UNKNOWN_TREE = (("", "maybe"),)
@@ -129,6 +129,33 @@ def parents(a: Origin) -> Optional[tuple]:
         folders.append(dataclasses.replace(a, value=TMP + part))
     return ("seq", "tuple", tuple(V(frozenset([f]), True) for f in folders) + (V(frozenset([collapse(a)]), True),),
             PREFIX)
+
+
+def compared(op: str, left: V, right: V) -> Optional[bool]:
+    """``left == right`` / ``!=`` of two paths in tmp_path with known parts (of one kind: both
+    paths or both strings), and ``left in right`` / ``not in`` of one such path in tuples or
+    lists of such paths known by their items (``p.parents``: the folders above tmp_path are none
+    of them); None otherwise."""
+    lp = marked_only(left)
+    if lp is None or len(lp) != 1:
+        return None
+    if op in ("Equal", "NotEqual"):
+        rp = marked_only(right)
+        if rp is None or len(rp) != 1 or left.is_path != right.is_path:
+            return None
+        return (lp[0] == rp[0]) == (op == "Equal")
+    if op not in ("In", "NotIn") or not right.atoms:
+        return None
+    found = set()
+    for a in right.atoms:
+        if not (isinstance(a, tuple) and a[0] == "seq" and len(a) > 3 and a[3] in (PREFIX, EXACT, COUNTED)):
+            return None
+        items = a[2][:-1] if a[3] == PREFIX else a[2]
+        parts = [marked_only(x) for x in items]
+        if any(p is None or len(p) != 1 or x.is_path != left.is_path for p, x in zip(parts, items)):
+            return None
+        found.add(any(p[0] == lp[0] for p in parts))
+    return None if len(found) != 1 else found.pop() == (op == "In")
 
 
 def under(part: str, top: str) -> bool:
