@@ -5,7 +5,9 @@ super().m(), methods of objects built by a constructor, `with` (__enter__ / __ex
 await / async def tests, unittest.TestCase with setUp (TemporaryDirectory, mkdtemp). A clone made
 with ``self.__class__.__new__(self.__class__)`` and ``c.__dict__ = self.__dict__.copy()`` is an
 instance of the class holding the original's attributes (near miss: the copied attribute is
-None, and the clone's method returns before its read).
+None, and the clone's method returns before its read). A dict display is known whole as made:
+``get`` of a key it lacks is the default, until a key is stored or a mutator changes it through
+the attribute that holds it (near misses).
 """
 import pytest
 
@@ -17,6 +19,8 @@ A = "src/shelf/aio.py"
 T = "tests/test_store.py::"
 Q = "src/shelf/query.py"
 TQ = "tests/test_query.py::"
+RQ = "src/shelf/request.py"
+TR = "tests/test_request.py::"
 
 
 EXPECTED = [
@@ -36,6 +40,10 @@ EXPECTED = [
            tests=[T + "test_lock_on_server"], origin="module-constant"),
     Expect("await-async-test", "HT102", A, "target.write_text(text)",
            tests=[T + "test_async_save_server"], origin="module-constant"),
+    # not test_plain_request: the dict display the request made holds no such key; an update
+    # through the attribute changes its keys
+    Expect("header-set-or-updated", "HT102", RQ, 'return os.listdir(".")',
+           tests=[TR + "test_header_set", TR + "test_headers_updated"]),
     Expect("clone-by-new-and-dict-copy", "HT103", Q, "return os.environ.get(self.table)",
            tests=[TQ + "test_clone_keeps_the_table"]),
 ]

@@ -85,6 +85,8 @@ class Statements:
                 if not (e[1][2] == "update" and self._merge_dict(e[1][1][1], e, frame)):
                     # args.append(...): its members change, and it may hold what was put in
                     self._forget_members(e[1][1][1], frame, put=self._put_in(added, e[1][1][1]))
+            elif e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "attr":
+                self._forget_attr_dict(e[1][1], frame)   # request.META.update(...): its keys change
             return False
         if kind == "assign":
             frame.line = st[3]
@@ -436,6 +438,17 @@ class Statements:
                 a = ("dict", tuple(a[1]) + ((None, UNKNOWN_V),))
             atoms.append(a)
         frame.locals[name] = V(frozenset(atoms), v.is_path)
+
+    def _forget_attr_dict(self, target, frame: Frame) -> None:
+        """``obj.name.update(...)`` (a mutator) where ``obj`` is one known instance whose ``name``
+        holds a dict: its keys are no longer all known (``contents.WHOLE`` no longer holds)."""
+        owner = self.eval(target[1], frame)
+        if len(owner.atoms) != 1 or not (isinstance(a := next(iter(owner.atoms)), tuple) and a[0] == "inst"):
+            return
+        table = self.eval(target, frame)
+        if table.atoms and all(isinstance(d, tuple) and d[0] == "dict" for d in table.atoms):
+            self.set_attr(a[1], target[2], V(frozenset(("dict", tuple(d[1]) + ((None, UNKNOWN_V),))
+                                                       for d in table.atoms)))
 
     def eval_target_value(self, t, frame: Frame) -> V:
         if t[0] == "name":
