@@ -2,16 +2,19 @@
 
 A path a test names as a relative literal, while the working directory is the one the tests
 start in (the project root, contract row T1: a read of data shipped with the tests), is a path in
-the checkout. ``os.path.isdir("tests/templates/plain")`` is then answered from the checkout as
-discovery found it: yes where it is there (and the run has not removed it); where it is not, the
-answer stays unknown (a test may make it first). ``json.load`` of such a file opened for reading
+the checkout; so is a relative literal of the code's while the working directory is such a
+folder (``with work_in(template):``). ``os.path.isdir("tests/templates/plain")`` is then answered
+from the checkout as discovery found it: yes where it is there (and the run has not removed it);
+where it is not, no under a folder the checkout ships below the root while the run has written
+nowhere it cannot name (``Ctx.tree_changed`` / ``tree_made``, ``may_be_missing``), else unknown
+(a test may have made it). ``json.load`` of such a file opened for reading
 is what the file holds (``contents``), so a branch on a key of a template's configuration takes
 the way the shipped file decides (cookiecutter's nested templates, ``_copy_without_render``).
 
 The names come from discovery's walk (``Shipped.names``: relative path -> ``file`` / ``dir``,
 excluded and hidden folders left out); the analysis cache keys on ``Shipped.digest`` (every name,
 and each JSON file's size and modification time), so a data file added, removed or edited
-analyses every test again. State: none per run; the parsed files are kept per process.
+analyses every test again. State: the parsed files, kept per process.
 """
 from __future__ import annotations
 
@@ -135,7 +138,7 @@ def may_be_missing(ctx, rel: str, root: Path) -> bool:
             except ValueError:
                 continue
         key = key.replace(os.sep, "/")
-        if key in (".", "") or rel == key or rel.startswith(key + "/") or key.startswith(rel + "/") or rel == "":
+        if key in (".", "") or rel == key or rel.startswith(key + "/") or key.startswith(rel + "/"):
             return False
     return True
 

@@ -10,12 +10,11 @@ from typing import Dict, Optional, Tuple
 from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
 from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_answer
-from .contents import ini_value, kept
 from .shipped import made_in_tree, may_be_missing, shipped_rel
 from .literals import env_name, _canonical, _literal_str, _pick
 from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
-from .contents import forget as forget_text
+from .contents import forget as forget_text, ini_value, kept
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_relative, made as tmp_made, marked_only, maybe as tmp_maybe, \
     removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
