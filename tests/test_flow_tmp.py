@@ -58,6 +58,9 @@ EXPECTED = [
     Expect("starting-folder-after-the-parents", "HT102", R, "no folder holds setup.py",
            tests=[TR + "test_setup_root_not_made"]),
     # not test_folder_template: the lower-cased text of its path ends as the path does
+    # not test_fetch_folder: no repository pattern matches a text that starts with the separator
+    Expect("repository-cloned", "HT106", AR, 'subprocess.run(["git", "clone", template])',
+           tests=["tests/test_archive.py::test_fetch_repository"]),
     Expect("suffix-of-a-lowered-path", "HT102", AR, 'os.listdir(".")',
            tests=["tests/test_archive.py::test_archive_template"]),
     # not test_template_without_hooks: the text of its tmp_path folder is no abbreviation (``in``,

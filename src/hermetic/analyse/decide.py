@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import errno
 import functools
+import os
 import sys
 from typing import Callable, FrozenSet, List, Optional, Tuple
 
@@ -429,10 +430,12 @@ def regex_result(op: str, pattern: V, text: V, flags: Optional[V] = None) -> Opt
 
 def _ruled_out_by_start(op: str, pv: Optional[list], fv: Optional[list], text: V) -> Optional[bool]:
     """``re.match`` of pattern ``pv`` (with flags ``fv``, as ``values`` gives them) on a string
-    known by its leading part only (``"/vsizip/" + name``): False when no string starting so can
+    known by its leading part only (``"/vsizip/" + name``, the text of a path in tmp_path: the
+    separator): False when no string starting so can
     match, because its first character is none the pattern can start with; None otherwise."""
-    heads = [a.value for a in text.atoms if isinstance(a, Origin) and a.kind == "literal" and a.partial
-             and isinstance(a.value, str) and a.value]
+    heads = [a.value if a.kind == "literal" else os.sep for a in text.atoms if isinstance(a, Origin) and (
+        a.kind == "literal" and a.partial and isinstance(a.value, str) and a.value or
+        a.kind == "test-value" and a.expr == "tmp_path" and not text.is_path)]   # tmp_path's text: absolute
     if op not in ("match", "fullmatch") or not pv or len(pv) != 1 or not isinstance(pv[0], str) or \
             not fv or len(fv) != 1 or not isinstance(fv[0], int) or len(heads) != len(text.atoms):
         return None
