@@ -74,6 +74,8 @@ EXPECTED = [
            tests=[TO + "test_toml_without_table"]),
     # paths in tmp_path compared: equal, or one among another's parents, only where their parts say so
     Expect("outside-the-top-folder", "HT102", OP, 'return os.listdir(".")', tests=[TO + "test_outside"]),
+    Expect("lists-of-paths-compared", "HT103", OP, 'return os.environ.get("APP_SEVERAL")',
+           tests=[TO + "test_several_folders"]),
     Expect("read-back-what-the-test-wrote", "HT102", RP, 'return os.listdir(".")',
            tests=[TP + "test_report_with_findings", TP + "test_report_written_by_json_dumps"]),
 ]

@@ -133,9 +133,19 @@ def parents(a: Origin) -> Optional[tuple]:
 
 def compared(op: str, left: V, right: V) -> Optional[bool]:
     """``left == right`` / ``!=`` of two paths in tmp_path with known parts (of one kind: both
-    paths or both strings), and ``left in right`` / ``not in`` of one such path in tuples or
+    paths or both strings) or of two lists of them known by their items, and ``left in right`` / ``not in`` of one such path in tuples or
     lists of such paths known by their items (``p.parents``: the folders above tmp_path are none
     of them); None otherwise."""
+    if op in ("Equal", "NotEqual") and len(left.atoms) == len(right.atoms) == 1:
+        (la,), (ra,) = left.atoms, right.atoms
+        if all(isinstance(x, tuple) and x[0] == "seq" and len(x) > 3 and x[3] in (EXACT, COUNTED) for x in (la, ra)):
+            # lists of such paths: of other lengths, or item by item (``dirs != [ancestor]``)
+            if len(la[2]) != len(ra[2]):
+                return op == "NotEqual"
+            same = [compared("Equal", x, y) for x, y in zip(la[2], ra[2])]
+            if None in same:
+                return None
+            return all(same) == (op == "Equal")
     lp = marked_only(left)
     if lp is None or len(lp) != 1:
         return None
