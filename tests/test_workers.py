@@ -435,3 +435,16 @@ def test_a_writer_process_that_cannot_write_turns_the_cache_off_for_the_run(tmp_
     again, _ = run_check([], project)
     assert again.statistics["parsed"] == first.statistics["parsed"] and again.statistics["result_cache"] == "miss"
     assert to_json(again) == to_json(first) == to_json(run_check([], project, use_cache=False)[0])
+
+
+def test_a_cache_folder_inside_the_project_does_not_change_what_it_ships(tmp_path):
+    # the checkout's names key the analysis (analyse/shipped.py): the cache folder, written by
+    # every run, is left out of them, so a warm run still reuses the last result
+    project = copy_fixture("quickstart", tmp_path)
+    cache = project / "lint-cache"
+    run_check([], project, cache_dir=cache)
+    warm, _ = run_check([], project, cache_dir=cache)
+    assert warm.statistics["result_cache"] == "hit"
+    (project / "tests" / "data.json").write_text("{}", encoding="utf-8")
+    shipped, _ = run_check([], project, cache_dir=cache)
+    assert shipped.statistics["result_cache"] == "miss"   # a data file added: analysed again

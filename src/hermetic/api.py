@@ -93,7 +93,8 @@ def _run_check(options: RunOptions) -> Tuple[Report, Config]:
     config = options.config
     if config is None:
         config = find_config(root)
-    project = discover(root, config, pytest_cfg, [p for p in paths if p != root])
+    cache_dir = Path(options.cache_dir).resolve() if options.cache_dir else None
+    project = discover(root, config, pytest_cfg, [p for p in paths if p != root], skip=cache_dir)
     report = Report()
     report.statistics = stats
     stats["phases"]["discover"] = clock() - t_start

@@ -58,13 +58,14 @@ def _norecurse(name: str, patterns: List[str]) -> bool:
 
 
 def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
-             collect_in: Optional[List[Path]] = None) -> Project:
+             collect_in: Optional[List[Path]] = None, skip: Optional[Path] = None) -> Project:
     """Walk ``root`` (sorted, so the result is stable) and name every Python file.
 
     A file matching ``python_files`` is a test module where pytest would collect it: under one
     of ``collect_in`` (the targets given), else under the ``testpaths`` that exist, else
     anywhere. ``src/app/ab_test.py`` is then code under test, not a test, when the tests live
-    in ``tests/``."""
+    in ``tests/``. ``skip``: a folder left out of the walk (the cache folder, which each run
+    writes)."""
     spec = None
     prefix: List[str] = []
     patterns = list(config.exclude)
@@ -90,6 +91,7 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
     collect_dirs = collect_in if collect_in else test_dirs
     paths: List[Path] = []
     shipped = proj.shipped
+    skipped = os.path.abspath(skip) if skip is not None else None
     stamp = hashlib.sha256()
     # a folder that cannot be listed is an error for the report, not files silently missing
     for dirpath, dirnames, filenames in os.walk(root, onerror=proj.unreadable.append):
@@ -97,7 +99,8 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
         rel_parts = [] if d == root else list(d.relative_to(root).parts)
         keep = []
         for name in sorted(dirnames):
-            if _excluded(rel_parts + [name], spec, prefix) or name.startswith(".") or name == "__pycache__":
+            if _excluded(rel_parts + [name], spec, prefix) or name.startswith(".") or name == "__pycache__" or \
+                    skipped is not None and os.path.join(dirpath, name) == skipped:
                 continue
             keep.append(name)
             shipped["/".join(rel_parts + [name])] = "dir"
