@@ -8,11 +8,13 @@ does not hold is missing while the run has written nowhere else (near miss: ``ab
 lookup goes on to the home folder), and what follows a fixture's yield runs after the test,
 which may have written anything (near miss: ``cleanup``'s removal stays reported). The user's
 own overrides, keys not known, overwrite only keys the template has (``if key not in context:
-continue``): the keys stay the file's.
+continue``): the keys stay the file's. A program run on
+one way of an ``if`` (or one command line of a click test) makes nothing the other way asks
+about (near miss: a template that ships hooks).
 """
 import shutil
 
-from hermetic.analyse.literals import set_algebra
+from hermetic.analyse.decide import set_algebra
 from hermetic.analyse.shipped import Shipped, shipped_rel
 from hermetic.analyse.state import Ctx
 from hermetic.analyse.values import Origin, of, seq_atom
@@ -22,6 +24,8 @@ from helpers import FIXTURES, Expect, fixture_suite
 FIX = "flow-shipped"
 R = "src/stencil/render.py"
 T = "tests/test_render.py::"
+RF = "src/stencil/refresh.py"
+TF = "tests/test_refresh.py::"
 
 EXPECTED = [
     Expect("nested-template-fetched", "HT106", R, 'subprocess.run(["git"',
@@ -33,6 +37,12 @@ EXPECTED = [
     Expect("cache-config-read", "HT102", R, "with open(os.path.join(folder", tests=[T + "test_missing_template"]),
     Expect("user-overrides", "HT102", "tests/test_render.py", "with open(os.path.expanduser",
            tests=[T + "test_plain_template_with_user_overrides"]),
+    Expect("stamping-program", "HT106", RF, 'subprocess.run(["touch", "stamp"])',
+           tests=[TF + "test_cli_hooked", TF + "test_cli_plain", TF + "test_refresh_plain"]),
+    # not the plain template's tests: the program on the other way (or command line) made nothing
+    # on this one (``ways.TreeWays``)
+    Expect("hooks-of-a-hooked-template", "HT106", RF, 'subprocess.run(["sh", "hooks/run.sh"])',
+           tests=[TF + "test_cli_hooked"]),
     Expect("removal-after-the-test", "HT102", "tests/test_render.py", 'os.remove("tests/templates/plain/out.txt")',
            tests=[T + "test_cleaned_up_after"]),
 ]

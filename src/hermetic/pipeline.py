@@ -96,7 +96,7 @@ def _link(run: Run) -> Optional[Tuple[Outcome, Optional[tuple], Optional[Dict[st
     program.rel_paths = {m: files_by_module[m].rel for m in summaries}
     # data shipped in the checkout decides branches (``analyse.shipped``): a change to it is one to the code's
     run.digest = RU.collection_digest(run.scope + run.project.shipped_digest, summaries)
-    program.shipped = Shipped(run.root, run.project.shipped, run.project.shipped_digest)
+    program.shipped = Shipped(run.root, run.project.shipped)
     run.wants_ht3 = wants(config, ("HT301", "HT302", "HT303", "HT304"))
     kept = _settled(run) if config.guard is None else None
     run.runner = _fresh_runner(run)

@@ -32,6 +32,7 @@ from .decide import values
 from .literals import _literal_str
 from .state import DELETED, Frame
 from .values import EMPTY, INSTANCE, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of, seq_atom
+from .ways import TreeWays
 
 _UNKNOWN_PARSE = object()   # the model cannot tell
 _STOP = object()   # click stops before the callback (help, version, a usage error)
@@ -379,16 +380,16 @@ def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, po
     if catches:   # the runner keeps what the command raises in its result
         I.expecting, I.expecting_many = frozenset(), frozenset()
     try:
-        changed, start = I.ctx.tree_changed, I.ctx.tree_changed
+        tree_ways = TreeWays(I)   # each line is an alternative: none ran before it (``ways``)
         for cmd in cmds:
             for line, certain in lines:
-                I.ctx.tree_changed = start   # each line is an alternative: none ran before it (``shipped``)
+                tree_ways.start()
                 _run(I, cmd, line, frame, pos, 0, certain=certain)
-                changed = changed or I.ctx.tree_changed
+                tree_ways.end_way()
                 # the runner always keeps SystemExit (a click error is one); what else the
                 # command raises is not told apart: the test goes on
                 I.call_raised = False
-        I.ctx.tree_changed = changed
+        tree_ways.finish()
     finally:
         if catches:
             I.expecting, I.expecting_many = expecting

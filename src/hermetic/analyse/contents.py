@@ -20,7 +20,7 @@ except ImportError:   # pragma: no cover - Python 3.10
 
 from .literals import _literal_str
 from .shipped import is_data
-from .tmptree import under
+from .tmptree import answer as tmp_answer, under
 from .values import UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 WHOLE = "whole"       # the dict mark: every key is known (json.loads of a literal)
@@ -42,17 +42,12 @@ def remember(texts: tuple, part: str, text: str) -> tuple:
     return tuple(sorted(kept + ((part, text),))) if len(text) <= _MAX_TEXT else kept
 
 
-def kept(texts: tuple, parts: Optional[List[str]]) -> Optional[str]:
-    """The text the test wrote at the one part ``parts`` names; else None."""
-    if not texts or not parts or len(parts) != 1:
+def kept(ctx, parts: Optional[List[str]]) -> Optional[str]:
+    """The text the test wrote at the one part ``parts`` names, while the run's tree
+    (``Ctx.tmp_tree``) says a file is there; else None."""
+    if not ctx.tmp_text or not parts or len(parts) != 1 or tmp_answer(ctx.tmp_tree, "is_file", parts) is not True:
         return None
-    return next((t for p, t in texts if p == parts[0]), None)
-
-
-def read_back(texts: tuple, parts: Optional[List[str]], frame) -> Optional[V]:
-    """The text the test wrote at the one part ``parts`` names, as its literal; else None."""
-    text = kept(texts, parts)
-    return None if text is None else lit(text, frame.path, frame.line, True)
+    return next((t for p, t in ctx.tmp_text if p == parts[0]), None)
 
 
 def ini_value(text: str, frame) -> Optional[V]:

@@ -18,7 +18,7 @@ from typing import Callable, FrozenSet, List, Optional, Tuple
 
 from .limits import MAX_COUNTS
 from .tmptree import compared as tmp_compared, marked_only
-from .values import Origin, V, instance_class, machine_data, of
+from .values import Origin, V, instance_class, is_counted, machine_data, of, seq_atom
 
 _NO = object()   # "no Python value known" (None is a value)
 
@@ -433,9 +433,9 @@ def _ruled_out_by_start(op: str, pv: Optional[list], fv: Optional[list], text: V
     known by its leading part only (``"/vsizip/" + name``, the text of a path in tmp_path: the
     separator): False when no string starting so can
     match, because its first character is none the pattern can start with; None otherwise."""
-    heads = [a.value if a.kind == "literal" else os.sep for a in text.atoms if isinstance(a, Origin) and (
+    heads = [a.value if a.kind == "literal" else "/" for a in text.atoms if isinstance(a, Origin) and (
         a.kind == "literal" and a.partial and isinstance(a.value, str) and a.value or
-        a.kind == "test-value" and a.expr == "tmp_path" and not text.is_path)]   # tmp_path's text: absolute
+        a.kind == "test-value" and a.expr == "tmp_path" and not text.is_path and os.sep == "/")]   # tmp_path's text
     if op not in ("match", "fullmatch") or not pv or len(pv) != 1 or not isinstance(pv[0], str) or \
             not fv or len(fv) != 1 or not isinstance(fv[0], int) or len(heads) != len(text.atoms):
         return None
@@ -549,4 +549,40 @@ def _arithmetic(op: str, left: V, right: V) -> Optional[list]:
             r = fn(x, y)
             if r not in out:
                 out.append(r)
+    return out
+
+
+_SET_OPS = {"BitAnd": lambda x, y: x & y, "BitOr": lambda x, y: x | y, "Subtract": lambda x, y: x - y}
+
+
+def set_algebra(op: str, left: V, right: V) -> Optional[V]:
+    """``left & right``, ``|``, ``-`` of sets known by their items (a display, ``set()`` of a
+    dict known whole's keys) whose items are known values: for each pair of alternatives, the
+    set of exactly the items the operation leaves (the left operand's, then the right's); None
+    when an alternative is not such a set."""
+    fn = _SET_OPS.get(op)
+    if fn is None or not left.atoms or not right.atoms or len(left.atoms) * len(right.atoms) > 16:
+        return None
+    lsides, rsides = [_set_items(a) for a in left.ordered()], [_set_items(a) for a in right.ordered()]
+    if any(x is None for x in lsides + rsides):
+        return None
+    out = []
+    for ls in lsides:
+        for rs in rsides:
+            kept = fn(set(ls), set(rs))
+            out.append(seq_atom("set", [x for t, x in ls.items() if t in kept] +
+                                [x for t, x in rs.items() if t in kept and t not in ls], exact=True))
+    return V(frozenset(out))
+
+
+def _set_items(a) -> Optional[dict]:
+    """A set atom known by its items, each one hashable value: {its items' values: the items}."""
+    if not (is_counted(a) and a[1] in ("set", "frozenset")):
+        return None
+    out = {}
+    for item in a[2]:
+        vals = values(item)
+        if vals is None or len(vals) != 1 or not isinstance(vals[0], (str, int, float, bool, type(None))):
+            return None
+        out[vals[0]] = item
     return out

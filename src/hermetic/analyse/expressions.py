@@ -7,9 +7,9 @@ import re
 from pathlib import PurePosixPath
 from typing import List, Optional
 
-from .decide import _arithmetic, regex_flag, values
+from .decide import _arithmetic, regex_flag, set_algebra, values
 from .handlers import effect_of
-from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, set_algebra, truthiness
+from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, truthiness
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import Frame

@@ -9,7 +9,7 @@ import collections
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .limits import TEST_HEAP_BASE
-from .values import MAYBE_EMPTY, Origin, V, instance_class, is_counted, seq_atom
+from .values import MAYBE_EMPTY, Origin, V, anchored_path, instance_class
 
 
 # builtins a name resolves to when nothing binds it (``Interp.lookup``)
@@ -328,49 +328,17 @@ def inline_nonempty(expr) -> bool:
     return expr[0] == "seq" and any(x[0] != "star" for x in expr[2])
 
 
-_SET_OPS = {"BitAnd": lambda x, y: x & y, "BitOr": lambda x, y: x | y, "Subtract": lambda x, y: x - y}
-
-
-def set_algebra(op: str, left: V, right: V) -> Optional[V]:
-    """``left & right``, ``|``, ``-`` of sets known by their items (a display, ``set()`` of a
-    dict known whole's keys) whose items are literals: for each pair of alternatives, the set of
-    exactly the items the operation leaves (the left operand's, then the right's); None when
-    an alternative is not such a set."""
-    fn = _SET_OPS.get(op)
-    if fn is None or not left.atoms or not right.atoms or len(left.atoms) * len(right.atoms) > 16:
+def relative_literal(v: Optional[V], through: bool = False) -> Optional[Origin]:
+    """The one string literal written whole that ``v`` is, when it names a path relative to the
+    working directory (not absolute, not under ``~``); with ``through``, also behind a constant
+    or default argument bound to one. None otherwise."""
+    if v is None or len(v.atoms) != 1:
         return None
-    lsides, rsides = [_set_items(a) for a in left.ordered()], [_set_items(a) for a in right.ordered()]
-    if any(x is None for x in lsides + rsides):
-        return None
-    out = []
-    for ls in lsides:
-        for rs in rsides:
-            kept = fn(set(ls), set(rs))
-            out.append(seq_atom("set", [x for t, x in ls.items() if t in kept] +
-                                [x for t, x in rs.items() if t in kept and t not in ls], exact=True))
-    return V(frozenset(out))
-
-
-def _set_items(a) -> Optional[dict]:
-    """A set atom known by its literal items: {its items' values: the items}; else None."""
-    if not (is_counted(a) and a[1] in ("set", "frozenset")):
-        return None
-    texts = [_literal_value(x) for x in a[2]]
-    if any(t is _NOT_LITERAL for t in texts):
-        return None
-    return dict(zip(texts, a[2]))
-
-
-_NOT_LITERAL = object()
-
-
-def _literal_value(v: V):
-    """The value of ``v`` when it is one literal written whole (a string, number, bool, None)."""
-    if len(v.atoms) != 1:
-        return _NOT_LITERAL
     (a,) = v.atoms
-    if not isinstance(a, Origin) or a.kind != "literal" or a.partial:
-        return _NOT_LITERAL
-    if a.expr[:1] in ("'", '"'):
-        return ("str", a.value)
-    return ("expr", a.expr)
+    while through and isinstance(a, Origin) and a.kind in ("module-constant", "default-argument") and \
+            len(a.inner) == 1 and not a.partial:
+        a = a.inner[0]
+    if not isinstance(a, Origin) or a.kind != "literal" or a.partial or not isinstance(a.value, str) or \
+            not a.value or a.expr[:1] not in ("'", '"') or anchored_path(a.value):
+        return None
+    return a

@@ -12,7 +12,7 @@ from .literals import _canonical, _literal_str, _literal_strs, _pick, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
 from .state import SPREAD, Ctx, Frame
-from .contents import read_back, remember as remember_text
+from .contents import kept as kept_text, remember as remember_text
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, joined as tmp_joined, marked_only, \
     str_answer as tmp_str_answer, under_tmp
 from .values import EMPTY, INSTANCE, MAYBE_EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, \
@@ -353,24 +353,19 @@ class Objects:
             return None
         return self.settled(self.call_function(m[1], args, kwargs, frame, self_atom=atom))
 
-    def _tmp_missing(self, base: V) -> bool:
-        """``base`` is one path in the test's tmp_path that the run has not made."""
-        parts = marked_only(base) if self.ctx.tmp_tree != UNKNOWN_TREE else None
-        return parts is not None and len(parts) == 1 and tmp_answer(self.ctx.tmp_tree, "exists", parts) is False
-
-    def _tmp_text(self, name: str, base: V, args, frame: Frame) -> Optional[V]:
-        """``write_text(literal)`` into the test's tmp_path, on a way every branch took, keeps the
-        text there; ``read_text()`` reads back what is kept (``contents``)."""
-        parts = marked_only(base) if self.ctx.tmp_tree != UNKNOWN_TREE else None
+    def _tmp_text(self, name: str, parts: Optional[List[str]], args, frame: Frame, fresh: bool) -> Optional[V]:
+        """``write_text(literal)`` into the test's tmp_path (at ``parts``), on a way every branch
+        took, keeps the text there, as ``touch()`` of a path the run had not made (``fresh``)
+        keeps an empty one; ``read_text()`` reads back what is kept (``contents``)."""
         if parts is None or len(parts) != 1:
             return None
-        if name == "write_text" and args and not (self.undecided or self.guarded or self.missed_depth):
-            text = _literal_str(args[0])
+        if name in ("write_text", "touch") and not (self.undecided or self.guarded or self.missed_depth):
+            text = "" if name == "touch" and fresh else _literal_str(args[0]) if name == "write_text" and args else None
             if text is not None:
                 self.ctx.tmp_text = remember_text(self.ctx.tmp_text, parts[0], text)
             return None
-        if name == "read_text" and tmp_answer(self.ctx.tmp_tree, "is_file", parts) is True:
-            return read_back(self.ctx.tmp_text, parts, frame)
+        if name == "read_text" and (text := kept_text(self.ctx, parts)) is not None:
+            return lit(text, frame.path, frame.line, True)   # test data (contract row T1)
         return None
 
     def settled(self, v: V) -> V:
@@ -426,12 +421,12 @@ class Objects:
                 if key in self.ctx.patches:
                     return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
             write, may_write = writes_of(spec, args, kwargs)
-            made = name == "touch" and self._tmp_missing(base)   # an empty file made: its text is ""
+            parts = marked_only(base) if self.ctx.tmp_tree != UNKNOWN_TREE else None
+            # touch() of a path the run has not made makes an empty file: asked before the sink makes it
+            fresh = name == "touch" and parts is not None and tmp_answer(self.ctx.tmp_tree, "exists", parts) is False
             out = self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
                                    may_write=may_write)
-            if made and not (self.undecided or self.guarded or self.missed_depth):
-                self.ctx.tmp_text = remember_text(self.ctx.tmp_text, marked_only(base)[0], "")
-            return self._tmp_text(name, base, args, frame) or out
+            return self._tmp_text(name, parts, args, frame, fresh) or out
         if name in _SAME_PATH_METHODS and marked_only(base):
             return base.with_path(name not in ("as_posix", "__fspath__"))   # the same path under tmp_path
         if name == "joinpath" and (t := tmp_joined([base] + list(args), True)) is not None:
@@ -516,12 +511,16 @@ def _with_entry(table: V, key: V, val: V) -> V:
 
 
 def _entry_set(d: tuple, ks, several, val: V) -> tuple:
-    mark = d[2:] if ks is not None or several else ()
-    if several and set(several) <= {k for k, _ in d[1]}:
-        return ("dict", tuple((k, v | val if k in several else v) for k, v in d[1])) + mark
-    if ks is not None and any(k == ks for k, _ in d[1]):
-        return ("dict", tuple((k, val if k == ks else v) for k, v in d[1])) + mark
-    return ("dict", tuple([(k, v) for k, v in d[1]] + [(ks, val)])) + (mark if ks is not None else ())
+    """Dict atom ``d`` with the string key ``ks`` (or each of ``several``, maybe) set to ``val``;
+    with neither, an entry any key may find, and ``d`` no longer known whole."""
+    keys = {k for k, _ in d[1]}
+    if ks is not None and ks in keys:
+        return ("dict", tuple((k, val if k == ks else v) for k, v in d[1])) + d[2:]
+    if ks is not None:
+        return ("dict", tuple(d[1]) + ((ks, val),)) + d[2:]
+    if several and set(several) <= keys:
+        return ("dict", tuple((k, v | val if k in several else v) for k, v in d[1])) + d[2:]
+    return ("dict", tuple(d[1]) + ((None, val),))
 
 
 def _is_str_data(v: V) -> bool:

@@ -12,7 +12,7 @@ is what the file holds (``contents``), so a branch on a key of a template's conf
 the way the shipped file decides (cookiecutter's nested templates, ``_copy_without_render``).
 
 The names come from discovery's walk (``Shipped.names``: relative path -> ``file`` / ``dir``,
-excluded and hidden folders left out); the analysis cache keys on ``Shipped.digest`` (every name,
+excluded and hidden folders left out); the analysis cache keys on discovery's ``Project.shipped_digest`` (every name,
 and each JSON file's size and modification time), so a data file added, removed or edited
 analyses every test again. State: the parsed files, kept per process.
 """
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from .fsmodel import cwd_moved
+from .literals import relative_literal
 from .values import Origin, V
 
 _MAX_BYTES = 64 * 1024   # larger files are not parsed
@@ -37,10 +38,9 @@ class Shipped:
     """The checkout under ``root``: ``names`` maps each relative path (``/``-separated) to
     ``"file"`` or ``"dir"``."""
 
-    def __init__(self, root: Path, names: Dict[str, str], digest: str = ""):
+    def __init__(self, root: Path, names: Dict[str, str]):
         self.root = root
         self.names = names
-        self.digest = digest
         self._parsed: Dict[str, object] = {}
 
     def kind(self, rel: str) -> Optional[str]:
@@ -86,27 +86,24 @@ def is_data(x) -> bool:
 
 
 def shipped_rel(target: Optional[V], ctx) -> Optional[str]:
-    """The checkout-relative path ``target`` names, or None: one string literal written whole in
-    test code, relative and not climbing out of the root, while the working directory is the
-    starting one; or any relative literal (a constant or default argument bound to one too)
-    while the working directory is such a path of the test's (``with work_in(template):``)."""
-    if target is None or len(target.atoms) != 1:
-        return None
+    """The checkout-relative path ``target`` names, or None: a relative string literal written in
+    test code while the working directory is the starting one; or any relative literal (a
+    constant or default argument bound to one too) while the working directory is such a path of
+    the test's (``with work_in(template):``). Not one climbing out of the root."""
     base = ""
     if cwd_moved(ctx):
-        base = shipped_rel(ctx.cwd, _START)
-        if base is None or base == "":
+        base = _rel(relative_literal(ctx.cwd), "")
+        if not base:
             return None
-    (a,) = target.atoms
-    while base and isinstance(a, Origin) and a.kind in ("module-constant", "default-argument") and \
-            len(a.inner) == 1 and not a.partial:
-        a = a.inner[0]
-    if not isinstance(a, Origin) or a.kind != "literal" or a.partial or not (a.in_test or base):
+    return _rel(relative_literal(target, through=bool(base)), base)
+
+
+def _rel(a: Optional[Origin], base: str) -> Optional[str]:
+    """Literal ``a``'s path joined to the checkout-relative folder ``base``, normalised ("" for
+    the root); None for a test-chosen folder that is not one, or one climbing out of the root."""
+    if a is None or not (a.in_test or base):
         return None
-    text = a.value
-    if not isinstance(text, str) or not text or a.expr[:1] not in ("'", '"') or text.startswith(("/", "~", "\\")):
-        return None
-    rel = os.path.normpath(os.path.join(base, text)).replace(os.sep, "/")
+    rel = os.path.normpath(os.path.join(base, a.value)).replace(os.sep, "/")
     if rel == ".":
         return ""
     if rel == ".." or rel.startswith("../") or ":" in rel:
@@ -142,9 +139,3 @@ def may_be_missing(ctx, rel: str, root: Path) -> bool:
             return False
     return True
 
-
-class _Start:
-    cwd = None
-
-
-_START = _Start()   # a context whose working directory is the starting one

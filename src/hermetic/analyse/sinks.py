@@ -88,10 +88,8 @@ class Sinks:
         return of(("client", d, spec))
 
     def _ini_kept(self, target: Optional[V], frame: Frame) -> Optional[V]:
-        parts = marked_only(target) if self.ctx.tmp_tree != UNKNOWN_TREE else None
-        if parts is None or tmp_answer(self.ctx.tmp_tree, "is_file", parts) is not True:
-            return None
-        text = kept(self.ctx.tmp_text, parts)
+        """An ini file the test wrote at ``target`` in its tmp_path, as its reader reads it."""
+        text = kept(self.ctx, marked_only(target))
         return None if text is None else ini_value(text, frame)
 
     def _answer(self, call: str, target: Optional[V], frame: Frame) -> V:
@@ -114,7 +112,8 @@ class Sinks:
                 and not gone(self.ctx, fs_key(target, False)):
             # a path in the checkout (shipped); one it does not hold is missing while the run wrote nowhere
             # else, and the test expects no exception (which may say the path is there: ``pytest.raises``)
-            missing = not (self.expecting or self.expecting_many) and may_be_missing(self.ctx, rel, self.p.shipped.root)
+            missing = self.p.shipped.kind(rel) is None and not (self.expecting or self.expecting_many) and \
+                may_be_missing(self.ctx, rel, self.p.shipped.root)
             known = self.p.shipped.answer(call.rsplit(".", 1)[-1], rel, missing=missing)
         return UNKNOWN_V if known is None else lit(known, frame.path, frame.line, frame.in_test)
 

@@ -15,7 +15,7 @@ from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
-from .ways import ModuleWays, WayWrites, union_locals
+from .ways import ModuleWays, TreeWays, WayWrites, union_locals
 from .values import EMPTY, UNKNOWN_V, Origin, V, holds_item, of, opened, seq_atom, union
 
 
@@ -85,7 +85,8 @@ class Statements:
                 if not (e[1][2] == "update" and self._merge_dict(e[1][1][1], e, frame)):
                     # args.append(...): its members change, and it may hold what was put in
                     self._forget_members(e[1][1][1], frame, put=self._put_in(added, e[1][1][1]))
-            elif e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "attr":
+            elif e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "attr" \
+                    and e[1][1][1][0] == "name":   # (the owner a name: read again, no call runs twice)
                 self._forget_attr_dict(e[1][1], frame)   # request.META.update(...): its keys change
             return False
         if kind == "assign":
@@ -252,6 +253,7 @@ class Statements:
         env_before = dict(self.ctx.env)
         module_ways = ModuleWays(self.globals.setdefault(frame.module, {}) if frame.is_module else None)
         heap_ways = WayWrites(self)   # counters on the test's objects: each way from the same count
+        tree_ways = TreeWays(self)   # what the run wrote in the checkout: each way from the same
         results = []
         all_end, some_end, all_raise = True, False, True
         any_jumped = any_returned = False
@@ -260,6 +262,7 @@ class Statements:
             if binds:
                 frame.locals.update(binds[i])
             module_ways.start()
+            tree_ways.start()
             try:
                 ended = self.exec_block(b, frame)
             except BaseException:
@@ -272,6 +275,7 @@ class Statements:
                 self.raising = True
                 return True, True
             heap_ways.end_way()
+            tree_ways.end_way()
             jumped = ended and way_ended(self, frame)
             any_jumped = any_jumped or jumped
             any_returned = any_returned or (ended and not jumped)
@@ -285,6 +289,7 @@ class Statements:
                 module_ways.keep()
         module_ways.finish()
         heap_ways.finish()
+        tree_ways.finish()
         # a variable set on one of the ways may also be unset (``handlers._set_variable_read``)
         for k, v in list(self.ctx.env.items()):
             if env_before.get(k) is not v and isinstance(v, V):

@@ -22,7 +22,7 @@ import dataclasses
 import posixpath
 from typing import List, Optional, Tuple
 
-from .literals import _literal_str
+from .literals import _literal_str, relative_literal
 from .values import COUNTED, EXACT, PREFIX, Origin, V
 
 TMP = "tmp "   # the value mark of a path under the test's own tmp_path (``TMP + part``)
@@ -68,14 +68,10 @@ def relative_parts(cwd: Optional[V], target: Optional[V]) -> Optional[List[str]]
     one) while the working directory ``cwd`` is a path in tmp_path with a known part
     (``with work_in(str(tmp_path / "t")):`` then ``os.path.isdir("hooks")``); else None."""
     bases = marked_only(cwd)
-    if bases is None or target is None or len(target.atoms) != 1:
+    rel = relative_literal(target, through=True) if bases is not None else None
+    if rel is None:
         return None
-    (a,) = target.atoms
-    while isinstance(a, Origin) and a.kind in ("module-constant", "default-argument") and len(a.inner) == 1:
-        a = a.inner[0]
-    text = _literal_str(V(frozenset((a,)))) if isinstance(a, Origin) and a.kind == "literal" and not a.partial else None
-    if not text or text.startswith(("/", "~", "\\")):
-        return None
+    text = rel.value
     out = []
     for base in bases:
         joined = posixpath.normpath(posixpath.join(base, text)) if base else posixpath.normpath(text)

@@ -15,6 +15,11 @@ holds every count a way left, and its old count when some way did not change it:
 ``self.n >= limit`` is then decided only when every count decides it). Other attributes keep
 the last write (``WayWrites``).
 Instances made at import are shared state (``Memo.write_state``) and are not joined here.
+
+What the run wrote outside its tmp_path (``Ctx.tree_changed`` / ``tree_made``, ``shipped``)
+starts each way as it was before the first, and after the last holds what any way wrote
+(``TreeWays``): one way's write does not make a path the other way asks about (click's
+alternative command lines, the two sides of an ``if``).
 """
 from __future__ import annotations
 
@@ -34,6 +39,29 @@ def _count(v: Optional[V]) -> bool:
         if not vs or not all(type(x) is int for x in vs):
             return False
     return True
+
+
+class TreeWays:
+    """The checkout writes along alternative ways (see the module docstring). ``ip``: the
+    interpreter, whose ``ctx`` a way may replace (a ``with`` block's end, a memoized call)."""
+
+    __slots__ = ("ip", "changed", "made", "start_changed", "start_made")
+
+    def __init__(self, ip) -> None:
+        self.ip = ip
+        self.start_changed, self.start_made = ip.ctx.tree_changed, ip.ctx.tree_made
+        self.changed, self.made = self.start_changed, self.start_made
+
+    def start(self) -> None:
+        self.ip.ctx.tree_changed, self.ip.ctx.tree_made = self.start_changed, self.start_made
+
+    def end_way(self) -> None:
+        ctx = self.ip.ctx
+        self.changed = self.changed or ctx.tree_changed
+        self.made = self.made + tuple(m for m in ctx.tree_made if m not in self.made)
+
+    def finish(self) -> None:
+        self.ip.ctx.tree_changed, self.ip.ctx.tree_made = self.changed, self.made
 
 
 class ModuleWays:

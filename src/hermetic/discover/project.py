@@ -103,24 +103,24 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
                     skipped is not None and os.path.join(dirpath, name) == skipped:
                 continue
             keep.append(name)
-            shipped["/".join(rel_parts + [name])] = "dir"
+            rel = "/".join(rel_parts + [name])
+            shipped[rel] = "dir"
+            stamp.update(f"{rel}\0".encode())
         dirnames[:] = keep
         for name in sorted(filenames):
-            if _excluded(rel_parts + [name], spec, prefix):
-                continue
             rel = "/".join(rel_parts + [name])
-            shipped[rel] = "file"
+            shipped[rel] = "file"   # an excluded file is still in the checkout: only its code is not read
+            stamp.update(f"{rel}\0".encode())
             if name.endswith(".py"):
-                paths.append(d / name)
+                if not _excluded(rel_parts + [name], spec, prefix):
+                    paths.append(d / name)
             elif name.endswith(".json"):
                 try:
                     st = os.stat(d / name)
                     stamp.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
                 except OSError:
                     pass
-    for rel in sorted(shipped):
-        stamp.update(f"{rel}\0".encode())
-    proj.shipped_digest = stamp.hexdigest()
+    proj.shipped_digest = stamp.hexdigest()   # the walk's order is sorted: the same tree, the same digest
     paths.sort()
     taken = set()
     root_n = len(root.parts)
