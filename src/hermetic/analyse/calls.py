@@ -17,7 +17,7 @@ from .libvalues import value_call
 from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
 from .origins import (in_temp_folder, _CWD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
-                      _PATH_CTORS, _TEMP_FUNCS, _head, _join_head)
+                      _PATH_CTORS, _TEMP_FUNCS, _head, joined_path)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .tmptree import handed as tmp_handed, joined as tmp_joined
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V, RAISED, UNKNOWN_V, Origin, V,
@@ -294,7 +294,7 @@ class Calls:
             if not args:
                 return of(Origin("cwd", expr="Path()", path=frame.path, line=frame.line), is_path=True)
             whole = None if d == "py.path.local" else tmp_joined(args, True) or _whole_join(args, True)
-            return (whole or _head(_join_head(args))).with_path(True)
+            return (whole or joined_path(args)).with_path(True)
         flowed = value_call(self, d, args, kwargs, frame)
         if flowed is not None:   # a container made, copied or parsed; a path joined, split, made absolute
             return flowed

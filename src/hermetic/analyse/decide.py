@@ -12,12 +12,12 @@ from __future__ import annotations
 import ast
 import errno
 import functools
-import os
 import sys
 from typing import Callable, FrozenSet, List, Optional, Tuple
 
 from .limits import MAX_COUNTS
-from .tmptree import compared as tmp_compared, marked_only
+from .rooted import may_be_key, rooted_tails, test_named
+from .tmptree import compared as tmp_compared
 from .values import Origin, V, instance_class, is_counted, machine_data, of, seq_atom
 
 _NO = object()   # "no Python value known" (None is a value)
@@ -224,13 +224,12 @@ def compare(op: str, left: V, right: V) -> Optional[bool]:
         pools = _container_keys(right)
         if pools is None and items is not None and _test_chosen(left):
             pools = _keys_besides_machine_data(right)
-        if items is None and (parts := marked_only(left)) is not None and not left.is_path:
-            # the text of a path in the test's own tmp_path: no key but that whole path can be it
-            if pools is None:
+        if items is None and (tails := rooted_tails(left)) is not None:
+            # a text starting at the root (a path in tmp_path, one made absolute): no key but such a path is it
+            if pools is None and test_named(left):
                 pools = _keys_besides_machine_data(right)
-            return None if pools is None or any(isinstance(p, str) or any(
-                isinstance(k, str) and k.startswith("/") and k.endswith(tuple(parts)) for k in p) for p in pools) \
-                else op == "NotIn"
+            return None if pools is None or any(isinstance(p, str) or any(may_be_key(k, tails) for k in p)
+                                                for p in pools) else op == "NotIn"
         if items is None or pools is None:
             return None
         results: List[Optional[bool]] = []
@@ -433,9 +432,9 @@ def _ruled_out_by_start(op: str, pv: Optional[list], fv: Optional[list], text: V
     known by its leading part only (``"/vsizip/" + name``, the text of a path in tmp_path: the
     separator): False when no string starting so can
     match, because its first character is none the pattern can start with; None otherwise."""
-    heads = [a.value if a.kind == "literal" else "/" for a in text.atoms if isinstance(a, Origin) and (
-        a.kind == "literal" and a.partial and isinstance(a.value, str) and a.value or
-        a.kind == "test-value" and a.expr == "tmp_path" and not text.is_path and os.sep == "/")]   # tmp_path's text
+    heads = [a.value if isinstance(a, Origin) and a.kind == "literal" and a.partial and isinstance(a.value, str)
+             and a.value else "/" if rooted_tails(V(frozenset([a]), text.is_path)) else None for a in text.atoms]
+    heads = [h for h in heads if h]   # a literal's start, or the separator a rooted text starts with
     if op not in ("match", "fullmatch") or not pv or len(pv) != 1 or not isinstance(pv[0], str) or \
             not fv or len(fv) != 1 or not isinstance(fv[0], int) or len(heads) != len(text.atoms):
         return None

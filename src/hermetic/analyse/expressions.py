@@ -10,7 +10,7 @@ from typing import List, Optional
 from .decide import _arithmetic, regex_flag, set_algebra, values
 from .handlers import effect_of
 from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, truthiness
-from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _join_head, _whole_join, _with_text
+from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _whole_join, _with_text, joined_path
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import Frame
 from .contents import WHOLE
@@ -280,7 +280,7 @@ class Expressions:
             if whole is not None:   # Path("tests") / "repo": a whole path
                 return whole.with_path(True)
         if op in ("Add", "Divide", "Modulo"):
-            res = _head(_join_head([left, right]) if op == "Divide" else left)
+            res = joined_path([left, right]) if op == "Divide" else _head(left)
             if op == "Add" and not left.is_path:
                 res = res.with_path(False)   # str + str is a string
             if op == "Divide":

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 
 from .contents import WHOLE, parsed as parsed_text
 from .literals import _literal_str
-from .origins import (_CONTAINER_CTORS, _DICT_CTORS, _HEAD_FUNCS, _head, _join_head, _up, _whole_join, copied,
+from .origins import (FD, FD_CALLS, _CONTAINER_CTORS, _DICT_CTORS, _HEAD_FUNCS, _head, joined_path, _up, _whole_join, copied,
                       from_cwd, split_path, typed_head)
 from .state import SPREAD, Frame
 from .tmptree import joined as tmp_joined, same as tmp_same
@@ -29,6 +29,8 @@ def value_call(ip, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame) ->
         if d in ("builtins.dict", "collections.OrderedDict"):   # dict(help_option_names=[...])
             return of(("dict", tuple((k, v) if k != SPREAD else (None, UNKNOWN_V) for k, v in kwargs.items())))
         return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
+    if d in FD_CALLS:
+        return of(FD)   # os.dup(fd): a descriptor, an int
     if (parsed := parsed_text(d, args, kwargs, frame, ip.p.shipped)) is not None:   # json.loads / load (contents)
         return parsed
     if d in ("builtins.dict", "collections.OrderedDict") and len(args) == 1 and not kwargs and \
@@ -46,7 +48,7 @@ def value_call(ip, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame) ->
             return c
         if d in ("os.path.join", "posixpath.join"):
             whole = tmp_joined(args, False) or _whole_join(args, False)
-            return (whole or _head(_join_head(args))).with_path(False)
+            return (whole or joined_path(args)).with_path(False)
         if d in ("builtins.str", "os.fspath") and len(args) == 1:
             whole = _whole_join(args, args[0].is_path)
             if whole is not None:

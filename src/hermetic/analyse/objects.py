@@ -11,6 +11,7 @@ from ..summarise.ir import dotted_name
 from .literals import _canonical, _literal_str, _literal_strs, _pick, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
+from .rooted import partition_front
 from .state import SPREAD, Ctx, Frame
 from .contents import kept as kept_text, remember as remember_text
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, joined as tmp_joined, marked_only, \
@@ -454,6 +455,9 @@ class Objects:
                 return of(seq_atom("list", (base,), exact=True))
             if r is not None:
                 return lit(r, frame.path, frame.line, frame.in_test)
+        if name == "partition" and len(args) == 1 and not kwargs and partition_front(base, _literal_str(args[0])):
+            # os.path.abspath(t).partition(":"): its front starts at the root as the text does
+            return of(seq_atom("tuple", (base, UNKNOWN_V, UNKNOWN_V), exact=True))
         if name in ("lower", "casefold", "strip", "rstrip", "lstrip") and not args and not kwargs and \
                 not base.is_path and (parts := marked_only(base)) is not None and \
                 all(p == (p.lower() if name in ("lower", "casefold") else p.strip()) for p in parts):

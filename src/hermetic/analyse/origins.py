@@ -287,7 +287,10 @@ _RESULT_TYPES = {c: c for c in ("builtins.dict", "builtins.list", "builtins.tupl
                                 "builtins.bytes")}
 _RESULT_TYPES.update({c: "builtins.str" for c in ("builtins.repr", "builtins.format", "shlex.join", "shlex.quote",
                                                   "os.path.commonpath")}, **{"shlex.split": "builtins.list"})
-_TYPED = {t: Origin("unknown", value=INSTANCE + t) for t in set(_RESULT_TYPES.values())}   # one atom per type
+_TYPED = {t: Origin("unknown", value=INSTANCE + t) for t in set(_RESULT_TYPES.values()) | {"builtins.int"}}   # one atom per type
+# calls whose result is a new file descriptor (an int): ``open(os.dup(fd), mode)`` opens no path
+FD_CALLS = frozenset({"os.dup", "os.dup2", "os.memfd_create", "os.eventfd"})
+FD = _TYPED["builtins.int"]
 
 
 def typed_head(call: str, v: V) -> V:
@@ -348,6 +351,14 @@ def _join_head(args: List[V]) -> V:
         if _is_absolute(x):
             return x
     return args[0]
+
+
+def joined_path(args: List[V]) -> V:
+    """What ``_join_head`` leads with, as a derived value (``_head``); a known absolute path
+    joined last is the result whole (``Path.cwd() / str(tmp_path / "a")`` is that path)."""
+    if len(args) > 1 and _is_absolute(args[-1]):
+        return args[-1]
+    return _head(_join_head(args))
 
 
 def _whole_join(args: List[V], path: bool) -> Optional[V]:

@@ -12,7 +12,7 @@ from .decide import values
 from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_answer
 from .shipped import made_in_tree, may_be_missing, shipped_rel
 from .literals import env_name, _canonical, _literal_str, _pick
-from .origins import origin_bases, _control_reason, _head, _origin_sort, _origin_text
+from .origins import FD, origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
 from .contents import forget as forget_text, ini_value, kept
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_relative, made as tmp_made, marked_only, maybe as tmp_maybe, \
@@ -510,5 +510,7 @@ def _own_folder(target: Optional[V]) -> bool:
 
 def _is_descriptor(v: V) -> bool:
     """Whether every alternative of a file target is an integer (a file descriptor)."""
+    if v.atoms and all(a == FD for a in v.atoms):
+        return True   # os.dup(stream.fileno())
     vals = values(v)
     return bool(vals) and all(isinstance(x, int) and not isinstance(x, bool) for x in vals)

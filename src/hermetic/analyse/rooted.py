@@ -1,0 +1,66 @@
+"""Texts known to begin at the root of the file system, though not known whole: the text of a
+path in the test's own tmp_path (``str(tmp_path / "t")``), and a path made absolute from the
+working directory (``os.getcwd()``, ``os.path.abspath("tests/t")``, ``Path(d).resolve()`` and
+what is joined after it). Such a text starts with the separator, so it is no key of a dict
+whose keys do not (``template in abbreviations``), a pattern that cannot begin with ``/`` does
+not match it (``REPO_REGEX.match(template)``), and what ``partition`` cuts off its front still
+starts so. Only on POSIX: a Windows path starts with a drive letter.
+"""
+from __future__ import annotations
+
+import os
+from typing import List, Optional
+
+from .origins import START_CWD
+from .tmptree import part_of
+from .values import Origin, V
+
+# the expressions of a working-directory origin (``origins.from_cwd``) whose text is absolute
+_MADE_ABSOLUTE = ("resolve(", "abspath(", "realpath(", "absolute(")
+
+
+def _from_cwd(a) -> bool:
+    """Atom ``a`` is the working directory's absolute path, or a path made absolute from it."""
+    return isinstance(a, Origin) and a.kind == "cwd" and (a.value == START_CWD or a.expr.startswith(_MADE_ABSOLUTE))
+
+
+def _in_tmp(a) -> bool:
+    """Atom ``a`` is some path under tmp_path (its part not known: ``tmptree.collapse``)."""
+    return isinstance(a, Origin) and a.kind == "test-value" and a.expr == "tmp_path"
+
+
+def rooted_tails(v: Optional[V]) -> Optional[List[Optional[str]]]:
+    """For a string every alternative of which is a rooted text: per alternative, the part under
+    tmp_path it names (tmp_path's texts) or None (the rest unknown). None when ``v`` is a path
+    object, when an alternative is not known to be such a text, or off POSIX."""
+    if v is None or v.is_path or not v.atoms or os.sep != "/":
+        return None
+    out: List[Optional[str]] = []
+    for a in v.atoms:
+        part = part_of(a)
+        if part is None and not (_from_cwd(a) or _in_tmp(a)):
+            return None
+        out.append(part)
+    return out
+
+
+def test_named(v: V) -> bool:
+    """Every alternative of the rooted text ``v`` is one the test names: its tmp_path, or a path
+    it wrote as a relative literal made absolute (``Path("tests/t").resolve()``). No data of the
+    machine's (a user's configuration) holds such a text as a key."""
+    return all(_in_tmp(a) or (isinstance(a, Origin) and a.inner and all(
+        isinstance(i, Origin) and i.kind == "literal" and i.in_test for i in a.inner)) for a in v.atoms)
+
+
+def may_be_key(k, tails: List[Optional[str]]) -> bool:
+    """Whether the key ``k`` may be one of the rooted texts with ``tails`` (``rooted_tails``)."""
+    if not isinstance(k, str) or not k.startswith("/"):
+        return False
+    return None in tails or k.endswith(tuple(t for t in tails if t is not None))
+
+
+def partition_front(v: V, sep: Optional[str]) -> bool:
+    """``v.partition(sep)[0]`` is again a rooted text of unknown rest: ``v`` is one whose rest
+    is unknown and ``sep`` a literal without the separator."""
+    tails = rooted_tails(v)
+    return bool(sep) and "/" not in sep and tails is not None and all(t is None for t in tails)

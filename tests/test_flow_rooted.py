@@ -1,0 +1,82 @@
+"""Texts that start at the root of the file system (analyse/rooted.py), fixture flow-rooted.
+
+A folder made absolute (``Path(folder).resolve()``, and what is joined after it) has a text
+that starts with the separator: it is no key of a dict of other keys and none before a colon,
+and a pattern that cannot begin with ``/`` does not match it, so a nested template is never
+taken for a repository URL (near miss: an abbreviated URL is cloned). A path joined after an
+absolute one is that path: the test's own folder, which it made, is found, and the working
+directory is never looked at (near miss: a folder never made). ``os.dup`` gives a descriptor:
+``open`` of it opens no path and leaves what the test made in tmp_path as it was.
+"""
+import os
+
+import pytest
+
+from hermetic.analyse.decide import compare, regex_result
+from hermetic.analyse.origins import FD, START_CWD, joined_path
+from hermetic.analyse.rooted import partition_front, rooted_tails
+from hermetic.analyse.sinks import _is_descriptor
+from hermetic.analyse.tmptree import root_atom
+from hermetic.analyse.values import Origin, V, lit, of
+from helpers import Expect, Silent, fixture_suite
+
+FIX = "flow-rooted"
+TM = "src/rooted/templates.py"
+AN = "src/rooted/anchors.py"
+TA = "tests/test_anchors.py::"
+
+EXPECTED = [
+    Expect("abbreviation-cloned", "HT106", TM, 'subprocess.run(["git", "clone", url]',
+           tests=["tests/test_templates.py::test_abbreviated_repository"]),
+    # only where the folder was never made: the made one is found, traced or not
+    Expect("cwd-fallback-dir", "HT102", AN, "if anchor.is_dir():", tests=[TA + "test_folder_never_made"]),
+    Expect("cwd-fallback-glob", "HT102", AN, 'return sorted(anchor.glob("settings*"))',
+           tests=[TA + "test_folder_never_made"]),
+]
+SILENT = [
+    Silent("descriptor-opens-no-path", AN, 'stream = open(os.dup(2), "w", buffering=1)',
+           why="a duplicated descriptor is no path in the checkout or the home folder"),
+]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+RESOLVED = Origin("cwd", expr="resolve('tests/t')", inner=(Origin("literal", expr="'tests/t'", value="tests/t",
+                                                                    in_test=True),))
+GETCWD = Origin("cwd", expr="getcwd()", value=START_CWD)
+
+
+@pytest.mark.skipif(os.sep != "/", reason="a rooted text starts with '/' on POSIX")
+def test_rooted_texts():
+    assert rooted_tails(of(RESOLVED)) == [None]
+    assert rooted_tails(of(GETCWD)) == [None]
+    assert rooted_tails(of(RESOLVED, is_path=True)) is None   # a path object, not its text
+    assert rooted_tails(of(Origin("cwd", expr="Path()"))) is None   # "." is relative
+    assert rooted_tails(lit("a/b", None, None, True)) is None
+
+
+@pytest.mark.skipif(os.sep != "/", reason="a rooted text starts with '/' on POSIX")
+def test_a_rooted_text_is_no_key_and_no_url():
+    keys = of(("dict", (("gh", lit(1, None, None, False)),)))
+    assert compare("In", of(RESOLVED), keys) is False
+    assert compare("NotIn", of(RESOLVED), keys) is True
+    slash_keys = of(("dict", (("/srv/t", lit(1, None, None, False)),)))
+    assert compare("In", of(RESOLVED), slash_keys) is None   # a key of an absolute path may be it
+    url = lit(r"(git|https?)://|\w+@", None, None, False)
+    assert regex_result("match", url, of(RESOLVED)) is False
+    assert regex_result("match", lit(r"/srv", None, None, False), of(RESOLVED)) is None
+    assert partition_front(of(RESOLVED), ":")
+    assert not partition_front(of(RESOLVED), "/")   # the front of "/a/b" cut at "/" is ""
+
+
+def test_a_path_joined_after_an_absolute_one_is_that_path():
+    tmp = root_atom("tmp_path")
+    made = of(Origin("test-value", expr="tmp_path", value=tmp.value + "conf"), is_path=True)
+    assert joined_path([of(GETCWD, is_path=True), made]) == made
+    rel = lit("conf", None, None, True)
+    assert joined_path([of(GETCWD, is_path=True), rel]).atoms != rel.atoms   # the working directory leads
+
+
+def test_a_duplicated_descriptor_is_no_path():
+    assert _is_descriptor(of(FD))
+    assert _is_descriptor(lit(1, None, None, False))
+    assert not _is_descriptor(V(frozenset([FD, next(iter(lit("a", None, None, False).atoms))]), False))
