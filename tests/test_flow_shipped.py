@@ -10,12 +10,14 @@ which may have written anything (near miss: ``cleanup``'s removal stays reported
 own overrides, keys not known, overwrite only keys the template has (``if key not in context:
 continue``): the keys stay the file's. A program run on
 one way of an ``if`` (or one command line of a click test) makes nothing the other way asks
-about (near miss: a template that ships hooks).
+about (near miss: a template that ships hooks). A shipped file that is not JSON makes
+``json.load`` raise: a body that raised on every way (in a ``with open(...)``, which swallows
+nothing) goes on only through a handler that does not end (near miss: the lenient handler).
 """
 import shutil
 
 from hermetic.analyse.decide import set_algebra
-from hermetic.analyse.shipped import Shipped, shipped_rel
+from hermetic.analyse.shipped import NOT_JSON, Shipped, is_data, shipped_rel
 from hermetic.analyse.state import Ctx
 from hermetic.analyse.values import Origin, of, seq_atom
 from hermetic.api import run_check
@@ -28,8 +30,10 @@ RF = "src/stencil/refresh.py"
 TF = "tests/test_refresh.py::"
 
 EXPECTED = [
+    # not test_broken_template: json.load of its stencil.json raises, the handler raises again
     Expect("nested-template-fetched", "HT106", R, 'subprocess.run(["git"',
-           tests=[T + "test_listed_templates", T + "test_missing_template", T + "test_nested_template"]),
+           tests=[T + "test_broken_template_lenient", T + "test_listed_templates", T + "test_missing_template",
+                  T + "test_nested_template"]),
     # only where the folder the test names is not in the checkout
     Expect("cache-looked-at", "HT102", R, "if not os.path.isdir(folder):", tests=[T + "test_missing_template"]),
     Expect("cache-config-looked-at", "HT102", R, 'return os.path.isfile(os.path.join(folder, "stencil.json"))',
@@ -71,7 +75,11 @@ def test_the_checkout_reads_json_it_ships(tmp_path):
     (tmp_path / "b.json").write_text("not json")
     shipped = Shipped(tmp_path, {"a.json": "file", "b.json": "file", "c.json": "file"})
     assert shipped.data("a.json") == {"k": [1, 2]}
-    assert shipped.data("b.json") is shipped.data("c.json")   # neither is data: the same marker
+    assert shipped.data("b.json") is NOT_JSON   # reading it as JSON raises
+    assert not is_data(shipped.data("b.json")) and not is_data(shipped.data("c.json"))
+    assert shipped.data("c.json") is not NOT_JSON   # not there: not known
+    (tmp_path / "d.json").write_bytes(b"\xff\xfe")
+    assert Shipped(tmp_path, {"d.json": "file"}).data("d.json") is not NOT_JSON   # not UTF-8: not known
 
 
 def test_a_path_in_the_checkout_is_a_test_literal_or_relative_to_a_folder_of_one():

@@ -105,7 +105,7 @@ class Calls:
                 # in a test's or a module's own code, not under a branch the values decided: those
                 # may be misread there (as a test's assert), the platform's are not
                 raised = a[1] in self.p.catalogue.raises and not (
-                    frame.decided and (frame.in_test or not self._may_raise(frame)))
+                    frame.decided and (frame.in_test or not self._may_raise(frame))) or RAISED in r.atoms
                 self.exits = self.exits or raised
             else:
                 raised = self.call_raised or RAISED in r.atoms

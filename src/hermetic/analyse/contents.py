@@ -19,9 +19,9 @@ except ImportError:   # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from .literals import _literal_str
-from .shipped import is_data
+from .shipped import NOT_JSON, is_data
 from .tmptree import answer as tmp_answer, under
-from .values import UNKNOWN_V, Origin, V, lit, of, seq_atom
+from .values import RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 WHOLE = "whole"       # the dict mark: every key is known (json.loads of a literal)
 _MAX_TEXT = 4096      # longer texts are not kept
@@ -82,6 +82,8 @@ def parsed(call: str, args: List[V], kwargs, frame, shipped=None) -> Optional[V]
         if shipped is None or not (isinstance(o, tuple) and o[0] == "handle" and o[2:3] == ("shipped",)):
             return None
         data = shipped.data(o[3])
+        if data is NOT_JSON:
+            return RAISED_V   # json.load of a shipped file that is not JSON: a ValueError
         if not is_data(data):
             return None
         return _value(data, Origin("literal", path=frame.path, line=frame.line, in_test=True), [0])

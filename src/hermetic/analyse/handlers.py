@@ -239,6 +239,10 @@ def exec_try(ip, st, frame) -> bool:
     quiet = bool(watched) and all(w is True for w in watched) or _set_variable_read(ip, st[1], frame)
     value = caught(watched)
     classes = instance_classes(ip, value) if value is not UNKNOWN_V else None
+    # a body that raised on every way: one of the handlers that may catch runs, or the exception
+    # goes on; what follows the try runs only after a handler that does not end
+    body_raised = ended and ip.raising and not jumped
+    runs = []
     for name, body, etype in ([] if quiet else st[2]):
         catches = True if etype is None else None if classes is None else \
             handler_catches(ip, ip.eval(etype, frame), classes)
@@ -246,9 +250,13 @@ def exec_try(ip, st, frame) -> bool:
             continue   # not what the test's double raises
         if name:
             ip._bind(frame, name, value)
-        ip._branches([body, []], frame)
+        if body_raised:
+            runs.append(body)
+        else:
+            ip._branches([body, []], frame)
         if catches:
             break   # caught here: the handlers after it do not run
+    handled_end = ip._branches(runs, frame)[0] if runs else True
     if not ended:
         ended = ip.exec_block(st[3], frame)
         cut = cut or ip.way_cut
@@ -256,7 +264,7 @@ def exec_try(ip, st, frame) -> bool:
         return True
     ip.way_cut = cut or ip.way_cut
     ip.jumping = jumped and not st[2]   # with handlers, what follows the try runs (ended is False)
-    return ended and not st[2]
+    return ended and (not st[2] or body_raised and handled_end)
 
 
 def blocked_import(ip, body) -> Optional[int]:

@@ -63,7 +63,9 @@ class Shipped:
         return pair[kind == "dir"]
 
     def data(self, rel: str):
-        """The parsed JSON of the shipped file ``rel``, or ``_NONE`` (not a file, too large, not JSON)."""
+        """The parsed JSON of the shipped file ``rel``; ``NOT_JSON`` for a UTF-8 text ``json`` refuses
+        (``json.load`` of it raises ``ValueError``); ``_NONE`` when not known (not a file, too large,
+        not UTF-8)."""
         if rel in self._parsed:
             return self._parsed[rel]
         out = _NONE
@@ -71,7 +73,11 @@ class Shipped:
             try:
                 p = self.root / rel
                 if p.stat().st_size <= _MAX_BYTES:
-                    out = json.loads(p.read_text(encoding="utf-8"))
+                    text = p.read_text(encoding="utf-8")
+                    try:
+                        out = json.loads(text)
+                    except ValueError:
+                        out = NOT_JSON
             except (OSError, ValueError):
                 out = _NONE
         self._parsed[rel] = out
@@ -79,10 +85,11 @@ class Shipped:
 
 
 _NONE = object()
+NOT_JSON = object()   # a shipped text that is not JSON: reading it as JSON raises
 
 
 def is_data(x) -> bool:
-    return x is not _NONE
+    return x is not _NONE and x is not NOT_JSON
 
 
 def shipped_rel(target: Optional[V], ctx) -> Optional[str]:

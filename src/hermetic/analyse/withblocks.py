@@ -24,8 +24,11 @@ def exec_with(ip, items, body, frame: Frame, is_async: bool = False) -> bool:
     enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
     saved_ctx = None
     exits, held = [], []
+    swallows = False   # whether a context may swallow what the body raises
     for expr, tgt in items:
         val = ip.eval(expr, frame)
+        # a file open() gave never swallows; pytest.raises, suppress and others may
+        swallows = swallows or not val.atoms or not all(isinstance(a, tuple) and a[0] == "handle" for a in val.atoms)
         bound = val
         for a in val.refs():
             if a[0] == "patcher":
@@ -75,7 +78,7 @@ def exec_with(ip, items, body, frame: Frame, is_async: bool = False) -> bool:
     if expects and ip.expect_hit:
         ip.expect_hit = False   # raised what the block expects: the test goes on after it
         ended = True
-    if ended and ip.raising:
+    if ended and ip.raising and swallows:
         ended = False   # the context may swallow what the body raises (pytest.raises, suppress)
     cut = ip.way_cut   # the body's undecided returns hold for what follows the with
     for a in exits:
