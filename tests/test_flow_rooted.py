@@ -5,7 +5,10 @@ that starts with the separator: it is no key of a dict of other keys and none be
 and a pattern that cannot begin with ``/`` does not match it, so a nested template is never
 taken for a repository URL (near miss: an abbreviated URL is cloned). A path joined after an
 absolute one is that path: the test's own folder, which it made, is found, and the working
-directory is never looked at (near miss: a folder never made). ``os.dup`` gives a descriptor:
+directory is never looked at (near miss: a folder never made). A folder ``mkdtemp()`` or
+``tmp_path_factory.mktemp()`` made is a new one of the test's: it is there, and so is what the
+test made in it (near misses: a path in it never made, the folder above it, which is pytest's).
+``os.dup`` gives a descriptor:
 ``open`` of it opens no path and leaves what the test made in tmp_path as it was.
 """
 import os
@@ -16,7 +19,9 @@ from hermetic.analyse.decide import compare, regex_result
 from hermetic.analyse.origins import FD, START_CWD, joined_path
 from hermetic.analyse.rooted import partition_front, rooted_tails
 from hermetic.analyse.sinks import _is_descriptor
-from hermetic.analyse.tmptree import root_atom
+from hermetic.analyse.state import Ctx
+from hermetic.analyse.tmptree import answer as tmp_answer, child, fresh_root, is_fresh_root, parent as tmp_parent, part_of, \
+    root_atom, str_answer
 from hermetic.analyse.values import Origin, V, lit, of
 from helpers import Expect, Silent, fixture_suite
 
@@ -25,13 +30,14 @@ TM = "src/rooted/templates.py"
 AN = "src/rooted/anchors.py"
 TA = "tests/test_anchors.py::"
 
+NEVER_MADE = [TA + "test_factory_folder_parent", TA + "test_factory_subfolder_never_made", TA + "test_folder_never_made"]
 EXPECTED = [
     Expect("abbreviation-cloned", "HT106", TM, 'subprocess.run(["git", "clone", url]',
            tests=["tests/test_templates.py::test_abbreviated_repository"]),
     # only where the folder was never made: the made one is found, traced or not
-    Expect("cwd-fallback-dir", "HT102", AN, "if anchor.is_dir():", tests=[TA + "test_folder_never_made"]),
-    Expect("cwd-fallback-glob", "HT102", AN, 'return sorted(anchor.glob("settings*"))',
-           tests=[TA + "test_folder_never_made"]),
+    # not test_factory_folder / test_mkdtemp_folder: a folder mktemp() / mkdtemp() made is there
+    Expect("cwd-fallback-dir", "HT102", AN, "if anchor.is_dir():", tests=NEVER_MADE),
+    Expect("cwd-fallback-glob", "HT102", AN, 'return sorted(anchor.glob("settings*"))', tests=NEVER_MADE),
 ]
 SILENT = [
     Silent("descriptor-opens-no-path", AN, 'stream = open(os.dup(2), "w", buffering=1)',
@@ -80,3 +86,17 @@ def test_a_duplicated_descriptor_is_no_path():
     assert _is_descriptor(of(FD))
     assert _is_descriptor(lit(1, None, None, False))
     assert not _is_descriptor(V(frozenset([FD, next(iter(lit("a", None, None, False).atoms))]), False))
+
+
+def test_fresh_folders_are_parts_of_their_own():
+    ctx = Ctx()
+    first = fresh_root(ctx, "tempfile.mkdtemp", False)
+    second = fresh_root(ctx, "tempfile.mkdtemp", False)
+    (a,), (b,) = first.atoms, second.atoms
+    assert part_of(a) != part_of(b) and is_fresh_root(part_of(a))
+    assert tmp_answer(ctx.tmp_tree, "is_dir", [part_of(a)]) is True
+    assert tmp_answer(ctx.tmp_tree, "exists", [part_of(a) + "/x"]) is False
+    assert part_of(tmp_parent(a)) is None   # the folder above it is not the test's
+    assert child(a, [".."]) is None   # nor is a path climbing out of it
+    assert str_answer("endswith", [part_of(a)], "0") is None   # its own name is not known
+    assert str_answer("endswith", [part_of(a) + "/conf.ini"], ".ini") is True

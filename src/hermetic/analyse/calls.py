@@ -19,7 +19,7 @@ from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _
 from .origins import (in_temp_folder, _CWD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, joined_path)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
-from .tmptree import handed as tmp_handed, joined as tmp_joined
+from .tmptree import fresh_root, handed as tmp_handed, joined as tmp_joined
 from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V, RAISED, UNKNOWN_V, Origin, V,
                      from_machine, instance_class, lit, of, is_exact, seq_atom, union)
 
@@ -308,6 +308,8 @@ class Calls:
             return self._home(frame, d)
         if d in _CWD_FUNCS:
             return self.working_dir(d.split(".")[-1] + "()", frame.path, frame.line)
+        if d == "tempfile.mkdtemp":
+            return fresh_root(self.ctx, d, False)   # a new folder of the test's
         if d in _TEMP_FUNCS:
             return of(Origin("test-value", expr=d), is_path=False)
         if d == "tempfile.gettempdir":

@@ -16,6 +16,7 @@ from . import clickmodel
 from .contents import WHOLE
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .origins import START_CWD
+from .tmptree import fresh_root
 from .state import ANY_VARIABLE, DELETED, SPREAD, SYS_MODULES, Frame
 from .decide import regex_result
 from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
@@ -233,6 +234,8 @@ class Controls:
                     self.finalizers.append((args[0], frame))
                     return EMPTY
                 return UNKNOWN_V
+            if fx in ("tmp_path_factory", "tmpdir_factory") and name == "mktemp":
+                return fresh_root(self.ctx, f"{fx}.mktemp()", True)   # a new folder of the test's
             if fx in ("tmp_path_factory", "tmpdir_factory", "tmp_path", "tmpdir"):
                 return of(Origin("test-value", expr=f"{fx}.{name}()"), is_path=True)
             return DOUBLE_V

@@ -15,7 +15,7 @@ from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import Frame
 from .contents import WHOLE
 from .loops import comprehension_in_order
-from .tmptree import joined as tmp_joined, parents as tmp_parents, part_of
+from .tmptree import is_fresh_root, joined as tmp_joined, parents as tmp_parents, part_of
 from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, NONEMPTY, PREFIX, is_prefix, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of,
                      seq_atom, surely_nonempty, union)
 
@@ -394,7 +394,7 @@ class Expressions:
                         # a part of the path, not a path in its folder (tmp_path / p.name stays there)
                         text = _literal_str(of(a))
                         part = part_of(a)
-                        if part:   # a path made in tmp_path: its last part is known
+                        if part and not is_fresh_root(part):   # a path made in tmp_path: its last part is known
                             text = part
                             a = next(iter(lit(part, frame.path, frame.line, frame.in_test).atoms))
                         if text is not None:

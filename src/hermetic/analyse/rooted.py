@@ -12,7 +12,7 @@ import os
 from typing import List, Optional
 
 from .origins import START_CWD
-from .tmptree import part_of
+from .tmptree import FRESH_EXPRS, part_of
 from .values import Origin, V
 
 # the expressions of a working-directory origin (``origins.from_cwd``) whose text is absolute
@@ -26,7 +26,7 @@ def _from_cwd(a) -> bool:
 
 def _in_tmp(a) -> bool:
     """Atom ``a`` is some path under tmp_path (its part not known: ``tmptree.collapse``)."""
-    return isinstance(a, Origin) and a.kind == "test-value" and a.expr == "tmp_path"
+    return isinstance(a, Origin) and a.kind == "test-value" and (a.expr == "tmp_path" or a.expr in FRESH_EXPRS)
 
 
 def rooted_tails(v: Optional[V]) -> Optional[List[Optional[str]]]:

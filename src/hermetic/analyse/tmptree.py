@@ -43,6 +43,31 @@ NO_WRITES = ("builtins.", "typing.", "re.", "fnmatch.", "json.dumps", "textwrap.
 LOOKUPS = frozenset({".get", ".__getitem__", ".__contains__", ".index", ".count", ".setdefault", ".pop"})
 
 
+FRESH = "\x00"   # a part starting so is a new folder of the test's own, not in tmp_path (``fresh_root``)
+FRESH_EXPRS = ("tempfile.mkdtemp", "tmp_path_factory.mktemp()", "tmpdir_factory.mktemp()")
+
+
+def fresh_root(ctx, expr: str, is_path: bool) -> V:
+    """What ``tempfile.mkdtemp()`` / ``tmp_path_factory.mktemp(name)`` (``expr``) returns: a new
+    empty folder of the test's. The tree holds it as a part of its own (``FRESH`` and a number),
+    beside tmp_path's, so what the run makes in it is answered as in tmp_path; its text is an
+    absolute path whose name is not known."""
+    n = sum(1 for p, _k in ctx.tmp_tree if p.startswith(FRESH) and "/" not in p)
+    part = f"{FRESH}{n}"
+    ctx.tmp_tree = made(ctx.tmp_tree, part, "dir")
+    return V(frozenset([Origin("test-value", expr=expr, value=TMP + part)]), is_path)
+
+
+def is_fresh_root(part: str) -> bool:
+    """``part`` is a fresh folder itself, whose name is not known."""
+    return part.startswith(FRESH) and "/" not in part
+
+
+def _root_of(part: str) -> str:
+    """The part of the folder ``part`` is in: ``""`` (tmp_path) or a fresh folder's."""
+    return part.split("/", 1)[0] if part.startswith(FRESH) else ""
+
+
 def root_atom(expr: str) -> Origin:
     """The fixture's value: the folder itself."""
     return Origin("test-value", expr=expr, value=TMP if expr in _ROOTS else None)
@@ -75,7 +100,7 @@ def relative_parts(cwd: Optional[V], target: Optional[V]) -> Optional[List[str]]
     out = []
     for base in bases:
         joined = posixpath.normpath(posixpath.join(base, text)) if base else posixpath.normpath(text)
-        if joined == ".." or joined.startswith("../"):
+        if joined == ".." or joined.startswith("../") or _root_of(joined) != _root_of(base):
             return None
         out.append("" if joined == "." else joined)
     return out
@@ -83,7 +108,7 @@ def relative_parts(cwd: Optional[V], target: Optional[V]) -> Optional[List[str]]
 
 def under_tmp(v: Optional[V]) -> bool:
     """Some atom of ``v`` is a path in tmp_path (known part or not)."""
-    return v is not None and any(isinstance(a, Origin) and a.kind == "test-value" and a.expr in _ROOTS
+    return v is not None and any(isinstance(a, Origin) and a.kind == "test-value" and (a.expr in _ROOTS or a.expr in FRESH_EXPRS)
                                  for a in v.atoms)
 
 
@@ -100,7 +125,7 @@ def child(a: Origin, texts: List[str]) -> Optional[Origin]:
     joined = posixpath.normpath(posixpath.join(part, *texts)) if texts else part
     if joined == ".":
         joined = ""
-    if joined.startswith(".."):
+    if joined.startswith("..") or _root_of(joined) != _root_of(part):
         return None
     return dataclasses.replace(a, value=TMP + joined)
 
@@ -108,8 +133,8 @@ def child(a: Origin, texts: List[str]) -> Optional[Origin]:
 def parent(a: Origin) -> Origin:
     """``.parent`` of a path under tmp_path: a part up; the folder's own parent is unmarked."""
     part = part_of(a)
-    if not part:
-        return collapse(a) if part == "" else a
+    if not part or part == _root_of(part):   # tmp_path's or a fresh folder's own parent: unmarked
+        return collapse(a) if part is not None else a
     return dataclasses.replace(a, value=TMP + posixpath.dirname(part))
 
 
@@ -120,7 +145,8 @@ def parents(a: Origin) -> Optional[tuple]:
     if part is None:
         return None
     folders = []
-    while part:
+    top = _root_of(part)
+    while part and part != top:
         part = posixpath.dirname(part)
         folders.append(dataclasses.replace(a, value=TMP + part))
     return ("seq", "tuple", tuple(V(frozenset([f]), True) for f in folders) + (V(frozenset([collapse(a)]), True),),
@@ -286,7 +312,8 @@ def str_answer(name: str, parts: List[str], arg: str):
         if name == "startswith":   # the text starts with "/" (or a drive letter, on Windows)
             r = True if arg == "" else (False if arg[0] not in "/\\" and not arg[0].isalnum() else None)
         elif name == "endswith":
-            r = part.endswith(arg) if part and len(arg) <= len(part) and "/" not in arg else None
+            known = part[len(_root_of(part)):].lstrip("/")   # a fresh folder's own name is not known
+            r = known.endswith(arg) if known and len(arg) <= len(known) and "/" not in arg else None
         elif name in ("find", "split", "rsplit", "partition", "rpartition") and arg and not (set(arg) & _ROOT_CHARS):
             r = None if arg in part else (-1 if name == "find" else "same")
         else:
