@@ -13,6 +13,8 @@ one way of an ``if`` (or one command line of a click test) makes nothing the oth
 about (near miss: a template that ships hooks). A shipped file that is not JSON makes
 ``json.load`` raise: a body that raised on every way (in a ``with open(...)``, which swallows
 nothing) goes on only through a handler that does not end (near miss: the lenient handler).
+A key stored two levels down (``context["stencil"]["_template"] = t``) keeps the inner dict's
+keys known (near miss: keys of the user's stored there).
 """
 import shutil
 
@@ -33,14 +35,16 @@ EXPECTED = [
     # not test_broken_template: json.load of its stencil.json raises, the handler raises again
     Expect("nested-template-fetched", "HT106", R, 'subprocess.run(["git"',
            tests=[T + "test_broken_template_lenient", T + "test_listed_templates", T + "test_missing_template",
-                  T + "test_nested_template"]),
+                  T + "test_nested_template", T + "test_plain_template_with_user_keys"]),
     # only where the folder the test names is not in the checkout
     Expect("cache-looked-at", "HT102", R, "if not os.path.isdir(folder):", tests=[T + "test_missing_template"]),
     Expect("cache-config-looked-at", "HT102", R, 'return os.path.isfile(os.path.join(folder, "stencil.json"))',
            tests=[T + "test_missing_template"]),
     Expect("cache-config-read", "HT102", R, "with open(os.path.join(folder", tests=[T + "test_missing_template"]),
-    Expect("user-overrides", "HT102", "tests/test_render.py", "with open(os.path.expanduser",
+    Expect("user-overrides", "HT102", "tests/test_render.py", "as fh:   # the user's own: any keys",
            tests=[T + "test_plain_template_with_user_overrides"]),
+    Expect("user-keys", "HT102", "tests/test_render.py", 'encoding="utf-8") as rc:',
+           tests=[T + "test_plain_template_with_user_keys"]),
     Expect("stamping-program", "HT106", RF, 'subprocess.run(["touch", "stamp"])',
            tests=[TF + "test_cli_hooked", TF + "test_cli_plain", TF + "test_refresh_plain"]),
     # not the plain template's tests: the program on the other way (or command line) made nothing

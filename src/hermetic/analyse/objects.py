@@ -514,6 +514,24 @@ def _with_entry(table: V, key: V, val: V) -> V:
     return V(frozenset(_entry_set(d, ks, several, val) for d in table.atoms))
 
 
+def set_in(v: V, path: List[str], key: V, val: V) -> Optional[V]:
+    """``v[path[0]]...[path[-1]][key] = val`` on dicts known down ``path`` (string keys each
+    alternative holds): ``v`` with the innermost dict's entry set; None where a dict lacks a key
+    of the path, or a value on it is not a dict."""
+    if not v.atoms or any(not (isinstance(a, tuple) and a[0] == "dict") for a in v.atoms):
+        return None
+    if not path:
+        return _with_entry(v, key, val)
+    out = []
+    for d in v.atoms:
+        hit = [x for k, x in d[1] if k == path[0]]
+        inner = set_in(hit[0], path[1:], key, val) if len(hit) == 1 else None
+        if inner is None:
+            return None
+        out.append(("dict", tuple((k, inner if k == path[0] else x) for k, x in d[1])) + d[2:])
+    return V(frozenset(out), v.is_path)
+
+
 def _entry_set(d: tuple, ks, several, val: V) -> tuple:
     """Dict atom ``d`` with the string key ``ks`` (or each of ``several``, maybe) set to ``val``;
     with neither, an entry any key may find, and ``d`` no longer known whole."""

@@ -13,6 +13,7 @@ from .loops import exec_for, exec_jump, exec_while, way_ended
 from .withblocks import exec_with
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
+from .objects import set_in
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
 from .ways import ModuleWays, TreeWays, WayWrites, union_locals
@@ -352,7 +353,7 @@ class Statements:
                 self._forget_members(t[1][1], frame, kinds=("seq",))   # a list's items change
             elif t[1][0] == "attr":
                 self.store_attr_item(t[1], base, key, val, frame)   # self.adapters[prefix] = adapter
-            elif t[1][0] == "sub" and subscript_root(t[1])[0] == "name":
+            elif t[1][0] == "sub" and subscript_root(t[1])[0] == "name" and not self._store_nested(t, key, val, frame):
                 self._forget_nested(subscript_root(t[1])[1], frame)   # d["a"]["b"] = v: inner dicts change
             for a in base.refs():
                 if a == ("ext", "os.environ"):
@@ -407,6 +408,26 @@ class Statements:
                 keys = {k for k, _v in b[1] if k is not None}
                 atoms.append(("dict", tuple((k, v) for k, v in a[1] if k is None or k not in keys) + tuple(b[1])))
         frame.locals[name] = V(frozenset(atoms), cur.is_path)
+        return True
+
+    def _store_nested(self, t, key: V, val: V, frame: Frame) -> bool:
+        """``name["a"]["b"] = val`` (target ``t``) on a local whose dicts down that path of string
+        literal keys are known: ``name`` holds the inner dict with the entry set, in each
+        alternative. False when a key on the path is not a literal or a dict lacks it (the caller
+        forgets)."""
+        path = []
+        node = t[1]
+        while node[0] == "sub":
+            if node[2][0] != "lit" or (k := _literal_str(self.eval(node[2], frame))) is None:
+                return False
+            path.append(k)
+            node = node[1]
+        if node[0] != "name" or frame.is_module or node[1] not in frame.locals:
+            return False
+        new = set_in(frame.locals[node[1]], path[::-1], key, val)
+        if new is None:
+            return False
+        frame.locals[node[1]] = new
         return True
 
     def _forget_nested(self, name: str, frame: Frame) -> None:
