@@ -19,7 +19,10 @@ runs once per item, with its ``break`` and ``continue``: a loop that continues p
 returns the candidate after it, and a folder lookup takes the folder the test made on its
 first item. A comprehension may be empty, a list emptied in place before the call holds no
 item for certain, and a loop that continues past every item falls back: those stay reached
-(near misses). ``if shared is not None:`` narrows ``shared`` on each way.
+(near misses). ``if shared is not None:`` narrows ``shared`` on each way. A list made empty
+and never filled since holds no item: a loop over it never runs, and nothing is ``in`` it (or
+in an empty tuple); one handed to a function, or bound to another name, may have been filled
+there (near misses: a name the test marks, a list a function gathers into).
 
 A parametrized test runs once per row where its ``parametrize`` marks list a few rows
 (``parametrize.MAX_ROWS`` in all): two parameters that decide a way together are taken row by
@@ -94,6 +97,16 @@ EXPECTED += [
            tests=[TR + "test_proxy_from_the_environment"]),
     Expect("a-row-sets-one-variable-the-other-is-read-too", "HT103", R, 'os.environ.get("POOL_HTTPS_PROXY")',
            tests=[TR + "test_proxy_from_the_environment"]),
+]
+
+M = "src/pooling/marked.py"
+TM = "tests/test_marked.py::"
+EXPECTED += [
+    # not test_nothing_marked: no name is in (), so the list made empty is never filled
+    Expect("copied-folder-replaced", "HT102", M, 'shutil.rmtree(os.path.join("build", "copied"))',
+           tests=[TM + "test_docs_marked"]),
+    Expect("gathered-folder-removed", "HT102", M, 'shutil.rmtree(os.path.join("build", "gathered"))',
+           tests=[TM + "test_gathered"]),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])

@@ -24,6 +24,12 @@ from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V
                      from_machine, instance_class, lit, of, is_exact, seq_atom, union)
 
 
+# builtins that never change a list they are handed (``len(found)``, ``for x in sorted(found)``)
+_PURE_BUILTINS = frozenset("builtins." + n for n in (
+    "len", "list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate", "zip", "any", "all", "sum",
+    "min", "max", "print", "str", "repr", "bool", "isinstance", "id", "hash", "type", "map", "filter", "dict"))
+
+
 class Calls:
     """``Interp`` methods that evaluate and dispatch calls."""
 
@@ -67,6 +73,10 @@ class Calls:
                 continue
             kwargs[kname] = v
         args = WrittenArgs(args) if written else args
+        if not frame.is_module and not all(a[0] == "ext" and a[1] in _PURE_BUILTINS for a in callee.refs()):
+            for a in list(aexprs) + [k for _n, k in kwexprs]:
+                if a[0] == "name":
+                    self.maybe_filled(a[1], frame)   # collect(found): the callee may append to it
         self._site = (frame.path, tuple(pos))
         if (fexpr[0] == "attr" and fexpr[2] == "pop" and fexpr[1][0] == "name" and len(args) == 1 and not kwargs
                 and not frame.in_test and self._missing_key(fexpr[1], self.lookup(fexpr[1][1], frame), args[0], frame)):

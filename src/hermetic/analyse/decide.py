@@ -220,6 +220,8 @@ def compare(op: str, left: V, right: V) -> Optional[bool]:
     if tmp is not None:
         return tmp
     if op in ("In", "NotIn"):
+        if right.atoms and all(is_counted(a) and not a[2] for a in right.atoms):
+            return op == "NotIn"   # nothing is in a tuple, or a list as made, that holds no item
         items = values(left)
         pools = _container_keys(right)
         if pools is None and items is not None and _test_chosen(left):

@@ -42,6 +42,7 @@ from .relocate import _call_bit, _remap, _remap_write
 from .sinks import Sinks
 from .state import Ctx, Frame, SinkEvent, _Effects, _MemoEntry
 from .statements import Statements
+from .containers import Containers
 from .values import CONTROLLED, EMPTY, RAISED_V, UNCONTROLLED, UNKNOWN_V, Origin, V, of
 
 
@@ -53,7 +54,7 @@ __all__ = ['Interp', 'Program', 'Frame', 'SinkEvent', 'Ctx', 'V', 'EMPTY', 'CONT
            'dotted_qualname']
 
 
-class Interp(Modules, Statements, Expressions, Conditions, Objects, Calls, Memo, Controls, Sinks):
+class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, Calls, Memo, Controls, Sinks):
     """The abstract interpreter: the state of one analysis process (see ``__init__``).
     The methods are in the mixins, by concern; attribute lookup finds them on the class."""
 

@@ -69,7 +69,7 @@ def _in_order(it: V) -> Optional[Tuple[tuple, Optional[V]]]:
     if len(it.atoms) != 1:
         return None
     (a,) = it.atoms
-    if is_counted(a) and 0 < len(a[2]) <= UNROLL_ITEMS:
+    if is_counted(a) and len(a[2]) <= UNROLL_ITEMS:   # none: a list made empty and not changed since
         return a[2], None
     if is_prefix(a) and 1 < len(a[2]) <= UNROLL_ITEMS + 1:   # (p, *p.parents): known first items, then more
         return a[2][:-1], a[2][-1]

@@ -13,11 +13,10 @@ from .loops import exec_for, exec_jump, exec_while, way_ended
 from .withblocks import exec_with
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
-from .objects import set_in
-from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, SLICE_LOWER, SLICE_UPPER, dotted_name, subscript_root
+from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
 from .ways import ModuleWays, TreeWays, WayWrites, union_locals
-from .values import EMPTY, UNKNOWN_V, Origin, V, holds_item, of, opened, seq_atom, union
+from .values import EMPTY, UNKNOWN_V, Origin, V, holds_item, of, seq_atom, union
 
 
 # methods that change a list, set or dict in place
@@ -93,6 +92,8 @@ class Statements:
         if kind == "assign":
             frame.line = st[3]
             val = self.eval(st[2], frame)
+            if st[2][0] == "name" and not frame.is_module:
+                self.maybe_filled(st[2][1], frame)   # alias = items: a list filled through the alias
             if frame.is_module:
                 frame.line = st[3]   # the assignment's line, not that of the last call in its value
                 val = self._wrap_constant(val, st[1], frame)
@@ -374,107 +375,6 @@ class Statements:
                     self.assign(sub, union(items[i] for items in seqs), frame)
                 else:
                     self.assign(sub, self._element(val), frame)
-
-    def _replace_slice(self, name: str, sl, val: V, frame: Frame) -> bool:
-        """``name[lower:upper] = [items]`` on a local list whose items are known: True when done."""
-        cur = frame.locals.get(name) if not frame.is_module else None
-        new = [a for a in val.atoms if isinstance(a, tuple) and a[0] == "seq"]
-        if cur is None or len(new) != 1 or len(val.atoms) != 1:
-            return False
-        atoms = []
-        for a in cur.ordered():
-            if not (isinstance(a, tuple) and a[0] == "seq"):
-                return False
-            items = list(a[2])
-            items[sl[SLICE_LOWER]:sl[SLICE_UPPER]] = list(new[0][2])
-            atoms.append(("seq", a[1], tuple(items)))
-        frame.locals[name] = V(frozenset(atoms), cur.is_path)
-        return True
-
-    def _merge_dict(self, name: str, call, frame: Frame) -> bool:
-        """``name.update(other)`` on a local dict, where ``other`` is one dict (or several) whose
-        entries are known: ``name`` holds the merged entries (requests' ``send_kwargs.update(
-        settings)`` then ``**send_kwargs``). False when it cannot be done (the caller forgets)."""
-        if frame.is_module or name not in frame.locals or len(call[2]) != 1 or call[3]:
-            return False
-        cur = frame.locals[name]
-        other = self.eval(call[2][0], frame)
-        if not cur.atoms or not other.atoms or len(cur.atoms) * len(other.atoms) > 16 or not all(
-                isinstance(a, tuple) and a[0] == "dict" for a in cur.atoms | other.atoms):
-            return False
-        atoms = []
-        for a in cur.ordered():
-            for b in other.ordered():
-                keys = {k for k, _v in b[1] if k is not None}
-                atoms.append(("dict", tuple((k, v) for k, v in a[1] if k is None or k not in keys) + tuple(b[1])))
-        frame.locals[name] = V(frozenset(atoms), cur.is_path)
-        return True
-
-    def _store_nested(self, t, key: V, val: V, frame: Frame) -> bool:
-        """``name["a"]["b"] = val`` (target ``t``) on a local whose dicts down that path of string
-        literal keys are known: ``name`` holds the inner dict with the entry set, in each
-        alternative. False when a key on the path is not a literal or a dict lacks it (the caller
-        forgets)."""
-        path = []
-        node = t[1]
-        while node[0] == "sub":
-            if node[2][0] != "lit" or (k := _literal_str(self.eval(node[2], frame))) is None:
-                return False
-            path.append(k)
-            node = node[1]
-        if node[0] != "name" or frame.is_module or node[1] not in frame.locals:
-            return False
-        new = set_in(frame.locals[node[1]], path[::-1], key, val)
-        if new is None:
-            return False
-        frame.locals[node[1]] = new
-        return True
-
-    def _forget_nested(self, name: str, frame: Frame) -> None:
-        """A dict or list inside local ``name`` changed in place (``name["a"]["b"] = v``): every
-        container in it may hold entries the analysis does not know."""
-        if frame.is_module or name not in frame.locals:
-            return
-        frame.locals[name] = opened(frame.locals[name])
-
-    def _put_in(self, added, name: str) -> V:
-        """The items a ``name.append(x)`` / ``add(x)`` / ``insert(i, x)`` / ``extend(xs)`` the
-        statement made puts in (``Interp.added``), else nothing."""
-        if added is None or added[0] != name or not added[2]:
-            return EMPTY
-        _n, method, args = added
-        if method == "insert":
-            return args[1] if len(args) > 1 else EMPTY
-        return self._element(args[0]) if method == "extend" else args[0]
-
-    def _forget_members(self, name: str, frame: Frame, kinds=("seq", "dict"), put: V = EMPTY) -> None:
-        """A local list, set or dict (of ``kinds``) changed in place: its members are no longer
-        all known (membership tests on it are then undecided); a list or set may hold ``put``
-        (what an ``append`` put in: a loop over it reaches it)."""
-        if frame.is_module or name not in frame.locals:
-            return
-        v = frame.locals[name]
-        if not any(isinstance(a, tuple) and a[0] in kinds for a in v.atoms):
-            return
-        atoms = []
-        for a in v.ordered():
-            if isinstance(a, tuple) and a[0] == "seq" and "seq" in kinds:
-                a = ("seq", a[1], tuple(a[2]) + ((put,) if put.atoms else ()) + (UNKNOWN_V,))
-            elif isinstance(a, tuple) and a[0] == "dict" and "dict" in kinds:
-                a = ("dict", tuple(a[1]) + ((None, UNKNOWN_V),))
-            atoms.append(a)
-        frame.locals[name] = V(frozenset(atoms), v.is_path)
-
-    def _forget_attr_dict(self, target, frame: Frame) -> None:
-        """``obj.name.update(...)`` (a mutator) where ``obj`` is one known instance whose ``name``
-        holds a dict: its keys are no longer all known (``contents.WHOLE`` no longer holds)."""
-        owner = self.eval(target[1], frame)
-        if len(owner.atoms) != 1 or not (isinstance(a := next(iter(owner.atoms)), tuple) and a[0] == "inst"):
-            return
-        table = self.eval(target, frame)
-        if table.atoms and all(isinstance(d, tuple) and d[0] == "dict" for d in table.atoms):
-            self.set_attr(a[1], target[2], V(frozenset(("dict", tuple(d[1]) + ((None, UNKNOWN_V),))
-                                                       for d in table.atoms)))
 
     def eval_target_value(self, t, frame: Frame) -> V:
         if t[0] == "name":
