@@ -22,7 +22,8 @@ item for certain, and a loop that continues past every item falls back: those st
 (near misses). ``if shared is not None:`` narrows ``shared`` on each way. A list made empty
 and never filled since holds no item: a loop over it never runs, and nothing is ``in`` it (or
 in an empty tuple); one handed to a function, or bound to another name, may have been filled
-there (near misses: a name the test marks, a list a function gathers into).
+there, and one a loop's body fills and reads holds, on a later pass, what an earlier one put in
+(near misses: a name the test marks, a list a function gathers into, duplicates looked for).
 
 A parametrized test runs once per row where its ``parametrize`` marks list a few rows
 (``parametrize.MAX_ROWS`` in all): two parameters that decide a way together are taken row by
@@ -107,6 +108,8 @@ EXPECTED += [
            tests=[TM + "test_docs_marked"]),
     Expect("gathered-folder-removed", "HT102", M, 'shutil.rmtree(os.path.join("build", "gathered"))',
            tests=[TM + "test_gathered"]),
+    Expect("duplicate-removed", "HT102", M, 'shutil.rmtree(os.path.join("build", "duplicate"))',
+           tests=[TM + "test_duplicates"]),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])

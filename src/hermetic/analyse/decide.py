@@ -18,7 +18,7 @@ from typing import Callable, FrozenSet, List, Optional, Tuple
 from .limits import MAX_COUNTS
 from .rooted import may_be_key, rooted_tails, test_named
 from .tmptree import compared as tmp_compared
-from .values import Origin, V, instance_class, is_counted, machine_data, of, seq_atom
+from .values import Origin, V, instance_class, is_counted, is_exact, machine_data, of, seq_atom
 
 _NO = object()   # "no Python value known" (None is a value)
 
@@ -220,8 +220,8 @@ def compare(op: str, left: V, right: V) -> Optional[bool]:
     if tmp is not None:
         return tmp
     if op in ("In", "NotIn"):
-        if right.atoms and all(is_counted(a) and not a[2] for a in right.atoms):
-            return op == "NotIn"   # nothing is in a tuple, or a list as made, that holds no item
+        if right.atoms and all(is_exact(a) and not a[2] for a in right.atoms):
+            return op == "NotIn"   # nothing is in a tuple that holds no item
         items = values(left)
         pools = _container_keys(right)
         if pools is None and items is not None and _test_chosen(left):

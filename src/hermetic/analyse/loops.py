@@ -82,10 +82,53 @@ def _runs(frame) -> int:
     return frame.loops[-1].runs if frame.loops else 1
 
 
+_FILLS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+_FILLED: dict = {}   # id(body) -> (body, names): the local lists a loop's body fills
+
+
+def filled_in(body) -> frozenset:
+    """The names a loop's ``body`` both fills in place (``seen.append(p)``, ``acc += [x]``) and
+    reads otherwise (``if p in seen:``), outside the functions it defines: on a later pass,
+    what an earlier one put there is in them when they are read."""
+    hit = _FILLED.get(id(body))
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    filled, seen = set(), {}
+    todo = [body]
+    while todo:
+        x = todo.pop()
+        if not isinstance(x, (list, tuple)) or x and x[0] in ("def", "class", "lambda"):
+            continue
+        if len(x) > 2 and x[0] == "call" and isinstance(x[1], tuple) and x[1][0] == "attr" and \
+                x[1][2] in _FILLS and isinstance(x[1][1], tuple) and x[1][1][0] == "name":
+            filled.add(x[1][1][1])
+            todo.extend(y for y in x[2:] if isinstance(y, (list, tuple)))   # its arguments, not the receiver
+            continue
+        if len(x) > 3 and x[0] == "augassign" and isinstance(x[1], tuple) and x[1][0] == "name":
+            filled.add(x[1][1])
+            todo.extend(y for y in x[2:] if isinstance(y, (list, tuple)))
+            continue
+        if len(x) == 2 and x[0] == "name" and isinstance(x[1], str):
+            seen[x[1]] = True
+        todo.extend(y for y in x if isinstance(y, (list, tuple)))
+    if len(_FILLED) > 50_000:
+        _FILLED.clear()
+    _FILLED[id(body)] = (body, frozenset(n for n in filled if n in seen))
+    return _FILLED[id(body)][1]
+
+
+def _carried(ip, body, frame) -> None:
+    """An empty list the body fills and reads may hold items on a later pass (``if p in seen:``)."""
+    for name in filled_in(body):
+        ip.maybe_filled(name, frame)
+
+
 def exec_for(ip, st, frame) -> bool:
     """Run a ``for`` statement; True when every way through it returns or raises."""
     frame.line = st[FOR_LINE]
     it = ip.eval(st[FOR_ITER], frame)
+    if not frame.is_module:
+        _carried(ip, st[FOR_BODY], frame)
     if ip.call_raised and ip._may_raise(frame):   # so does the iterable: no body runs
         return False
     if surely_empty(it):   # a tuple known to be empty (an option's default of no values)
@@ -101,6 +144,8 @@ def exec_for(ip, st, frame) -> bool:
 def exec_while(ip, st, frame) -> bool:
     """Run a ``while`` statement: its body as a way that may not run (items are not followed)."""
     frame.line = st[WHILE_LINE]
+    if not frame.is_module:
+        _carried(ip, st[WHILE_BODY], frame)
     ip.eval(st[WHILE_TEST], frame)
     return _folded(ip, st[WHILE_BODY], st[WHILE_ORELSE], False, frame)
 
