@@ -83,7 +83,7 @@ def _runs(frame) -> int:
 
 
 _FILLS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
-_FILLED: dict = {}   # id(body) -> (body, names): the local lists a loop's body fills
+_FILLED: dict = {}   # id(body) -> (body, names): the lists a loop's body fills and reads (``filled_in``)
 
 
 def filled_in(body) -> frozenset:
@@ -93,7 +93,7 @@ def filled_in(body) -> frozenset:
     hit = _FILLED.get(id(body))
     if hit is not None and hit[0] is body:
         return hit[1]
-    filled, seen = set(), {}
+    filled, seen = set(), set()
     todo = [body]
     while todo:
         x = todo.pop()
@@ -109,7 +109,7 @@ def filled_in(body) -> frozenset:
             todo.extend(y for y in x[2:] if isinstance(y, (list, tuple)))
             continue
         if len(x) == 2 and x[0] == "name" and isinstance(x[1], str):
-            seen[x[1]] = True
+            seen.add(x[1])
         todo.extend(y for y in x if isinstance(y, (list, tuple)))
     if len(_FILLED) > 50_000:
         _FILLED.clear()
