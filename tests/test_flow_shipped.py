@@ -51,6 +51,13 @@ EXPECTED = [
     # on this one (``ways.TreeWays``)
     Expect("hooks-of-a-hooked-template", "HT106", RF, 'subprocess.run(["sh", "hooks/run.sh"])',
            tests=[TF + "test_cli_hooked"]),
+    # a folder made through a constant built from the home folder makes nothing in the checkout:
+    # the plain template still has no hooks (not test_logged_plain)
+    Expect("logged-hooks", "HT106", RF, 'subprocess.run(["sh", "hooks/logged.sh"])', tests=[TF + "test_logged_hooked"]),
+    Expect("log-folder-made", "HT102", RF, "os.makedirs(LOG_DIR, exist_ok=True)",
+           tests=[TF + "test_logged_hooked", TF + "test_logged_plain"]),
+    Expect("log-folder-constant", "HT201", RF, 'LOG_DIR = os.path.expanduser("~/.stencil-logs")',
+           tests=[TF + "test_logged_hooked", TF + "test_logged_plain"]),
     Expect("removal-after-the-test", "HT102", "tests/test_render.py", 'os.remove("tests/templates/plain/out.txt")',
            tests=[T + "test_cleaned_up_after"]),
 ]

@@ -504,8 +504,18 @@ _INI_READERS = frozenset({"iniconfig.IniConfig"})
 def _own_folder(target: Optional[V]) -> bool:
     """Every value of ``target`` is a folder of the test's own (``tmp_path``, ``mkdtemp()``) or the
     home folder: a write there makes nothing in the checkout (``shipped``)."""
-    return target is not None and bool(target.atoms) and all(
-        isinstance(a, Origin) and a.kind in ("test-value", "home") for a in target.atoms)
+    return target is not None and bool(target.atoms) and all(_outside_checkout(a) for a in target.atoms)
+
+
+def _outside_checkout(a) -> bool:
+    """Atom ``a`` is a path in a folder of the test's or the home folder, also through the
+    constant or default argument bound to one (``DEFAULT_CONFIG["replay_dir"]``, from
+    ``expanduser("~/...")``)."""
+    if not isinstance(a, Origin):
+        return False
+    if a.kind in ("module-constant", "default-argument"):
+        return bool(a.inner) and all(_outside_checkout(i) for i in a.inner)
+    return a.kind in ("test-value", "home")
 
 
 def _is_descriptor(v: V) -> bool:
