@@ -28,6 +28,11 @@ _MAX_TEXT = 4096      # longer texts are not kept
 _MAX_ITEMS = 64       # nor parsed data with more entries than this, at any level
 
 
+def is_whole(a) -> bool:
+    """Atom ``a`` is a dict known whole: every key a string, no other key possible."""
+    return isinstance(a, tuple) and a[0] == "dict" and a[2:] == (WHOLE,)
+
+
 def forget(texts: tuple, parts: Optional[List[str]]) -> tuple:
     """``texts`` without what a change at ``parts`` (None: anywhere) may have replaced."""
     if not texts:

@@ -13,7 +13,7 @@ from typing import Optional
 from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
 from ..catalogue.loader import SinkSpec
 from . import clickmodel
-from .contents import WHOLE
+from .contents import is_whole
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .origins import START_CWD
 from .tmptree import fresh_root
@@ -185,7 +185,7 @@ class Controls:
     def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
         t = atom[0]
         if t == "dict":
-            if name == "get" and len(atom) > 2 and atom[2] == WHOLE and args and (k := _literal_str(args[0])) is not None:
+            if name == "get" and is_whole(atom) and args and (k := _literal_str(args[0])) is not None:
                 found = [v for key, v in atom[1] if key == k]   # a dict known whole: a missing key is the default
                 return found[0] if found else args[1] if len(args) > 1 else lit(None, frame.path, frame.line, frame.in_test)
             return _dict_view(atom, name)
@@ -235,7 +235,7 @@ class Controls:
                     return EMPTY
                 return UNKNOWN_V
             if fx in ("tmp_path_factory", "tmpdir_factory") and name == "mktemp":
-                return fresh_root(self.ctx, f"{fx}.mktemp()", True)   # a new folder of the test's
+                return fresh_root(self.ctx, fx, True)   # a new folder of the test's
             if fx in ("tmp_path_factory", "tmpdir_factory", "tmp_path", "tmpdir"):
                 return of(Origin("test-value", expr=f"{fx}.{name}()"), is_path=True)
             return DOUBLE_V
@@ -447,8 +447,7 @@ def _dict_view(atom, name: str) -> V:
     for k, v in atom[1]:
         key = lit(k, None, None, False) if k is not None else UNKNOWN_V
         items.append(key if name == "keys" else v if name == "values" else of(("seq", "tuple", (key, v))))
-    whole = atom[2:] == (WHOLE,) and all(k is not None for k, _ in atom[1])
-    return of(seq_atom("list", items, exact=whole))
+    return of(seq_atom("list", items, exact=is_whole(atom)))
 
 
 def double(kwargs, site: Optional[tuple] = None) -> V:

@@ -13,7 +13,7 @@ from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _liter
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _whole_join, _with_text, joined_path
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import Frame
-from .contents import WHOLE
+from .contents import WHOLE, is_whole
 from .loops import comprehension_in_order
 from .tmptree import is_fresh_root, joined as tmp_joined, parents as tmp_parents, part_of
 from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, NONEMPTY, PREFIX, is_prefix, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of,
@@ -462,9 +462,9 @@ class Expressions:
                 out = out | of(("meth", a, name))   # a compiled pattern's match / search
             elif t == "dictof" and name == "copy":
                 out = out | of(("meth", a, name))   # x.__dict__.copy(): the same attributes
-            elif t == "dict" and name == "sections" and a[2:] == (WHOLE,):
+            elif name == "sections" and is_whole(a):
                 out = out | of(a)   # an ini file read whole (``contents.ini_value``): its sections
-            elif t == "dict" and (name in ("items", "keys", "values") or name == "get" and a[2:] == (WHOLE,)):
+            elif t == "dict" and (name in ("items", "keys", "values") or name == "get" and is_whole(a)):
                 out = out | of(("meth", a, name))   # a view of a known dict (a loop over its entries)
             elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":
                 out = out | of(("meth", ("fixture", "mocker.patch"), name))   # mocker.patch.dict / .object

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..summarise.ir import LIT_VALUE
-from .contents import WHOLE
+from .contents import is_whole
 from .literals import is_none
 from .values import V, lit, union
 
@@ -59,8 +59,7 @@ def _membership(cond, frame) -> Optional[List[Dict[str, V]]]:
     if left[0] != "name" or right[0] != "name" or left[1] not in frame.locals or right[1] not in frame.locals:
         return None
     table = frame.locals[right[1]]
-    if not table.atoms or not all(isinstance(a, tuple) and a[0] == "dict" and a[2:] == (WHOLE,) and
-                                  all(k is not None for k, _ in a[1]) for a in table.atoms):
+    if not table.atoms or not all(is_whole(a) for a in table.atoms):
         return None
     keys = sorted({k for a in table.atoms for k, _ in a[1]})
     if not keys:

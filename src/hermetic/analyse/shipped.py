@@ -25,14 +25,9 @@ from typing import Dict, Optional
 
 from .fsmodel import cwd_moved
 from .literals import relative_literal
-from .values import Origin, V
+from .values import EXISTS_QUESTIONS, Origin, V
 
 _MAX_BYTES = 64 * 1024   # larger files are not parsed
-
-# question -> what a file / a folder answers (existence questions a path can be asked)
-_ANSWERS = {"exists": (True, True), "lexists": (True, True), "isdir": (False, True), "is_dir": (False, True),
-            "isfile": (True, False), "is_file": (True, False)}
-
 
 class Shipped:
     """The checkout under ``root``: ``names`` maps each relative path (``/``-separated) to
@@ -51,16 +46,16 @@ class Shipped:
         checkout holds it; where it does not, False if ``missing`` (the run has made nothing
         there) and the folder above is a shipped one other than the root, else None; None for
         other questions."""
-        pair = _ANSWERS.get(question)
-        if pair is None:
+        if question not in EXISTS_QUESTIONS:
             return None
+        wanted = EXISTS_QUESTIONS[question]
         kind = self.kind(rel)
         if kind is None:
             # under a folder the checkout ships below the root; the root itself (the folder the
             # tests start in) gathers what runs and tools leave there
             parent = rel.rpartition("/")[0]
             return False if missing and parent and self.kind(parent) == "dir" else None
-        return pair[kind == "dir"]
+        return wanted is None or kind == wanted
 
     def data(self, rel: str):
         """The parsed JSON of the shipped file ``rel``; ``NOT_JSON`` for a UTF-8 text ``json`` refuses

@@ -23,7 +23,7 @@ import posixpath
 from typing import List, Optional, Tuple
 
 from .literals import _literal_str, relative_literal
-from .values import COUNTED, EXACT, PREFIX, Origin, V
+from .values import COUNTED, EXACT, EXISTS_QUESTIONS, PREFIX, Origin, V
 
 TMP = "tmp "   # the value mark of a path under the test's own tmp_path (``TMP + part``)
 UNKNOWN_TREE = (("", "maybe"),)
@@ -44,18 +44,22 @@ LOOKUPS = frozenset({".get", ".__getitem__", ".__contains__", ".index", ".count"
 
 
 FRESH = "\x00"   # a part starting so is a new folder of the test's own, not in tmp_path (``fresh_root``)
-FRESH_EXPRS = ("tempfile.mkdtemp", "tmp_path_factory.mktemp()", "tmpdir_factory.mktemp()")
+# what makes a fresh folder -> the expression its value is named by
+_FRESH_MAKERS = {"tempfile.mkdtemp": "tempfile.mkdtemp", "tmp_path_factory": "tmp_path_factory.mktemp()",
+                 "tmpdir_factory": "tmpdir_factory.mktemp()"}
+FRESH_EXPRS = frozenset(_FRESH_MAKERS.values())
 
 
-def fresh_root(ctx, expr: str, is_path: bool) -> V:
-    """What ``tempfile.mkdtemp()`` / ``tmp_path_factory.mktemp(name)`` (``expr``) returns: a new
+def fresh_root(ctx, maker: str, is_path: bool) -> V:
+    """What ``tempfile.mkdtemp()`` / ``tmp_path_factory.mktemp(name)`` (``maker``: a key of
+    ``_FRESH_MAKERS``) returns: a new
     empty folder of the test's. The tree holds it as a part of its own (``FRESH`` and a number),
     beside tmp_path's, so what the run makes in it is answered as in tmp_path; its text is an
     absolute path whose name is not known."""
     n = sum(1 for p, _k in ctx.tmp_tree if p.startswith(FRESH) and "/" not in p)
     part = f"{FRESH}{n}"
     ctx.tmp_tree = made(ctx.tmp_tree, part, "dir")
-    return V(frozenset([Origin("test-value", expr=expr, value=TMP + part)]), is_path)
+    return V(frozenset([Origin("test-value", expr=_FRESH_MAKERS[maker], value=TMP + part)]), is_path)
 
 
 def is_fresh_root(part: str) -> bool:
@@ -229,14 +233,10 @@ def removed(tree: tuple, part: str) -> tuple:
     return tuple((p, k) for p, k in tree if not under(p, part))
 
 
-_QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file": "file", "isdir": "dir",
-              "is_dir": "dir"}
-
-
 def answer(tree: tuple, question: str, parts: List[str]) -> Optional[bool]:
     """What the existence question ``question`` (``exists``, ``is_file`` ...) answers about every
     one of ``parts``, when the tree knows and they agree; else None."""
-    wanted = _QUESTIONS.get(question, "?")
+    wanted = EXISTS_QUESTIONS.get(question, "?")
     if wanted == "?":
         return None
     answers = set()

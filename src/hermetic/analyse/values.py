@@ -337,7 +337,7 @@ EXISTING = "existing "
 # ``[parses]``): what it holds is the machine's, never one of the test's own strings (docs/limits.md)
 MACHINE_DATA = "machine data"
 MACHINE_DATA_V = of(Origin("unknown", expr="parsed data", value=MACHINE_DATA))
-_EXISTS_QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file": "file", "isdir": "dir",
+EXISTS_QUESTIONS = {"exists": None, "lexists": None, "isfile": "file", "is_file": "file", "isdir": "dir",
                      "is_dir": "dir"}
 
 
@@ -384,16 +384,16 @@ def _marked(a, mark: str) -> Optional[str]:
 def exists_question(call: str) -> bool:
     """Whether ``call`` (a dotted name) asks whether a path exists (``os.path.exists``,
     ``Path.is_file`` ...)."""
-    return call.rsplit(".", 1)[-1] in _EXISTS_QUESTIONS
+    return call.rsplit(".", 1)[-1] in EXISTS_QUESTIONS
 
 
 def exists_answer(call: str, target: Optional[V]) -> Optional[bool]:
     """The answer of an existence question (``os.path.exists``, ``Path.is_file`` ...: ``call``
     is its dotted name) about ``target`` when every atom names a shipped file or folder; else None."""
     question = call.rsplit(".", 1)[-1]
-    if question not in _EXISTS_QUESTIONS or target is None or not target.atoms:
+    if question not in EXISTS_QUESTIONS or target is None or not target.atoms:
         return None
-    wanted = _EXISTS_QUESTIONS[question]
+    wanted = EXISTS_QUESTIONS[question]
     answers = set()
     for a in target.atoms:
         kind = shipped(a)
