@@ -25,7 +25,8 @@ _HEAD_FUNCS = {"os.path.join", "os.path.abspath", "os.path.realpath", "os.path.n
                "os.fspath", "os.fsencode", "os.fsdecode", "builtins.str", "builtins.bytes", "posixpath.join",
                "os.path.relpath", "builtins.repr", "builtins.format", "shlex.split", "shlex.join",
                "shlex.quote", "urllib.parse.urljoin", "builtins.list", "builtins.tuple", "builtins.sorted",
-               "copy.copy", "copy.deepcopy", "builtins.dict", "os.path.split", "posixpath.split",
+               "copy.copy", "copy.deepcopy", "builtins.dict", "os.path.split", "posixpath.split", "os.path.splitext",
+               "posixpath.splitext",
                "os.path.commonpath", "posixpath.commonpath", "os.path.basename", "posixpath.basename"}
 _DICT_CTORS = {"builtins.dict", "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
                "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
@@ -260,26 +261,31 @@ def _once(items) -> tuple:
     return tuple(out)
 
 
-_SPLIT = ("os.path.split", "posixpath.split", "os.path.basename", "posixpath.basename")
+_SPLIT = ("os.path.split", "posixpath.split", "os.path.splitext", "posixpath.splitext", "os.path.basename",
+          "posixpath.basename")
+_BASENAME = _SPLIT[4:]
+_SPLITEXT = _SPLIT[2:4]
 
 
 def split_path(d: str, args) -> Optional[V]:
-    """``os.path.split(p)``: the pair (head, tail), computed where ``p`` is one string literal
-    (``"/etc/invalid/location"`` gives the literals ``"/etc/invalid"`` and ``"location"``);
-    else the head as ``os.path.dirname`` gives it (a constant's path keeps its origin) and an
-    unknown tail. ``os.path.basename(p)``: the tail of one literal, else unknown. None for
-    other calls."""
+    """``os.path.split(p)`` / ``os.path.splitext(p)``: the pair (head, tail) or (root, extension),
+    computed where ``p`` is one string literal (``"/etc/invalid/location"`` gives the literals
+    ``"/etc/invalid"`` and ``"location"``); else the head as ``os.path.dirname`` gives it (a
+    constant's path keeps its origin; the root of ``splitext`` keeps the path's origins) and an
+    unknown tail. ``os.path.basename(p)``: the tail of one literal, else unknown. None for other
+    calls."""
     if d not in _SPLIT or len(args) != 1:
         return None
     text = _literal_str(args[0])
     o = next(iter(args[0].atoms))
-    if d in _SPLIT[2:]:   # the last part of one literal; of anything else not known (a relative name)
-        known = text is not None and isinstance(o, Origin) and o.kind == "literal"
+    known = text is not None and isinstance(o, Origin) and o.kind == "literal"   # not a constant: it keeps its name
+    if d in _BASENAME:   # the last part of one literal; of anything else not known (a relative name)
         return lit(posixpath.basename(text), o.path, o.line, o.in_test) if known else UNKNOWN_V
-    if text is not None and isinstance(o, Origin) and o.kind == "literal":   # not a constant: it keeps its name
-        parts = posixpath.split(text)
+    if known:
+        parts = (posixpath.splitext if d in _SPLITEXT else posixpath.split)(text)
         return V(frozenset([seq_atom("tuple", tuple(lit(x, o.path, o.line, o.in_test) for x in parts), exact=True)]))
-    return V(frozenset([seq_atom("tuple", (_up(_head(args[0])).with_path(False), UNKNOWN_V), exact=True)]))
+    head = _head(args[0]) if d in _SPLITEXT else _up(_head(args[0]))
+    return V(frozenset([seq_atom("tuple", (head.with_path(False), UNKNOWN_V), exact=True)]))
 
 
 # library calls whose result is never None: call -> the type of what they return
