@@ -47,18 +47,28 @@ def _sliced(base: V, lower, upper) -> V:
     return V(frozenset(out), base.is_path)
 
 
-def _whole_text(parts, vals) -> Optional[str]:
-    """An f-string's text when each formatted part is one known string or integer."""
-    out = []
+_TEXTS = 8   # an f-string over parts of a few known values: at most this many whole texts
+
+
+def _whole_texts(parts, vals) -> Optional[list]:
+    """An f-string's texts when each formatted part is one of a few known strings or integers
+    (a fixture's params): every combination, at most ``_TEXTS``; else None."""
+    out = [""]
     for part, v in zip(parts, vals):
         if part[0] == "lit" and isinstance(part[1], str):
-            out.append(part[1])
+            out = [t + part[1] for t in out]
             continue
         known = values(v)
-        if known is None or len(known) != 1 or not isinstance(known[0], (str, int)) or isinstance(known[0], bool):
+        if not known or any(not isinstance(x, (str, int)) or isinstance(x, bool) for x in known) or \
+                len(out) * len(known) > _TEXTS:
             return None
-        out.append(str(known[0]))
-    return "".join(out)
+        out = [t + str(x) for t in out for x in dict.fromkeys(known)]
+    return out
+
+
+def _bool_valued(e) -> bool:
+    """Expression ``e`` (a comparison or unary operation) gives a bool: a comparison or ``not``."""
+    return e[0] == "cmp" or e[1] == "Not"
 
 
 class Expressions:
@@ -121,11 +131,12 @@ class Expressions:
             vals = [self.eval(p, frame) for p in parts]
             if not parts:
                 return lit("", frame.path, frame.line, frame.in_test)
-            whole_text = _whole_text(parts, vals)
-            if whole_text is not None:   # every part known: the whole string (a name built at run time)
+            texts = _whole_texts(parts, vals)
+            if texts is not None:   # every part known: the whole strings (a name built at run time)
                 if parts[0][0] == "lit":
-                    return lit(whole_text, frame.path, frame.line, frame.in_test)
-                return _with_text(vals[0], whole_text).with_path(False)
+                    return union(lit(t, frame.path, frame.line, frame.in_test) for t in texts)
+                if len(texts) == 1:
+                    return _with_text(vals[0], texts[0]).with_path(False)
             first = parts[0]
             if len(parts) > 1 and first[0] == "lit" and isinstance(first[1], str) and _SCHEME.match(first[1]):
                 return _head(vals[1]).with_path(False)   # f"sqlite:///{path}": the path is the origin
@@ -298,10 +309,13 @@ class Expressions:
         for i, x in enumerate(operands):
             last = i == len(operands) - 1
             before = self.call_raised
-            if x[0] in ("cmp", "unary", "bool"):
+            if x[0] == "bool":   # `(a and b) and not c`: the inner operation's value
+                v = self.eval_boolop(x, frame)
+                t = truthiness(v, self.inst_truth)
+            elif x[0] in ("cmp", "unary"):
                 t = self.eval_cond(x, frame)
                 # a comparison or `not` is a bool: `wait = use and n >= limit` is known when decided
-                v = lit(t, frame.path, frame.line, frame.in_test) if t is not None and x[0] != "bool" else EMPTY
+                v = lit(t, frame.path, frame.line, frame.in_test) if t is not None and _bool_valued(x) else EMPTY
             else:
                 v = self.eval(x, frame)
                 t = truthiness(v, self.inst_truth)
