@@ -12,10 +12,14 @@ from . import interp as I
 from ..catalogue.controls import _FIXTURE_ENVIRONMENT
 from ..catalogue.process_state import process_state
 from ..summarise.ir import CALL_KWARGS, LIT_VALUE, PARAM_KIND, PARAM_NAME, TAG
+from .parametrize import MAX_ROWS
 from .runs import TestItem
 from .state import DELETED
 from .tmptree import root_atom
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, Origin, V, lit, of
+
+# a run's row entry (``runs.Rows``): FIXTURE_PARAM + a fixture's qualname -> the param it takes
+FIXTURE_PARAM = "\x00fixture-param:"
 
 # pytest sets fixtures up by scope, higher first
 SCOPE_RANK = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
@@ -79,6 +83,7 @@ class FixtureScope:
         self.cache: Dict[str, V] = {}
         self.active: Set[str] = set()
         self.used: Set[str] = set()   # qualnames of the fixtures set up
+        self.fixture_params: Dict[str, V] = {}   # qualname -> the param this run gives it (``param_rows``)
         # nearest first: class (and bases), module, conftests (nearest dir first), plugins
         layers: List[List[FixtureDef]] = []
         if item.cls:
@@ -163,6 +168,26 @@ class FixtureScope:
                 queue.append(dep)
         return out
 
+    def param_rows(self, requested: List[str], known: Set[str]) -> List[Dict[str, V]]:
+        """The runs the fixtures ``requested`` (and those they request, none of ``known``) make
+        a test take: one per combination of the ``params`` of those that list a few items
+        (pytest runs the test once per param), as row entries ``FIXTURE_PARAM + qualname`` ->
+        that param; ``[{}]`` where none does."""
+        rows: List[Dict[str, V]] = [{}]
+        for name in list(requested) + self.dependencies(list(requested), set(requested) | known):
+            d = self.find(name)
+            if d is None or d.params is None:
+                continue
+            mod = d.module
+            mframe = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<params>", in_test=True)
+            mframe.locals = {}
+            pv = self.ip.eval(d.params, mframe)
+            items = [x for a in pv.ordered() if isinstance(a, tuple) and a[0] == "seq" for x in a[2]]
+            if len(pv.atoms) != 1 or not items or len(rows) * len(items) > MAX_ROWS:
+                continue   # not a list read item by item, or too many runs: the params joined
+            rows = [{**r, FIXTURE_PARAM + d.qualname: x} for r in rows for x in items]
+        return rows
+
     def set_up(self, usefixtures: List[str], params: list, n_mock: int, param_values: Dict[str, V]) -> None:
         """Set up the fixtures a test uses before its body runs, in pytest's order: ``usefixtures``
         (its marks' names), ``params`` (its parameters, the first ``n_mock`` of them the doubles
@@ -232,8 +257,8 @@ class FixtureScope:
         if d.params is not None:
             mframe = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<params>", in_test=True)
             mframe.locals = {}
-            pv = ip.eval(d.params, mframe)
-            loc["__request_param__"] = ip._element(pv)
+            row = self.fixture_params.get(d.qualname)   # this run's param (``param_rows``)
+            loc["__request_param__"] = row if row is not None else ip._element(ip.eval(d.params, mframe))
         frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name=d.qualname, line=f["line"],
                         in_test=True, cls=d.cls)
         frame.locals = loc
@@ -304,3 +329,17 @@ class FixtureScope:
         if name in I._BUILTIN_FIXTURES_CONTROLLED:
             return of(Origin("test-value", expr=name))
         return UNKNOWN_V
+
+
+def fixture_runs(rows: Optional[List[Dict[str, V]]], fx: FixtureScope, usefixtures: List[str], params: list,
+                 param_values: Dict[str, V]) -> Optional[List[Dict[str, V]]]:
+    """The runs of one test: its ``parametrize`` rows (``parametrize.row_runs``; None: one)
+    times the params of the fixtures it uses (``FixtureScope.param_rows``), while there are at
+    most ``MAX_ROWS`` (else the rows alone); None where it runs once."""
+    runs = rows or [{}]
+    requested = list(fx.autouse_names()) + list(usefixtures) + [
+        p[PARAM_NAME] for p in params if p[PARAM_NAME] not in param_values]
+    by_param = fx.param_rows(requested, set(param_values))
+    if len(by_param) > 1 and len(runs) * len(by_param) <= MAX_ROWS:
+        runs = [{**r, **f} for r in runs for f in by_param]
+    return runs if len(runs) > 1 else None

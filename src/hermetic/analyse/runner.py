@@ -19,7 +19,7 @@ from . import interp as I
 from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUALNAME, FROM_MODULE, FROM_NAMES, \
     IF_BODY, IF_ORELSE, IMPORT_NAMES, NAME_ID, PARAM_DEFAULT, PARAM_KIND, PARAM_NAME, TAG, TRY_BODY, TRY_HANDLERS, \
     TUPLE_ITEMS, dotted_name
-from .fixtures import FixtureDef, FixtureScope, fixture_decorator
+from .fixtures import FIXTURE_PARAM, FixtureDef, FixtureScope, fixture_decorator, fixture_runs
 from .parametrize import SKIPPED, marks_of, parametrize_values, row_runs, skipped_by
 from .plugins import BY_NAME, CollectingPlugin, configured, plugin_skips, plugins_loaded, requirements_class
 from .runs import Rows, SweepRun, TestItem, TestRun, merged, start_run
@@ -369,9 +369,6 @@ class Runner:
             ip.undo_test_writes()
             return TestRun(item, [], deps=ip.files, unresolved=dict(ip.run_unresolved), touched=sorted(ip.touched),
                            import_events=import_events)
-        runs = row_runs(marks) if row is None else None
-        if runs is not None:
-            raise Rows(runs)   # before anything of the test ran
         usefixtures = []
         param_values: Dict[str, V] = dict(row or {})
         for m in marks:
@@ -386,6 +383,16 @@ class Runner:
                 ip.ctx.net = ip.ctx.net | {"*"}
             elif m[1] in ("freeze_time",):
                 ip.ctx.frozen = True
+
+        fx = FixtureScope(self.ip, self.fixture_defs, self.config, item, chain)
+        params = [p for p in test_fn["params"]]
+        if item.cls and params and params[0][PARAM_KIND] == "pos":
+            params = params[1:]
+        if row is None:
+            runs = fixture_runs(row_runs(marks), fx, usefixtures, params, param_values)
+            if runs is not None:
+                raise Rows(runs)   # before anything of the test ran
+        fx.fixture_params = {k[len(FIXTURE_PARAM):]: v for k, v in param_values.items() if k.startswith(FIXTURE_PARAM)}
 
         # self for methods
         self_atom = None
@@ -425,10 +432,6 @@ class Runner:
             self._call_methods(item, plugin.setup_class, ("cls", item.cls), mframe)
 
         # fixtures
-        fx = FixtureScope(self.ip, self.fixture_defs, self.config, item, chain)
-        params = [p for p in test_fn["params"]]
-        if item.cls and params and params[0][PARAM_KIND] == "pos":
-            params = params[1:]
         # the mocks the patch decorators pass, the bottom one's first; with a class's patches too,
         # which is which is not kept (each a double that may raise)
         mocks = [a[2][2] for a in deco_atoms if a[0] == "patcher" and a[1] in ("attr",) and not a[2][3]]
