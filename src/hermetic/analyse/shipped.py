@@ -11,8 +11,13 @@ nowhere it cannot name (``Ctx.tree_changed`` / ``tree_made``, ``may_be_missing``
 is what the file holds (``contents``), so a branch on a key of a template's configuration takes
 the way the shipped file decides (cookiecutter's nested templates, ``_copy_without_render``).
 
-The names come from discovery's walk (``Shipped.names``: relative path -> ``file`` / ``dir``,
-excluded and hidden folders left out); the analysis cache keys on discovery's ``Project.shipped_digest`` (every name,
+``os.listdir`` of a shipped folder below the root lists the names discovery found there, sorted
+(the order ``os.listdir`` gives is not known: a loop that stops at its first match takes the
+first in sorted order), while the run has written nowhere in it or anywhere it cannot name, and
+discovery entered every folder in it.
+
+The names come from discovery's walk (``Shipped.names``: relative path -> ``file`` / ``dir``;
+excluded and hidden folders are ``left-out``, not walked); the analysis cache keys on discovery's ``Project.shipped_digest`` (every name,
 and each JSON file's size and modification time), so a data file added, removed or edited
 analyses every test again. State: the parsed files, kept per process.
 """
@@ -21,13 +26,14 @@ from __future__ import annotations
 import json
 import os.path
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 from .fsmodel import cwd_moved
 from .literals import relative_literal
 from .values import EXISTS_QUESTIONS, Origin, V
 
 _MAX_BYTES = 64 * 1024   # larger files are not parsed
+LEFT_OUT = "left-out"    # ``Shipped.names``: a folder there that discovery did not walk
 
 class Shipped:
     """The checkout under ``root``: ``names`` maps each relative path (``/``-separated) to
@@ -37,9 +43,28 @@ class Shipped:
         self.root = root
         self.names = names
         self._parsed: Dict[str, object] = {}
+        self._children: Optional[Dict[str, List[str]]] = None   # folder -> its names (``listing``)
 
     def kind(self, rel: str) -> Optional[str]:
-        return "dir" if rel == "" else self.names.get(rel)
+        """``"file"`` / ``"dir"`` where the checkout holds ``rel``; None where it does not, or
+        where discovery did not walk it (a hidden or excluded folder: ``"left-out"``)."""
+        kind = "dir" if rel == "" else self.names.get(rel)
+        return None if kind == LEFT_OUT else kind
+
+    def listing(self, rel: str) -> Optional[List[str]]:
+        """The names in the shipped folder ``rel`` (sorted), or None: not a shipped folder, the
+        root (runs and tools leave things there), or one holding a folder discovery left out."""
+        if rel == "" or self.kind(rel) != "dir":
+            return None
+        if self._children is None:
+            self._children = {}
+            for name in self.names:
+                parent, _, base = name.rpartition("/")
+                self._children.setdefault(parent, []).append(base)
+        names = self._children.get(rel, [])
+        if any(self.names.get(f"{rel}/{n}") == LEFT_OUT for n in names):
+            return None
+        return sorted(names)
 
     def answer(self, question: str, rel: str, missing: bool = False) -> Optional[bool]:
         """``question`` (``exists``, ``isdir`` ...) about ``rel``: True / False where the

@@ -18,7 +18,7 @@ from .contents import forget as forget_text, ini_value, kept
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_relative, made as tmp_made, marked_only, maybe as tmp_maybe, \
     removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
-                     classify, exists_answer, exists_question, from_machine, lit, of)
+                     classify, exists_answer, exists_question, from_machine, lit, of, seq_atom)
 
 
 _import_reads: Dict[object, tuple] = {}   # value (or (value, False)) -> its import-time reads (Interp._consume)
@@ -73,6 +73,8 @@ class Sinks:
             # unless p is a library's shipped file
             if spec.returns == "value":
                 return self._answer(d, target, frame)
+            if d in _LISTINGS and not write and (names := self._listing(target, frame)) is not None:
+                return names   # os.listdir of a folder the checkout ships: its names
             if d in _INI_READERS and (ini := self._ini_kept(target, frame)) is not None:
                 return ini   # IniConfig(path) of an ini file the test wrote into its tmp_path
             if target is not None and target.atoms and all(
@@ -86,6 +88,18 @@ class Sinks:
                 return of(("handle", d, "shipped", rel))   # a file the checkout ships, read: what it holds is known
             return of(("handle", d))
         return of(("client", d, spec))
+
+    def _listing(self, target: Optional[V], frame: Frame) -> Optional[V]:
+        """The names ``os.listdir`` gives for a folder the checkout ships (``Shipped.listing``)
+        while the run has changed nothing in it (``may_be_missing``), as a list known by its
+        items; None otherwise."""
+        if self.p.shipped is None or (rel := shipped_rel(target, self.ctx)) is None or \
+                gone(self.ctx, fs_key(target, False)) or not may_be_missing(self.ctx, rel, self.p.shipped.root):
+            return None
+        names = self.p.shipped.listing(rel)
+        if names is None:
+            return None
+        return of(seq_atom("list", (lit(n, frame.path, frame.line, frame.in_test) for n in names), exact=True))
 
     def _ini_kept(self, target: Optional[V], frame: Frame) -> Optional[V]:
         """An ini file the test wrote at ``target`` in its tmp_path, as its reader reads it."""
@@ -499,6 +513,7 @@ def writes_of(spec: SinkSpec, args, kwargs) -> Tuple[bool, bool]:
 
 # readers whose result is an ini file's sections (``contents.ini_value``)
 _INI_READERS = frozenset({"iniconfig.IniConfig"})
+_LISTINGS = frozenset({"os.listdir"})   # a folder's names, as a list of strings
 
 
 def _own_folder(target: Optional[V]) -> bool:

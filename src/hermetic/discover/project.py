@@ -37,7 +37,8 @@ class Project:
     by_module: Dict[str, SourceFile] = field(default_factory=dict)
     by_rel: Dict[str, SourceFile] = field(default_factory=dict)
     unreadable: List[OSError] = field(default_factory=list)   # folders that could not be listed
-    # what the checkout ships (``analyse.shipped``): relative path -> "file" / "dir", and a hash
+    # what the checkout ships (``analyse.shipped``): relative path -> "file" / "dir" / "left-out" (a
+    # folder the walk did not enter: hidden, excluded, ``__pycache__``), and a hash
     # of those names with each JSON file's size and modification time
     shipped: Dict[str, str] = field(default_factory=dict)
     shipped_digest: str = ""
@@ -101,6 +102,10 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
         for name in sorted(dirnames):
             if _excluded(rel_parts + [name], spec, prefix) or name.startswith(".") or name == "__pycache__" or \
                     skipped is not None and os.path.join(dirpath, name) == skipped:
+                rel = "/".join(rel_parts + [name])
+                # there, not walked: a listing of its folder is not known whole (not in the digest:
+                # runs and tools make such folders, the cache's own too)
+                shipped[rel] = "left-out"
                 continue
             keep.append(name)
             rel = "/".join(rel_parts + [name])
