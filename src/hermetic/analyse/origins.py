@@ -372,6 +372,8 @@ def _whole_join(args: List[V], path: bool) -> Optional[V]:
     whole string literals: the joined string, known whole (so ``.endswith('.zip')`` or a regular
     expression decides on it), keeping the first literal's origin; a path's text as ``str()``
     gives it (``tests/`` -> ``tests``). None when any part is not a whole literal."""
+    if len(args) > 1 and (below := made_absolute(args[0])) is not None:
+        return _joined_below(below, args[1:], path)
     texts = [_literal_str(a) for a in args]
     if not texts or any(t is None for t in texts):
         return None
@@ -379,6 +381,37 @@ def _whole_join(args: List[V], path: bool) -> Optional[V]:
     if path:
         text = str(PurePosixPath(text))
     return _with_text(args[0], text)
+
+
+_MADE_ABSOLUTE = ("resolve(", "abspath(", "realpath(", "absolute(")
+
+
+def made_absolute(v: V) -> Optional[Origin]:
+    """The one origin of ``v`` when it is a relative literal written whole made absolute from the
+    working directory the tests start in (``from_cwd``: ``Path("tests/t").resolve()``); else None."""
+    if len(v.atoms) != 1:
+        return None
+    (a,) = v.atoms
+    if not (isinstance(a, Origin) and a.kind == "cwd" and not a.partial and a.expr.startswith(_MADE_ABSOLUTE)
+            and len(a.inner) == 1):
+        return None
+    i = a.inner[0]
+    return a if i.kind == "literal" and not i.partial and isinstance(i.value, str) else None
+
+
+def _joined_below(a: Origin, rest: List[V], path: bool) -> Optional[V]:
+    """A path made absolute from a relative literal (``made_absolute``) joined with relative
+    literals written whole: made absolute from the joined literal (``resolve("tests/t/hooks")``),
+    so the part below the working directory stays known. None when a part is not such a literal
+    or the join climbs out of the working directory."""
+    texts = [_literal_str(x) for x in rest]
+    if any(t is None or t.startswith("/") for t in texts):
+        return None
+    text = posixpath.normpath(posixpath.join(a.inner[0].value, *texts))
+    if text == ".." or text.startswith("../"):
+        return None
+    inner = dataclasses.replace(a.inner[0], value=text, expr=repr(text))
+    return V(frozenset([dataclasses.replace(a, expr=f"{a.expr.split('(', 1)[0]}({inner.expr})", inner=(inner,))]), path)
 
 
 _SCHEME_ONLY = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://?/?")

@@ -9,14 +9,13 @@ starts so. Only on POSIX: a Windows path starts with a drive letter.
 from __future__ import annotations
 
 import os
+import posixpath
 from typing import List, Optional
 
-from .origins import START_CWD
+from .origins import _MADE_ABSOLUTE, START_CWD, made_absolute
 from .tmptree import FRESH_EXPRS, part_of
 from .values import Origin, V
 
-# the expressions of a working-directory origin (``origins.from_cwd``) whose text is absolute
-_MADE_ABSOLUTE = ("resolve(", "abspath(", "realpath(", "absolute(")
 
 
 def _from_cwd(a) -> bool:
@@ -64,3 +63,34 @@ def partition_front(v: V, sep: Optional[str]) -> bool:
     is unknown and ``sep`` a literal without the separator."""
     tails = rooted_tails(v)
     return bool(sep) and "/" not in sep and tails is not None and all(t is None for t in tails)
+
+
+def known_ends(v: Optional[V]) -> Optional[List[str]]:
+    """For a string each alternative of which is a relative literal made absolute
+    (``origins.made_absolute``: ``str(Path("tests/t").resolve())``): the end its text is known to
+    have (``"/tests/t"``, normalised as ``resolve`` and ``abspath`` give it). None otherwise, or
+    off POSIX."""
+    if v is None or v.is_path or not v.atoms or os.sep != "/":
+        return None
+    out = []
+    for a in v.atoms:
+        made = made_absolute(V(frozenset([a])))
+        text = posixpath.normpath(made.inner[0].value) if made is not None else "."
+        if text == ".":
+            return None   # not such a text, or the working directory itself: no part of it known
+        out.append("/" + text)
+    return out
+
+
+def ends_with(ends: List[str], suffix: str) -> Optional[bool]:
+    """``text.endswith(suffix)`` for texts with the known ``ends`` (``known_ends``): decided
+    where the suffix is no longer than what is known, or does not end as it does."""
+    results = set()
+    for end in ends:
+        if len(suffix) <= len(end):
+            results.add(end.endswith(suffix))
+        elif not suffix.endswith(end):
+            results.add(False)
+        else:
+            return None
+    return results.pop() if len(results) == 1 else None

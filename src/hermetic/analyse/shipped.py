@@ -30,6 +30,7 @@ from typing import Dict, List, Optional
 
 from .fsmodel import cwd_moved
 from .literals import relative_literal
+from .origins import made_absolute
 from .values import EXISTS_QUESTIONS, Origin, V
 
 _MAX_BYTES = 64 * 1024   # larger files are not parsed
@@ -117,9 +118,12 @@ def shipped_rel(target: Optional[V], ctx) -> Optional[str]:
     test code while the working directory is the starting one; or any relative literal (a
     constant or default argument bound to one too) while the working directory is such a path of
     the test's (``with work_in(template):``). Not one climbing out of the root."""
+    if target is not None and (absolute := made_absolute(target)) is not None:
+        return _rel(absolute.inner[0], "")   # Path("tests/t").resolve(): the checkout's tests/t
     base = ""
     if cwd_moved(ctx):
-        base = _rel(relative_literal(ctx.cwd), "")
+        absolute = made_absolute(ctx.cwd)   # with work_in(Path("tests/t").resolve()):
+        base = _rel(absolute.inner[0] if absolute is not None else relative_literal(ctx.cwd), "")
         if not base:
             return None
     return _rel(relative_literal(target, through=bool(base)), base)
