@@ -11,7 +11,7 @@ from ..summarise.ir import dotted_name
 from .literals import _canonical, _literal_str, _literal_strs, _pick, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
-from .rooted import partition_front
+from .rooted import ends_with, known_ends, partition_front
 from .state import SPREAD, Ctx, Frame
 from .contents import kept as kept_text, remember as remember_text
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, joined as tmp_joined, marked_only, \
@@ -462,6 +462,14 @@ class Objects:
                 not base.is_path and (parts := marked_only(base)) is not None and \
                 all(p == (p.lower() if name in ("lower", "casefold") else p.strip()) for p in parts):
             return base   # str(tmp_path / "t").lower(): the part reads the same (its suffix decides endswith)
+        if (ends := known_ends(base)) is not None and not kwargs and (
+                name in ("lower", "casefold") and not args and all(e == e.lower() for e in ends) or
+                name == "endswith" and len(args) == 1 and (arg := _literal_str(args[0])) is not None):
+            if name != "endswith":
+                return base   # str(Path("tests/t").resolve()).lower(): its known end reads the same
+            r = ends_with(ends, arg)   # ... .endswith(".zip"): its known end decides
+            if r is not None:
+                return lit(r, frame.path, frame.line, frame.in_test)
         if name in ("startswith", "endswith") and len(args) == 1 and not kwargs:
             r = _str_affix(name, base, args[0])   # WINDOWS = sys.platform.startswith("win")
             return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)
