@@ -119,6 +119,10 @@ class Conditions:
         if _followed_here(expr, frame) or expr[0] == "attr" and expr[1][0] == "name" and _followed_here(expr[1], frame) \
                 and frame.locals[expr[1][1]].atoms == v.atoms:
             return True   # (an attribute that is the local itself: an ini file's ``sections``)
+        if expr[0] == "call" and expr[1][0] in ("name", "attr") and all(
+                isinstance(a, tuple) and a[0] == "ext" for a in self.eval(expr[1], frame).atoms) and \
+                all(is_counted(a) for a in v.atoms):
+            return True   # a list a library call just made (`name in os.listdir(folder)`)
         return all((isinstance(a, tuple) and a[0] == "seq" and a[1] == "tuple") or
                    (isinstance(a, Origin) and a.kind in ("literal", "module-constant")) for a in v.atoms)
 
