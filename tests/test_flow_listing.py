@@ -3,13 +3,17 @@
 ``os.listdir`` of a folder the checkout ships gives the names discovery found there
 (``Shipped.listing``), so a loop that looks for a hook by name finds none in a template that
 ships none (near miss: a template with the hook; a folder holding one discovery did not walk,
-whose listing is not known). A fixture with ``params`` runs the test once per param, so each
+whose listing is not known), also named by its absolute path (``Path("tests/t").resolve()``,
+joined with more parts, or the working directory inside it), whose text ends with the folder's
+name (``.lower().endswith(".zip")``; near miss: an archive). ``name in os.listdir(folder)`` is
+decided on the new list the call made. A fixture with ``params`` runs the test once per param, so each
 run's template decides its own way (``fixtures.fixture_runs``). ``a and b and not c`` of bools
 known is known. ``os.path.splitext`` of a literal splits it, so a replay file named by the test
 is read back (near miss: a replay that names a remote).
 """
 from hermetic.analyse.expressions import _whole_texts
-from hermetic.analyse.origins import split_path
+from hermetic.analyse.origins import _whole_join, made_absolute, split_path
+from hermetic.analyse.rooted import ends_with, known_ends
 from hermetic.analyse.shipped import LEFT_OUT, Shipped
 from hermetic.analyse.values import Origin, of
 from helpers import Expect, Silent, fixture_suite
@@ -19,9 +23,20 @@ H = "src/scaffold/hooks.py"
 T = "tests/test_hooks.py::"
 
 EXPECTED = [
-    # not test_pre_hooks_of_templates_without_one: neither "plain" nor "post" ships pre_gen
+    # not test_pre_hooks_of_templates_without_one: neither "plain" nor "post" ships pre_gen; not
+    # test_pre_hooks_of_a_template_made_absolute: "post" by its absolute path; the archive's
+    # unpacking may have made anything
     Expect("hook-run", "HT106", H, 'subprocess.run(["sh", script])',
-           tests=[T + "test_pre_hooks_of_a_folder_not_walked_whole", T + "test_pre_hooks_of_a_template_with_one"]),
+           tests=[T + "test_hooks_of_an_archive_made_absolute", T + "test_pre_hooks_of_a_folder_not_walked_whole",
+                  T + "test_pre_hooks_of_a_template_with_one",
+                  T + "test_pre_hooks_of_a_template_with_one_made_absolute"]),
+    # only the archive: a folder made absolute ends with its own name
+    Expect("archive-unpacked", "HT106", H, 'subprocess.run(["unzip", template])',
+           tests=[T + "test_hooks_of_an_archive_made_absolute"]),
+    # not test_prompt_of_a_template_made_absolute: asked from inside "post" (``work_in`` of its
+    # absolute path), whose hooks hold no pre_prompt.sh (`in os.listdir(...)`)
+    Expect("prompt-run", "HT106", H, 'subprocess.run(["sh", os.path.join(template, "hooks", "pre_prompt.sh")])',
+           tests=[T + "test_prompt_of_a_template_that_asks"]),
     # not test_local_replay: its file names no remote
     Expect("remote-cloned", "HT106", H, 'subprocess.run(["git", "clone"', tests=[T + "test_remote_replay"]),
 ]
@@ -73,3 +88,28 @@ def test_an_fstring_over_a_few_known_values_is_each_text():
     for i in range(1, 9):
         many = many | _lit(i)
     assert _whole_texts(parts, [None, many]) is None   # more than 8 texts: not each
+
+
+def _resolved(text):
+    inner = Origin("literal", expr=repr(text), path="tests/test_x.py", line=1, value=text, in_test=True)
+    return of(Origin("cwd", expr=f"resolve({inner.expr})", path="tests/test_x.py", line=1, inner=(inner,)))
+
+
+def test_a_path_made_absolute_keeps_what_is_joined_to_it():
+    joined = _whole_join([_resolved("tests/t/"), _lit("hooks"), _lit("a.sh")], False)
+    (a,) = joined.atoms
+    assert a.kind == "cwd" and a.inner[0].value == "tests/t/hooks/a.sh" and a.expr == "resolve('tests/t/hooks/a.sh')"
+    assert made_absolute(joined) is not None
+    assert _whole_join([_resolved("tests/t"), _lit("../../../x")], False) is None   # climbs out
+    assert _whole_join([_resolved("tests/t"), _lit("/etc")], False) is None      # an absolute part
+    assert made_absolute(of(Origin("cwd", expr="getcwd()", value="."))) is None   # the directory itself
+
+
+def test_a_path_made_absolute_ends_with_its_literal():
+    ends = known_ends(_resolved("tests/t.zip"))
+    assert ends == ["/tests/t.zip"]
+    assert ends_with(ends, ".zip") is True and ends_with(ends, ".tar") is False
+    assert ends_with(ends, "/tests/t.zip") is True
+    assert ends_with(ends, "x/tests/t.zip") is None   # longer than what is known: the folder above decides
+    assert ends_with(ends, "x/other.zip") is False
+    assert known_ends(_lit("tests/t")) is None
