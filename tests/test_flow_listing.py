@@ -23,11 +23,13 @@ H = "src/scaffold/hooks.py"
 T = "tests/test_hooks.py::"
 
 EXPECTED = [
-    # not test_pre_hooks_of_templates_without_one: neither "plain" nor "post" ships pre_gen; not
+    # not test_pre_hooks_of_templates_without_one (nor test_one_hook_of_templates_without_it, whose
+    # one parametrize row joins each of the fixture's runs): neither "plain" nor "post" ships pre_gen; not
     # test_pre_hooks_of_a_template_made_absolute: "post" by its absolute path; the archive's
     # unpacking may have made anything
     Expect("hook-run", "HT106", H, 'subprocess.run(["sh", script])',
-           tests=[T + "test_hooks_of_an_archive_made_absolute", T + "test_pre_hooks_of_a_folder_not_walked_whole",
+           tests=[T + "test_each_hook_of_each_template", T + "test_hooks_of_an_archive_made_absolute",
+                  T + "test_pre_hooks_of_a_folder_not_walked_whole",
                   T + "test_pre_hooks_of_a_template_with_one",
                   T + "test_pre_hooks_of_a_template_with_one_made_absolute"]),
     # only the archive: a folder made absolute ends with its own name

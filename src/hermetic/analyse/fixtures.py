@@ -178,15 +178,18 @@ class FixtureScope:
             d = self.find(name)
             if d is None or d.params is None:
                 continue
-            mod = d.module
-            mframe = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<params>", in_test=True)
-            mframe.locals = {}
-            pv = self.ip.eval(d.params, mframe)
+            pv = self._params(d)
             items = [x for a in pv.ordered() if isinstance(a, tuple) and a[0] == "seq" for x in a[2]]
             if len(pv.atoms) != 1 or not items or len(rows) * len(items) > MAX_ROWS:
                 continue   # not a list read item by item, or too many runs: the params joined
             rows = [{**r, FIXTURE_PARAM + d.qualname: x} for r in rows for x in items]
         return rows
+
+    def _params(self, d: FixtureDef) -> V:
+        """The value of fixture ``d``'s ``params`` (evaluated in its module)."""
+        mframe = I.Frame(module=d.module, path=self.p.summaries[d.module]["path"], name="<params>", in_test=True)
+        mframe.locals = {}
+        return self.ip.eval(d.params, mframe)
 
     def set_up(self, usefixtures: List[str], params: list, n_mock: int, param_values: Dict[str, V]) -> None:
         """Set up the fixtures a test uses before its body runs, in pytest's order: ``usefixtures``
@@ -255,10 +258,8 @@ class FixtureScope:
             else:
                 loc[pname] = self.get(pname)
         if d.params is not None:
-            mframe = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<params>", in_test=True)
-            mframe.locals = {}
-            row = self.fixture_params.get(d.qualname)   # this run's param (``param_rows``)
-            loc["__request_param__"] = row if row is not None else ip._element(ip.eval(d.params, mframe))
+            row = self.fixture_params.get(d.qualname)   # this run's param (``param_rows``), else all joined
+            loc["__request_param__"] = row if row is not None else ip._element(self._params(d))
         frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name=d.qualname, line=f["line"],
                         in_test=True, cls=d.cls)
         frame.locals = loc

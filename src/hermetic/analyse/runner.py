@@ -377,8 +377,9 @@ class Runner:
                     s = I._literal_str(a)
                     if s:
                         usefixtures.append(s)
-            elif m[1] == "parametrize" and len(m[2]) >= 2 and row is None:
-                param_values.update(parametrize_values(m[2][0], m[2][1]))
+            elif m[1] == "parametrize" and len(m[2]) >= 2:
+                for k, v in parametrize_values(m[2][0], m[2][1]).items():
+                    param_values.setdefault(k, v)   # the rows joined, where this run's row does not give it
             elif m[1] in ("disable_socket", "vcr", "block_network", "default_cassette"):
                 ip.ctx.net = ip.ctx.net | {"*"}
             elif m[1] in ("freeze_time",):
