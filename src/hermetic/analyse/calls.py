@@ -82,6 +82,8 @@ class Calls:
                 and not frame.in_test and self._missing_key(fexpr[1], self.lookup(fexpr[1][1], frame), args[0], frame)):
             self.call_raised = True   # d.pop(key) without a default, on a dict that lacks it: KeyError
             return EMPTY
+        if fexpr[0] == "attr" and fexpr[2] == "configure_mock":
+            self.ctx.doubles_set = True   # its attributes set: not MagicMock's defaults (``mock_items``)
         if fexpr[0] == "attr" and fexpr[2] == "configure_mock" and any("side_effect" in k for k in kwargs):
             base = self.eval(fexpr[1], frame)
             self.ctx.raising = side_effect_given(base, self.ctx.raising)
@@ -329,6 +331,8 @@ class Calls:
             return self.make_record(args, kwargs) if d not in _RECORD_CLASSES else of(("record-class",))
         if d in _DOUBLE_CTORS or d.startswith("unittest.mock.") and d.split(".")[-1][:1].isupper():
             site = (frame.path, tuple(pos) if pos else (frame.line,))
+            if any("." in k or k in ("spec_set", "wraps") for k in kwargs):
+                self.ctx.doubles_set = True   # MagicMock(**{"keys.return_value": [...]}): attributes set
             effect = kwargs.get("side_effect")
             if effect is not None and instance_classes(self, effect) is not None:
                 return raising_double(self, kwargs, site)   # Mock(side_effect=exc): raises the test's exc

@@ -19,7 +19,7 @@ from .origins import START_CWD
 from .tmptree import fresh_root
 from .state import ANY_VARIABLE, DELETED, SPREAD, SYS_MODULES, Frame
 from .decide import regex_result
-from .values import DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
+from .values import DOUBLE, DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
 
 
 class Controls:
@@ -448,6 +448,16 @@ def _dict_view(atom, name: str) -> V:
         key = lit(k, None, None, False) if k is not None else UNKNOWN_V
         items.append(key if name == "keys" else v if name == "values" else of(("seq", "tuple", (key, v))))
     return of(seq_atom("list", items, exact=is_whole(atom)))
+
+
+def mock_items(v: V, ctx) -> Optional[V]:
+    """What iterating ``v`` gives when every alternative of it is a plain test double (what a
+    ``MagicMock`` call, attribute or item gives) and the test set no attribute on a double
+    (``Ctx.doubles_set``): MagicMock's default, no item (its ``__iter__`` gives ``iter([])``,
+    ``x in m`` is False): an empty tuple. None otherwise."""
+    if ctx.doubles_set or not v.atoms or any(a != DOUBLE for a in v.atoms):
+        return None
+    return of(seq_atom("tuple", (), exact=True))
 
 
 def double(kwargs, site: Optional[tuple] = None) -> V:

@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 from typing import List, Optional
 
 from .decide import _arithmetic, regex_flag, set_algebra, values
+from .controls import mock_items
 from .handlers import effect_of
 from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, truthiness
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _whole_join, _with_text, joined_path
@@ -234,6 +235,7 @@ class Expressions:
             return EMPTY
         if k == "comp":
             first = self.eval(e[1][0][1], frame)   # evaluated once: a comprehension item by item reads it too
+            first = mock_items(first, self.ctx) or first   # a MagicMock the test set nothing on: no item
             if (per_item := comprehension_in_order(self, e, first, frame)) is not None:
                 return per_item
             saved = dict(frame.locals)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from .contents import WHOLE, parsed as parsed_text
+from .controls import mock_items
 from .literals import _literal_str
 from .origins import (FD, FD_CALLS, _CONTAINER_CTORS, _DICT_CTORS, _HEAD_FUNCS, _head, joined_path, _up, _whole_join, copied,
                       from_cwd, split_path, typed_head)
@@ -20,6 +21,8 @@ def value_call(ip, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame) ->
     """What the library function ``d`` (canonical dotted name) returns for ``args`` /
     ``kwargs`` when it only moves values; None for other functions. ``ip``: the interpreter
     (its catalogue, the run's working directory and the checkout it reads, ``shipped``)."""
+    if d in _ITERATING and len(args) == 1 and (empty := mock_items(args[0], ip.ctx)) is not None:
+        args = [empty]   # set(m.keys()) of a MagicMock the test set nothing on: no item
     keys = ip.p.catalogue.mappings.get(d)
     if keys is not None and not args and not kwargs:   # a fresh Morsel(): its keys, each ""
         return of(("dict", tuple((k, lit("", frame.path, frame.line, frame.in_test)) for k in keys)))
@@ -60,6 +63,10 @@ def value_call(ip, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame) ->
         return typed_head(d, args[0])
     return None
 
+
+
+# builtins that iterate their one argument into a new container
+_ITERATING = frozenset({"builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset", "builtins.sorted"})
 
 
 def _from_pairs(v: V) -> Optional[V]:

@@ -320,6 +320,8 @@ class Statements:
             self._bind(frame, t[1], val)
         elif k == "attr":
             base = self.eval(t[1], frame)
+            if any(a[0] == "double" for a in base.refs()):
+                self.ctx.doubles_set = True   # m.return_value = ...: not MagicMock's defaults (``mock_items``)
             if t[2] == "side_effect":   # the double may raise from now on (what the test made)
                 self.ctx.raising = side_effect_given(base, self.ctx.raising)
                 self.ctx.effects = effects_given(base, val, self.ctx.effects, instance_classes(self, val) is not None)

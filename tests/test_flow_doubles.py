@@ -1,0 +1,38 @@
+"""A MagicMock the test set nothing on keeps its defaults (fixture flow-doubles).
+
+A patched function's result is a MagicMock: iterating it gives no item, so ``set(m.keys())`` is
+empty, a loop or comprehension over it runs no body, and ``x in m`` is False
+(``controls.mock_items``). Near misses: a mock the test configured
+(``m.return_value.keys.return_value = [...]``, ``configure_mock(...)``), and a context given as
+``return_value``.
+"""
+from hermetic.analyse.controls import mock_items
+from hermetic.analyse.state import Ctx
+from hermetic.analyse.values import DOUBLE, Origin, of
+from helpers import Expect, Silent, fixture_suite
+
+FIX = "flow-doubles"
+G = "src/app/gen.py"
+T = "tests/test_gen.py::"
+BOTH = [T + "test_generate_with_a_configured_mock", T + "test_generate_with_a_given_context",
+        T + "test_generate_with_a_mock_configured_by_a_call"]
+
+EXPECTED = [
+    # not test_generate_with_a_plain_mock: set() of its keys is empty, nothing is in it, no item
+    Expect("remote", "HT106", G, 'subprocess.run(["git", "clone"', tests=BOTH),
+    Expect("post", "HT106", G, 'subprocess.run(["sh", "post.sh"])', tests=BOTH),
+    Expect("per-key", "HT106", G, 'subprocess.run(["echo", "rendering"])', tests=BOTH),
+    Expect("listed", "HT106", G, 'subprocess.run(["echo", "listed"])', tests=BOTH),
+]
+SILENT = [Silent("context-read", G, "with open(path", "load_context is patched in every test")]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+
+
+def test_a_plain_double_iterates_nothing():
+    ctx = Ctx()
+    (empty,) = mock_items(of(DOUBLE), ctx).atoms
+    assert empty[0] == "seq" and empty[2] == ()
+    assert mock_items(of(DOUBLE) | of(Origin("unknown")), ctx) is None   # not only a double
+    ctx.doubles_set = True
+    assert mock_items(of(DOUBLE), ctx) is None   # the test set an attribute on a double
