@@ -78,6 +78,11 @@ EXPECTED = [
            tests=[TO + "test_several_folders"]),
     Expect("read-back-what-the-test-wrote", "HT102", RP, 'return os.listdir(".")',
            tests=[TP + "test_report_with_findings", TP + "test_report_written_by_json_dumps"]),
+    # not test_save_in_tmp: `path.strip()` of the tmp_path folder it set is not blank
+    Expect("blank-variable-home-folder-made", "HT102", "src/scratch/datadirs.py", "os.makedirs(folder, exist_ok=True)",
+           tests=["tests/test_datadirs.py::test_save_with_a_blank_variable"]),
+    Expect("blank-variable-home-folder-written", "HT102", "src/scratch/datadirs.py", "with open(os.path.join(folder, name)",
+           tests=["tests/test_datadirs.py::test_save_with_a_blank_variable"]),
 ]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, [])

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .controls import mock_items
 from .decide import compare, identical
 from .expressions import _followed_here
 from .literals import env_name, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .state import DELETED, Frame
-from .tmptree import under_tmp
+from .tmptree import part_of, under_tmp
 from .values import EMPTY, Origin, V, is_counted, lit
 
 
@@ -55,10 +56,12 @@ class Conditions:
         v = self.eval(e, frame)
         # a call's result or an entry of a known container (`if morsel["max-age"]:`)
         if k in ("call", "sub") and v.atoms and all((isinstance(a, tuple) and a[0] in ("inst", "modobj")) or
-                                           (isinstance(a, Origin) and a.kind == "literal") for a in v.atoms):
+                                           (isinstance(a, Origin) and a.kind == "literal") or
+                                           part_of(a) is not None for a in v.atoms):
+            # (a path in tmp_path known whole: `path.strip()` of the folder the test set it to)
             return truthiness(v, self.inst_truth)
-        if k == "bin" and v.atoms and all(is_counted(a) for a in v.atoms):
-            return truthiness(v, self.inst_truth)   # {"a", "b"} & set(keys): known by its items
+        if k in ("bin", "comp") and v.atoms and all(is_counted(a) for a in v.atoms):
+            return truthiness(v, self.inst_truth)   # {"a", "b"} & set(keys), [n for n in names]: known by its items
         return None
 
     def eval_cmp(self, e, frame: Frame) -> V:
@@ -85,6 +88,8 @@ class Conditions:
             if op in ("Is", "IsNot", "Equal", "NotEqual") and items[i + 1][0] == "lit" and items[i + 1][1] is None:
                 n = is_none(a)
                 r = None if n is None else n == (op in ("Is", "Equal"))
+            elif op in ("In", "NotIn") and mock_items(b, self.ctx) is not None:
+                r = op == "NotIn"   # in a MagicMock the test set nothing on: its __contains__ says no
             elif op in ("In", "NotIn"):
                 if not self._settled_container(items[i + 1], b, frame):
                     result = None
