@@ -86,6 +86,20 @@ def test_nothing_to_publish(story_db):
     assert json.loads(res.output)["summary"]["tests"] == 1
 
 
+def test_a_parametrized_case_selects_its_whole_test_and_says_so(quickstart):
+    tests = quickstart / "tests" / "test_publish.py"
+    tests.write_text(tests.read_text(encoding="utf-8") + '''
+
+@pytest.mark.parametrize("day", ["2031-04-03", "2031-04-04"])
+def test_nothing_to_publish_on(story_db, day):
+    assert publish_scheduled(story_db, day) == 0
+''', encoding="utf-8")
+    res = run("check", "--format", "json", "tests/test_publish.py::test_nothing_to_publish_on[2031-04-03]")
+    [f] = json.loads(res.stdout)["findings"]
+    assert f["tests"] == ["tests/test_publish.py::test_nothing_to_publish_on"]
+    assert "selects the whole test tests/test_publish.py::test_nothing_to_publish_on" in res.stderr
+
+
 @pytest.mark.parametrize("where, spelling", [
     ("", "./tests/test_publish.py::test_nothing_to_publish"),
     ("", "tests//test_publish.py::test_nothing_to_publish"),

@@ -156,6 +156,10 @@ def _check(opts: CheckOptions) -> None:
     _baselines(opts, report)
     if report.tests == 0:
         click.echo("hermetic: no tests found", err=True)
+    for t in opts.targets:
+        if "::" in t and "[" in t:   # ``discover.targets.node_matches``
+            click.echo(f"hermetic: {t} selects the whole test {t.split('[', 1)[0]}: findings name tests, "
+                       f"not their parametrized cases", err=True)
     _emit(opts, report, cwd, extra)
     if opts.timings:
         report.statistics.setdefault("phases", {})["report"] = time.perf_counter() - t_report  # hermetic: ignore[HT104]
