@@ -75,8 +75,9 @@ EXPECTED += [   # library I/O on the caller's behalf (catalogue entries of issue
            origin="literal"),
     Expect("mako-template-file", "HT102", L, 'Template(filename="/usr/share/relay/page.mako")',
            tests=[T + "test_render_default"], origin="literal"),
+    # its history database lives in the home folder (catalogue default = "home")
     Expect("ipython-history-db", "HT101", L, "InteractiveShellEmbed()()", tests=[T + "test_shell"],
-           origin="library-default"),
+           origin="home"),
     Expect("settings-subclass-reads-environ", "HT103", L, "return RelaySettings()", tests=[T + "test_settings"]),
     # a file object's own operation ([file.handle_methods]): extractall writes where it is told, or
     # into the working directory when told nothing

@@ -344,6 +344,8 @@ class Sinks:
         return EMPTY
 
     def judge(self, spec: SinkSpec, target: Optional[V], cat: str, write: bool, frame: Frame):
+        if target is None and spec.default == "home":   # a file the library keeps in the home folder
+            target = of(Origin("home", expr=f"{spec.name}()", path=frame.path, line=frame.line))
         if target is None:
             if spec.default == "memory":
                 return CONTROLLED, None, ""

@@ -28,6 +28,7 @@ class ProcessState:
     restoring_fixtures: Dict[str, Tuple[str, ...]] = field(default_factory=dict)   # fixture -> states
     snapshots: Dict[str, Tuple[str, ...]] = field(default_factory=dict)   # class -> states its restore() puts back
     per_thread: Tuple[str, ...] = ()     # states each thread holds its own of (the current event loop)
+    fixes: Dict[str, str] = field(default_factory=dict)   # state -> the fix its HT304 finding suggests
 
 
 def state_key(name: str) -> tuple:
@@ -50,4 +51,5 @@ def process_state() -> ProcessState:
         restoring_fixtures={k: tuple(v) for k, v in raw.get("restoring-fixtures", {}).items()},
         snapshots={k: tuple(v) for k, v in raw.get("snapshots", {}).items()},
         per_thread=tuple(raw.get("per-thread", {}).get("states", ())),
+        fixes=dict(raw.get("fixes", {})),
     )
