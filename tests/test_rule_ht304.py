@@ -114,3 +114,9 @@ def test_a_filled_cache_is_fixed_by_clearing_it(findings):
     """The fix of a filled lru_cache names the function's cache_clear(), not the generic restores."""
     [found] = at(findings, TL, line_of(FIX, TL, "catalog.load_catalog(str(path))"), "HT304")
     assert "load_catalog.cache_clear()" in found.fix and "syspath_prepend" not in found.fix, found.fix
+
+
+def test_a_state_with_its_own_fix_names_it(findings):
+    """The catalogue's fix for the working directory (``[fixes]``), not the general list."""
+    [found] = at(findings, TL, line_of(FIX, TL, 'os.chdir(tmp_path / "..")'), "HT304")
+    assert found.fix.startswith("use monkeypatch.chdir(...)") and "syspath_prepend" not in found.fix, found.fix

@@ -411,6 +411,8 @@ def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
                           "HT303": " and never restored, so later tests see it"}.get(m.code, " and never restored")
     line, col, end_line, end_col = m.pos
     fix = _UNDONE_FIX if m.undone and m.code != "HT301" else _HT3_FIX[m.code]
+    if m.code == "HT304" and not m.undone and m.key and m.key[0] in process_state().fixes:
+        fix = process_state().fixes[m.key[0]]   # the state's own fix (catalogue)
     if m.key[:1] == ("lru",) and not m.undone:   # the cache of a function that read files or the environment
         fix = f"empty it after the test: {m.what.split('(')[0]}.cache_clear() in a finalizer or teardown"
     return Finding(m.code, severity(m.code), path, line, col, end_line or line, end_col or col, msg, tests, [],
