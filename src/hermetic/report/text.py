@@ -72,11 +72,13 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
         import textwrap
 
         plain_head = re.sub(r"\[/?[a-z ]+\]", "", head)
-        lines = textwrap.wrap(text, width=max(40, width - len(plain_head)), break_on_hyphens=False,
-                              break_long_words=False) or [""]
-        console.print(head + escape(lines[0]))
+        # the first line after the head, the others after ``indent``: each as wide as the report
+        lines = textwrap.wrap(text, width=max(40 + len(plain_head), width), initial_indent=" " * len(plain_head),
+                              subsequent_indent=" " * indent, break_on_hyphens=False, break_long_words=False)
+        lines = lines or [""]
+        console.print(head + escape(lines[0][len(plain_head):]))
         for ln in lines[1:]:
-            console.print(" " * indent + escape(ln))
+            console.print(escape(ln))
 
     for sev, heading in SEVERITY_HEADINGS:
         fs = [f for f in report.findings if f.severity == sev]
