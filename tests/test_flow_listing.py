@@ -39,6 +39,12 @@ EXPECTED = [
     # absolute path), whose hooks hold no pre_prompt.sh (`in os.listdir(...)`)
     Expect("prompt-run", "HT106", H, 'subprocess.run(["sh", os.path.join(template, "hooks", "pre_prompt.sh")])',
            tests=[T + "test_prompt_of_a_template_that_asks"]),
+    # not test_nothing_generated: a name the checkout does not hold at its root (not hidden) is
+    # missing while the run made nothing there
+    Expect("generated-removed", "HT102", "tests/test_hooks.py", 'shutil.rmtree("generated-project")',
+           tests=[T + "test_project_generated"]),
+    Expect("generated-made", "HT102", "tests/test_hooks.py", 'os.makedirs("generated-project/src")',
+           tests=[T + "test_project_generated"]),
     # not test_local_replay: its file names no remote
     Expect("remote-cloned", "HT106", H, 'subprocess.run(["git", "clone"', tests=[T + "test_remote_replay"]),
 ]
@@ -69,6 +75,13 @@ def test_a_shipped_folder_lists_what_discovery_found(tmp_path):
     assert shipped.listing("missing") is None
     # a folder left out is not answered as anything
     assert shipped.kind("u/.cache") is None and shipped.answer("isdir", "u/.cache") is None
+    # at the root: a name discovery did not see is missing while the run made nothing there;
+    # a hidden one (tools leave .pytest_cache, .coverage) or one it left out is not known
+    shipped = Shipped(tmp_path, {"t": "dir", "build": LEFT_OUT})
+    assert shipped.answer("isdir", "generated", missing=True) is False
+    assert shipped.answer("isdir", "generated", missing=False) is None
+    assert shipped.answer("exists", ".coverage", missing=True) is None
+    assert shipped.answer("isdir", "build", missing=True) is None
 
 
 def test_splitext_of_a_literal_splits_it():

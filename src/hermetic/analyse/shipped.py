@@ -70,17 +70,17 @@ class Shipped:
     def answer(self, question: str, rel: str, missing: bool = False) -> Optional[bool]:
         """``question`` (``exists``, ``isdir`` ...) about ``rel``: True / False where the
         checkout holds it; where it does not, False if ``missing`` (the run has made nothing
-        there) and the folder above is a shipped one other than the root, else None; None for
-        other questions."""
+        there) and the folder above is a shipped one (the root too, for a name that is not hidden
+        and that discovery did not see there), else None; None for other questions."""
         if question not in EXISTS_QUESTIONS:
             return None
         wanted = EXISTS_QUESTIONS[question]
         kind = self.kind(rel)
         if kind is None:
-            # under a folder the checkout ships below the root; the root itself (the folder the
-            # tests start in) gathers what runs and tools leave there
-            parent = rel.rpartition("/")[0]
-            return False if missing and parent and self.kind(parent) == "dir" else None
+            parent, _, name = rel.rpartition("/")
+            if parent == "":   # at the root: tools leave hidden names there (.pytest_cache, .coverage)
+                return False if missing and not name.startswith(".") and rel not in self.names else None
+            return False if missing and self.kind(parent) == "dir" else None
         return wanted is None or kind == wanted
 
     def data(self, rel: str):
