@@ -156,7 +156,8 @@ def made_in_tree(ctx, key: Optional[str]) -> None:
 
 def may_be_missing(ctx, rel: str, root: Path) -> bool:
     """Whether a path the checkout does not hold is missing still: the run wrote nowhere it
-    cannot name, and no path it named is ``rel``, holds it or lies in it."""
+    cannot name, and no path it named is ``rel``, holds it or lies in it (nor, for a name at the
+    root, is at the root itself)."""
     if ctx.tree_changed:
         return False
     for key in ctx.tree_made:
@@ -168,5 +169,7 @@ def may_be_missing(ctx, rel: str, root: Path) -> bool:
         key = key.replace(os.sep, "/")
         if key in (".", "") or rel == key or rel.startswith(key + "/") or key.startswith(rel + "/"):
             return False
+        if "/" not in rel and "/" not in key and not key.startswith("../"):
+            return False   # the run made something at the root: what is beside it there (a lock) is not known
     return True
 
