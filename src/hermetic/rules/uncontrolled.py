@@ -288,11 +288,17 @@ def _others(ev: I.SinkEvent, what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str
     covered = by_text.get(shown, set())   # a test that reaches it with the shown one too is said
     rest = sorted((min(ts), w, len(ts)) for w, ts in ((w, ts - covered) for w, ts in by_text.items()
                                                       if w != shown) if ts)
+    # targets only tests already named reach it with (a helper called with several names)
+    also = sorted(w for w, ts in by_text.items() if w != shown and ts and not ts - covered)
+    out = ""
+    if also:
+        out = "; the same tests also reach it with " + ", ".join(also[:2]) + (
+            f" and {len(also) - 2} more" if len(also) > 2 else "")
     if not rest:
-        return ""
+        return out
     parts = [f"{t}" + (f" and {n - 1} more reach" if n > 1 else " reaches") + f" it with {w}" for t, w, n in rest[:2]]
     more = f"; {len(rest) - 2} more targets" if len(rest) > 2 else ""
-    return "; " + "; ".join(parts) + more
+    return out + "; " + "; ".join(parts) + more
 
 
 def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:

@@ -1,0 +1,22 @@
+"""A finding's message names every target its tests reach the operation with: the others with
+the first test that reaches it so, and those only the named tests reach it with as well."""
+from hermetic.analyse.state import SinkEvent
+from hermetic.rules.uncontrolled import _others
+
+
+def _env(name):
+    return SinkEvent("env", "src/dirs.py", (5, 0, 5, 9), "os.environ.get", "uncontrolled", None, (), target=name)
+
+
+def test_targets_the_same_tests_reach_are_named_too():
+    docs, music, video = _env("DOCS_DIR"), _env("MUSIC_DIR"), _env("VIDEO_DIR")
+    both = {"t::a", "t::b"}
+    what = {"DOCS_DIR": (docs, set(both)), "MUSIC_DIR": (music, set(both)), "VIDEO_DIR": (video, {"t::c"})}
+    tail = _others(docs, what)
+    assert "; the same tests also reach it with the environment variable MUSIC_DIR" in tail
+    assert "t::c reaches it with the environment variable VIDEO_DIR" in tail
+
+
+def test_one_target_says_nothing_more():
+    docs = _env("DOCS_DIR")
+    assert _others(docs, {"DOCS_DIR": (docs, {"t::a"})}) == ""
