@@ -4,7 +4,8 @@ A patched function's result is a MagicMock: iterating it gives no item, so ``set
 empty, a loop or comprehension over it runs no body, and ``x in m`` is False
 (``controls.mock_items``). Near misses: a mock the test configured
 (``m.return_value.keys.return_value = [...]``, ``configure_mock(...)``), and a context given as
-``return_value``.
+``return_value``. A side effect ``OSError(ENOSYS, ...)`` whose code the analysis does not know is
+an OSError of no known subclass (it once crashed the analysis: a new user's trial on filelock).
 """
 from hermetic.analyse.controls import mock_items
 from hermetic.analyse.state import Ctx

@@ -30,9 +30,9 @@ def exception_instance(ip, d: str, args) -> V:
     iid = ip.new_instance(None)
     if len(args) >= 2 and d in _OS_ERRORS:
         ip.set_attr(iid, "errno", args[0])
-        code = values(args[0])
+        code = values(args[0])   # None where the code is not known (a name of errno's)
         # OSError(errno.ESRCH, ...) is a ProcessLookupError: the class follows the code
-        if len(code) == 1 and type(code[0]) is int:
+        if code is not None and len(code) == 1 and type(code[0]) is int:
             d = "builtins." + type(getattr(builtins, d[len("builtins."):])(code[0], "")).__name__
         else:
             return of(("inst", iid))   # which subclass is not known: no class
