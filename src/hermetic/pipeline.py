@@ -19,6 +19,7 @@ from .analyse import interp as I
 from .analyse.effects import effects_of, function_effects
 from .analyse.limits import budget_cut
 from .analyse.runner import Runner, TestItem
+from .analyse.runs import INTERNAL_ERROR
 from .analyse.shipped import Shipped
 from .analyse.values import lit
 from .config import Config
@@ -30,7 +31,7 @@ from .report.assemble import report_to_cache, unresolved_list, widen_statement_s
 from .report.baseline import set_fingerprints
 from .report.filters import filter_findings, wants
 from .report.inventory import inventory_of
-from .report.model import Finding, Report
+from .report.model import FileError, Finding, Report
 from .rules.facts import Facts
 from .rules.guard import ht4_findings
 from .rules.import_time import constants_of, ht2_findings
@@ -277,7 +278,9 @@ def _report(run: Run) -> Tuple[Report, Config]:
     sorted, fingerprinted; then this run's result and analysis entry written to the cache."""
     report, outcome, summaries, config, cache = run.report, run.outcome, run.summaries, run.config, run.cache
     report.tests = outcome.tests
-    report.unresolved_calls = unresolved_list(outcome.unresolved)
+    internal = {site: text for site, text in outcome.unresolved.items() if text.startswith(INTERNAL_ERROR)}
+    report.unresolved_calls = unresolved_list({k: v for k, v in outcome.unresolved.items() if k not in internal})
+    report.errors.extend(FileError(f"{p}:{ln}", text) for (p, ln, _c), text in sorted(internal.items()))
     # sites where a call was cut at the step budget (docs/limits.md; counted for --statistics)
     run.stats["unresolved"] = len(outcome.unresolved)
     run.stats["budget_cuts"] = sum(1 for t in outcome.unresolved.values() if budget_cut(t))

@@ -108,7 +108,8 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
             console.print("")
     for e in report.errors:
         console.print(f"[red]error[/red] {escape(e.path)}: {escape(e.message)}")
-    if report.errors:   # a formatter's broken inputs, templates that are Python only once rendered
+    if any(not e.message.startswith("hermetic internal error") for e in report.errors):
+        # a formatter's broken inputs, templates that are Python only once rendered
         console.print(escape("files that are not meant to be Python (test data, templates) can be left out "
                              "with exclude = [...] in [tool.hermetic]"))
     if show_unresolved and report.unresolved_calls:
@@ -131,9 +132,12 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
                       + f", {_count(len(report.unknown_origins), 'unknown origin')} (--show-unresolved, --show-unknown)")
     n = len(report.findings)
     errs = sum(1 for f in report.findings if f.severity == "error")
+    internal = sum(1 for e in report.errors if e.message.startswith("hermetic internal error"))
+    unread = len(report.errors) - internal
     console.print(f"{_count(n, 'finding')} ({_count(errs, 'error')}, {_count(n - errs - notes, 'warning')}, "
                   f"{_count(notes, 'note')}) in {_count(report.files, 'file')}, {_count(report.tests, 'test')}"
-                  + (f"; {_count(len(report.errors), 'file')} not analysed" if report.errors else ""))
+                  + (f"; {_count(unread, 'file')} not analysed" if unread else "")
+                  + (f"; {_count(internal, 'test')} not analysed (internal errors)" if internal else ""))
 
 
 def _count(n: int, noun: str) -> str:
