@@ -3,7 +3,8 @@
 Reported: `STARTED = datetime.now()`, `partial(datetime.now, timezone.utc)`, `def stamp(at=time.time())`
 and a class body `created = time.time()`. Silent: a fixed `datetime(...)`, a partial of a non-clock
 function, a module no test imports, the call of the captured partial (one finding per problem),
-and a freeze around a call-time datetime.now() (no HT205). The call-time read is HT104.
+a freeze around a call-time datetime.now() (no HT205), and a read inside a module-level
+`with freeze_time(...)` (near miss: the read after the block). The call-time read is HT104.
 """
 import pytest
 
@@ -25,9 +26,14 @@ EXPECTED = [
            origin="clock"),
     Expect("call-time-is-ht104", "HT104", M, "return (datetime.now() - STARTED)",
            tests=[T + "test_uptime_unfrozen"], origin="clock"),
+    # a module-level `with freeze_time(...)` holds the reads inside it, not the one after it
+    Expect("read-after-a-module-freeze", "HT204", "tests/test_frozen_module.py", "LATER = dt.datetime.now()",
+           origin="clock"),
 ]
 
 SILENT = [
+    Silent("read-in-a-module-freeze", "tests/test_frozen_module.py", "FROZEN_NOW = dt.datetime.now()",
+           "the freeze the module's own code started holds it"),
     Silent("fixed-datetime", M, "EPOCH = datetime(2030, 1, 1", "constructing a fixed datetime is no clock read"),
     Silent("partial-of-non-clock", M, "round2 = partial(round, ndigits=2)", "not a clock function"),
     Silent("module-no-test-imports", "src/batch/legacy.py", "BOOTED = time.time()", "not reached by any test"),

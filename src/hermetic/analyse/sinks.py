@@ -407,7 +407,11 @@ class Sinks:
         return ""
 
     def record_clock(self, d: str, frame: Frame, pos, capture: bool = False) -> None:
-        verdict = CONTROLLED if (self.ctx.frozen and not self.import_time) else UNCONTROLLED
+        # at import, only a freeze the importing module's own code started (a module-level
+        # `with freeze_time(...):`) holds the read: a test's freeze ends before a later import
+        frozen = self.ctx.frozen and (not self.import_time or
+                                      (self.ctx.sites.get(("freeze",)) or (None,))[0] == frame.path)
+        verdict = CONTROLLED if frozen else UNCONTROLLED
         reason = "a frozen clock (S3)" if verdict == CONTROLLED else ""
         key = None
         for k in self.ctx.patches:
