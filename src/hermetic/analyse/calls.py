@@ -14,6 +14,7 @@ from .decide import constructs, isinstance_of, library_class, regex_result, type
 from .expected import note_raise
 from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
 from .libvalues import value_call
+from .parametrize import param_row
 from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
                        is_none, truthiness)
 from .origins import (in_temp_folder, _CWD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
@@ -449,7 +450,7 @@ class Calls:
         if d.startswith("pytest.mark."):
             return of(("mark", d[len("pytest.mark."):], tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0]))))
         if d in ("pytest.param",):
-            return args[0] if len(args) == 1 else of(("seq", "tuple", tuple(args)))
+            return param_row(args, kwargs)   # a row its marks skip here: left out (``parametrize``)
         if d in self.p.catalogue.stream_wrappers and args and args[0].atoms and all(
                 instance_class(a) is not None or isinstance(a, tuple) and a[0] == "handle" for a in args[0].atoms):
             return args[0]   # TextIOWrapper(BytesIO()): answers as the stream it wraps (catalogue)

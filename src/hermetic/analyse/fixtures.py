@@ -12,7 +12,7 @@ from . import interp as I
 from ..catalogue.controls import _FIXTURE_ENVIRONMENT
 from ..catalogue.process_state import process_state
 from ..summarise.ir import CALL_KWARGS, LIT_VALUE, PARAM_KIND, PARAM_NAME, TAG
-from .parametrize import MAX_ROWS
+from .parametrize import MAX_ROWS, SKIPPED_ROW
 from .runs import TestItem
 from .state import DELETED
 from .tmptree import root_atom
@@ -179,7 +179,8 @@ class FixtureScope:
             if d is None or d.params is None:
                 continue
             pv = self._params(d)
-            items = [x for a in pv.ordered() if isinstance(a, tuple) and a[0] == "seq" for x in a[2]]
+            items = [x for a in pv.ordered() if isinstance(a, tuple) and a[0] == "seq" for x in a[2]
+                     if SKIPPED_ROW not in x.atoms]   # a param its marks skip here: no run
             if len(pv.atoms) != 1 or not items or len(rows) * len(items) > MAX_ROWS:
                 continue   # not a list read item by item, or too many runs: the params joined
             rows = [{**r, FIXTURE_PARAM + d.qualname: x} for r in rows for x in items]

@@ -23,9 +23,23 @@ def marks_of(v: V) -> List[tuple]:
     return out
 
 
+# what ``pytest.param(..., marks=...)`` gives for a row its marks skip here (``param_row``)
+SKIPPED_ROW = ("skipped-row",)
+
+
+def param_row(args: List[V], kwargs: Dict[str, V]) -> V:
+    """``pytest.param(*values, marks=..., id=...)``: the row's value (one value, or a tuple of
+    them); ``SKIPPED_ROW`` where its marks skip it on this platform (``skipped_by``)."""
+    marks = kwargs.get("marks")
+    if marks is not None and skipped_by(marks_of(marks)):
+        return V(frozenset([SKIPPED_ROW]))
+    return args[0] if len(args) == 1 else V(frozenset([("seq", "tuple", tuple(args))]))
+
+
 def parametrize_rows(names_v: V, values_v: V) -> Optional[List[Dict[str, V]]]:
-    """``@pytest.mark.parametrize(names, values)``: one dict per row, parameter name -> its value
-    in that row; None where the rows are not a literal sequence (or the names are unknown)."""
+    """``@pytest.mark.parametrize(names, values)``: one dict per row that runs here, parameter
+    name -> its value in that row (``[]``: every row is skipped); None where the rows are not a
+    literal sequence (or the names are unknown)."""
     names = _names(names_v)
     rows: List[V] = []
     for a in values_v.ordered():
@@ -33,6 +47,9 @@ def parametrize_rows(names_v: V, values_v: V) -> Optional[List[Dict[str, V]]]:
             rows.extend(a[2])
         else:
             return None
+    if names and rows and all(SKIPPED_ROW in r.atoms for r in rows):
+        return []
+    rows = [r for r in rows if SKIPPED_ROW not in r.atoms]
     if not names or not rows:
         return None
     out: List[Dict[str, V]] = []
@@ -56,7 +73,7 @@ def parametrize_values(names_v: V, values_v: V) -> Dict[str, V]:
     """``@pytest.mark.parametrize(names, values)``: each parameter name -> the union of the
     values it takes over the rows (unknown where the rows are not a literal sequence)."""
     rows = parametrize_rows(names_v, values_v)
-    if rows is None:
+    if not rows:
         return {n: UNKNOWN_V for n in _names(names_v) if n}
     return {n: union([r[n] for r in rows]) for n in rows[0]}
 
@@ -100,6 +117,8 @@ def skipped_by(marks: List[tuple]) -> bool:
     for m in marks:
         if m[1] == "skip":
             return True
+        if m[1] == "parametrize" and len(m[2]) >= 2 and parametrize_rows(m[2][0], m[2][1]) == []:
+            return True   # every row's own marks skip it
         if m[1] == "skipif":
             kwargs = dict(m[3]) if len(m) > 3 else {}
             cond = m[2][0] if m[2] else kwargs.get("condition")
