@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from . import interp as I
 from .literals import _literal_str, truthiness
 from .values import UNKNOWN_V, V, union
 
@@ -81,12 +80,12 @@ def parametrize_values(names_v: V, values_v: V) -> Dict[str, V]:
 def _names(names_v: V) -> List[str]:
     """The parameter names of a parametrize mark ("a, b" or a list of strings; "" for one the
     analysis cannot read)."""
-    s = I._literal_str(names_v)
+    s = _literal_str(names_v)
     if s is not None:
         return [n.strip() for n in s.split(",") if n.strip()]
     for a in names_v.refs():
         if a[0] == "seq":
-            return [I._literal_str(x) or "" for x in a[2]]
+            return [_literal_str(x) or "" for x in a[2]]
     return []
 
 
