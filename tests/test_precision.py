@@ -40,6 +40,8 @@ REACHED = [
     ("order", "HT103", B, 'return os.environ.get("APP_RETRY_LIMIT")', "test_many_retries"),
     # test_posix_only's skipif is false here: it runs (and test_windows_only, skipped, is not listed anywhere)
     ("version-info", "HT103", P, 'return os.environ.get("MODERN_FLAG")', "test_modern test_posix_only"),
+    # a class defined in each arm of a platform `if`: this platform's
+    ("platform-class", "HT103", P, 'return os.environ.get("POSIX_LOCK_DIR")', "test_lock_of_this_platform"),
     ("path-replace", "HT102", S, "path.replace(path.with_suffix", "test_archive"),
     ("joined-path", "HT102", S, 'with open("/".join(chunks), "w")', "test_joined_target"),
     ("environ-membership", "HT102", B, 'with open(os.path.join(base, "state.json"), "w")',
@@ -216,6 +218,7 @@ SILENT = [
     Silent("windows-constant", P, 'return os.environ["APPDATA"]', "WINDOWS is False on Linux"),
     Silent("os-name", P, 'return os.environ.get("LOCALAPPDATA")', "os.name is 'posix' on Linux"),
     Silent("platform-system", P, 'return os.environ.get("MAC_SUPPORT_DIR")', "platform.system() is 'Linux'"),
+    Silent("windows-class", P, 'return os.environ.get("WIN_LOCK_DIR")', "the other arm's class"),
     Silent("str-join-replace", S, '", ".join(parts).replace', "str.replace on a joined string is no write"),
     Silent("name-replace", S, 'wheel.name.replace("1.0", "1.1")', "a path's .name is a string"),
     Silent("fstring-replace", S, 'f"{folder}/sub".replace', "an f-string is a string"),
@@ -253,6 +256,8 @@ def test_the_configured_platform_decides_platform_branches(tmp_path, monkeypatch
     assert (P, line_of(FIX, P, 'return os.environ["APPDATA"]')) in lines
     assert (P, line_of(FIX, P, 'return os.environ.get("LOCALAPPDATA")')) in lines
     assert (P, line_of(FIX, P, 'return os.environ.get("MAC_SUPPORT_DIR")')) not in lines
+    assert (P, line_of(FIX, P, 'return os.environ.get("WIN_LOCK_DIR")')) in lines
+    assert (P, line_of(FIX, P, 'return os.environ.get("POSIX_LOCK_DIR")')) not in lines
 
 
 def test_an_unknown_platform_is_a_configuration_error(tmp_path):

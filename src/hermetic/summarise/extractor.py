@@ -280,6 +280,8 @@ class Extractor:
 
     def klass(self, node, scope: str) -> str:
         qn = f"{scope}.{node.name.value}"
+        if qn in self.classes:   # defined again (each arm of a platform `if`): keep both
+            qn = f"{qn}@{self.line(node.name)}"
         with self._own_yields():   # a class body is no generator's
             body = self.suite(node.body, qn, qn)
         methods = {}
