@@ -1,6 +1,7 @@
 """The runtime check's pure parts: classification by folder, network peers, databases,
 test-code paths, suppressions, record files and their merge."""
 import json
+import sys
 
 import pytest
 
@@ -188,3 +189,22 @@ def test_a_relative_read_names_the_path_as_written(roots, tmp_path):
     assert path_verdict(path, False, roots, relative="settings.ini") == (
         UNCONTROLLED, "read by the code under test through the relative path 'settings.ini', which the "
                       "working directory resolves (not chosen by the test)")
+
+
+def test_an_installed_copy_of_the_checkouts_package_is_named(tmp_path, monkeypatch):
+    """The recorder watches the checkout: a package of it imported from an installed copy is said."""
+    import types
+
+    from hermetic.runtime.plugin import installed_copies
+
+    (tmp_path / "src" / "ownpkg").mkdir(parents=True)
+    (tmp_path / "src" / "ownpkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "localpkg").mkdir()
+    (tmp_path / "localpkg" / "__init__.py").write_text("", encoding="utf-8")
+    elsewhere = types.ModuleType("ownpkg")
+    elsewhere.__file__ = str(tmp_path.parent / "site-packages" / "ownpkg" / "__init__.py")
+    here = types.ModuleType("localpkg")
+    here.__file__ = str(tmp_path / "localpkg" / "__init__.py")
+    monkeypatch.setitem(sys.modules, "ownpkg", elsewhere)
+    monkeypatch.setitem(sys.modules, "localpkg", here)
+    assert installed_copies(str(tmp_path)) == [("ownpkg", elsewhere.__file__)]

@@ -274,6 +274,30 @@ def pytest_terminal_summary(terminalreporter, config):
     terminalreporter.write_line(
         f"hermetic: {sum(e['count'] for e in events)} I/O events in {tests} tests, {unc} uncontrolled"
         + (f" ({supp} more suppressed inline)" if supp else "") + f" -> {rec.record_path}")
+    for name, where in installed_copies(str(config.rootpath)):
+        terminalreporter.write_line(
+            f"hermetic: {name} was imported from {where}, not from this checkout: the I/O of its code is "
+            f"not recorded (install it with `pip install -e .`, or put its folder on the path)", yellow=True)
     for e in rec.tests[""].order if "" in rec.tests else ():
         if is_violation(e):
             terminalreporter.write_line(f"hermetic: at import (collection): {describe_event(e)}", yellow=True)
+
+
+def installed_copies(rootdir: str) -> list:
+    """``[(package, file)]``: the checkout's own top-level packages (``rootdir/<p>`` or
+    ``rootdir/src/<p>`` with an ``__init__.py``) that the session imported from elsewhere (an
+    installed copy), whose code the recorder, which watches the checkout, does not see."""
+    root = os.path.abspath(rootdir)
+    out = []
+    for base in (root, os.path.join(root, "src")):
+        try:
+            names = sorted(os.listdir(base))
+        except OSError:
+            continue
+        for name in names:
+            if not os.path.isfile(os.path.join(base, name, "__init__.py")):
+                continue
+            where = getattr(sys.modules.get(name), "__file__", None)
+            if where and not os.path.abspath(where).startswith(root + os.sep):
+                out.append((name, where))
+    return out
