@@ -5,6 +5,11 @@ from pathlib import Path
 
 import pytest
 
+# the analysis, imported before any test: pytester's sys.modules snapshot then keeps it (a module
+# first imported inside a pytester run is dropped after it, and a later parallel run would pickle
+# a re-imported class: test_plugin.py, then test_plugin_collected.py, failed run alone)
+import hermetic.engine.parallel  # noqa: F401
+import hermetic.pipeline  # noqa: F401
 from helpers import run_fixture
 
 
