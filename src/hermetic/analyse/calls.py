@@ -85,10 +85,10 @@ class Calls:
             return EMPTY
         if fexpr[0] == "attr" and fexpr[2] == "configure_mock":
             self.ctx.doubles_set = True   # its attributes set: not MagicMock's defaults (``mock_items``)
-        if fexpr[0] == "attr" and fexpr[2] == "configure_mock" and any("side_effect" in k for k in kwargs):
-            base = self.eval(fexpr[1], frame)
-            self.ctx.raising = side_effect_given(base, self.ctx.raising)
-            self.ctx.effects = effects_given(base, UNKNOWN_V, self.ctx.effects, False)   # not followed: unknown
+            if any("side_effect" in k for k in kwargs):
+                base = self.eval(fexpr[1], frame)
+                self.ctx.raising = side_effect_given(base, self.ctx.raising)
+                self.ctx.effects = effects_given(base, UNKNOWN_V, self.ctx.effects, False)   # not followed: unknown
         if fexpr[0] == "attr" and fexpr[2] in ("append", "add", "insert", "extend") and fexpr[1][0] == "name":
             self.added = (fexpr[1][1], fexpr[2], args)   # what a local list or set takes in (Statements)
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)

@@ -192,6 +192,12 @@ class FixtureScope:
         mframe.locals = {}
         return self.ip.eval(d.params, mframe)
 
+    def requested(self, usefixtures: List[str], params: list, param_values: Dict[str, V], n_mock: int = 0) -> List[str]:
+        """The fixtures a test requests itself: autouse ones, its ``usefixtures``, and its
+        parameters past the first ``n_mock`` (patch decorators' doubles) that parametrize does not give."""
+        return list(self.autouse_names()) + list(usefixtures) + [
+            prm[PARAM_NAME] for i, prm in enumerate(params) if i >= n_mock and prm[PARAM_NAME] not in param_values]
+
     def set_up(self, usefixtures: List[str], params: list, n_mock: int, param_values: Dict[str, V]) -> None:
         """Set up the fixtures a test uses before its body runs, in pytest's order: ``usefixtures``
         (its marks' names), ``params`` (its parameters, the first ``n_mock`` of them the doubles
@@ -211,8 +217,7 @@ class FixtureScope:
                 order.append((SCOPE_RANK[d.scope], 2, i, prm[PARAM_NAME], True))
         # fixtures of a higher scope that the requested ones request in turn join the sort too:
         # a module-scoped fixture behind a usefixtures one is set up before the autouse ones
-        requested = list(self.autouse_names()) + list(usefixtures) + [
-            prm[PARAM_NAME] for i, prm in enumerate(params) if i >= n_mock and prm[PARAM_NAME] not in param_values]
+        requested = self.requested(usefixtures, params, param_values, n_mock)
         deps = self.dependencies(requested, set(requested) | set(param_values))
         order += [(scope_rank(n), 3, i, n, False) for i, n in enumerate(deps) if scope_rank(n) < 4]
         for _r, _g, _i, name, with_params in sorted(order):
@@ -339,8 +344,7 @@ def fixture_runs(rows: Optional[List[Dict[str, V]]], fx: FixtureScope, usefixtur
     times the params of the fixtures it uses (``FixtureScope.param_rows``), while there are at
     most ``MAX_ROWS`` (else the rows alone); None where it runs once."""
     runs = rows or [{}]
-    requested = list(fx.autouse_names()) + list(usefixtures) + [
-        p[PARAM_NAME] for p in params if p[PARAM_NAME] not in param_values]
+    requested = fx.requested(usefixtures, params, param_values)   # (a patch's double named as a fixture: rare)
     by_param = fx.param_rows(requested, set(param_values))
     if len(by_param) > 1 and len(runs) * len(by_param) <= MAX_ROWS:
         runs = [{**r, **f} for r in runs for f in by_param]

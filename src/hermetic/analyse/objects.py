@@ -462,14 +462,12 @@ class Objects:
                 not base.is_path and (parts := marked_only(base)) is not None and \
                 all(p == (p.lower() if name in ("lower", "casefold") else p.strip()) for p in parts):
             return base   # str(tmp_path / "t").lower(): the part reads the same (its suffix decides endswith)
-        if (ends := known_ends(base)) is not None and not kwargs and (
-                name in ("lower", "casefold") and not args and all(e == e.lower() for e in ends) or
-                name == "endswith" and len(args) == 1 and (arg := _literal_str(args[0])) is not None):
-            if name != "endswith":
+        if name in ("lower", "casefold", "endswith") and not kwargs and (ends := known_ends(base)) is not None:
+            if name != "endswith" and not args and all(e == e.lower() for e in ends):
                 return base   # str(Path("tests/t").resolve()).lower(): its known end reads the same
-            r = ends_with(ends, arg)   # ... .endswith(".zip"): its known end decides
-            if r is not None:
-                return lit(r, frame.path, frame.line, frame.in_test)
+            if name == "endswith" and len(args) == 1 and (arg := _literal_str(args[0])) is not None and \
+                    (r := ends_with(ends, arg)) is not None:
+                return lit(r, frame.path, frame.line, frame.in_test)   # ... .endswith(".zip"): its end decides
         if name in ("startswith", "endswith") and len(args) == 1 and not kwargs:
             r = _str_affix(name, base, args[0])   # WINDOWS = sys.platform.startswith("win")
             return EMPTY if r is None else lit(r, frame.path, frame.line, frame.in_test)

@@ -389,9 +389,11 @@ _MADE_ABSOLUTE = ("resolve(", "abspath(", "realpath(", "absolute(")
 def made_absolute(v: V) -> Optional[Origin]:
     """The one origin of ``v`` when it is a relative literal written whole made absolute from the
     working directory the tests start in (``from_cwd``: ``Path("tests/t").resolve()``); else None."""
-    if len(v.atoms) != 1:
-        return None
-    (a,) = v.atoms
+    return absolute_literal(next(iter(v.atoms))) if len(v.atoms) == 1 else None
+
+
+def absolute_literal(a) -> Optional[Origin]:
+    """Atom ``a`` when it is such a path (``made_absolute``), else None."""
     if not (isinstance(a, Origin) and a.kind == "cwd" and not a.partial and a.expr.startswith(_MADE_ABSOLUTE)
             and len(a.inner) == 1):
         return None

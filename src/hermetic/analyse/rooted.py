@@ -12,10 +12,9 @@ import os
 import posixpath
 from typing import List, Optional
 
-from .origins import _MADE_ABSOLUTE, START_CWD, made_absolute
+from .origins import _MADE_ABSOLUTE, START_CWD, absolute_literal
 from .tmptree import FRESH_EXPRS, part_of
 from .values import Origin, V
-
 
 
 def _from_cwd(a) -> bool:
@@ -74,7 +73,7 @@ def known_ends(v: Optional[V]) -> Optional[List[str]]:
         return None
     out = []
     for a in v.atoms:
-        made = made_absolute(V(frozenset([a])))
+        made = absolute_literal(a)
         text = posixpath.normpath(made.inner[0].value) if made is not None else "."
         if text == ".":
             return None   # not such a text, or the working directory itself: no part of it known

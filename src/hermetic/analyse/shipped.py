@@ -17,9 +17,9 @@ first in sorted order), while the run has written nowhere in it or anywhere it c
 discovery entered every folder in it.
 
 The names come from discovery's walk (``Shipped.names``: relative path -> ``file`` / ``dir``;
-excluded and hidden folders are ``left-out``, not walked); the analysis cache keys on discovery's ``Project.shipped_digest`` (every name,
-and each JSON file's size and modification time), so a data file added, removed or edited
-analyses every test again. State: the parsed files, kept per process.
+excluded and hidden folders are ``LEFT_OUT``, not walked); the analysis cache keys on
+discovery's ``Project.shipped_digest`` (every name walked, and each JSON file's size and
+modification time), so a data file added, removed or edited analyses every test again. State: the parsed files, kept per process.
 """
 from __future__ import annotations
 
@@ -28,17 +28,17 @@ import os.path
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from ..discover.project import LEFT_OUT
 from .fsmodel import cwd_moved
 from .literals import relative_literal
 from .origins import made_absolute
 from .values import EXISTS_QUESTIONS, Origin, V
 
 _MAX_BYTES = 64 * 1024   # larger files are not parsed
-LEFT_OUT = "left-out"    # ``Shipped.names``: a folder there that discovery did not walk
 
 class Shipped:
     """The checkout under ``root``: ``names`` maps each relative path (``/``-separated) to
-    ``"file"`` or ``"dir"``."""
+    ``"file"``, ``"dir"`` or ``LEFT_OUT`` (a folder discovery did not enter)."""
 
     def __init__(self, root: Path, names: Dict[str, str]):
         self.root = root

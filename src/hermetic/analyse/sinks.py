@@ -82,22 +82,27 @@ class Sinks:
                 return of(("handle", d, "regular"))   # a file in the test's own folder: no terminal
             if target is not None and from_machine(target):
                 return of(("handle", d, "machine"))   # the user's own file: what it holds is theirs
-            if not (write or may_write) and self.p.shipped is not None and \
-                    (rel := shipped_rel(target, self.ctx)) is not None and \
-                    self.p.shipped.kind(rel) == "file" and not gone(self.ctx, fs_key(target, False)):
+            if not (write or may_write) and (rel := self._in_checkout(target)) is not None and \
+                    self.p.shipped.kind(rel) == "file":
                 return of(("handle", d, "shipped", rel))   # a file the checkout ships, read: what it holds is known
             return of(("handle", d))
         return of(("client", d, spec))
+
+    def _in_checkout(self, target: Optional[V]) -> Optional[str]:
+        """The checkout-relative path ``target`` names (``shipped_rel``) where the run has not
+        removed it, or None (also without a checkout)."""
+        if self.p.shipped is None or (rel := shipped_rel(target, self.ctx)) is None or \
+                gone(self.ctx, fs_key(target, False)):
+            return None
+        return rel
 
     def _listing(self, target: Optional[V], frame: Frame) -> Optional[V]:
         """The names ``os.listdir`` gives for a folder the checkout ships (``Shipped.listing``)
         while the run has changed nothing in it (``may_be_missing``), as a list known by its
         items; None otherwise."""
-        if self.p.shipped is None or (rel := shipped_rel(target, self.ctx)) is None or \
-                gone(self.ctx, fs_key(target, False)) or not may_be_missing(self.ctx, rel, self.p.shipped.root):
-            return None
-        names = self.p.shipped.listing(rel)
-        if names is None:
+        rel = self._in_checkout(target)
+        if rel is None or not may_be_missing(self.ctx, rel, self.p.shipped.root) or \
+                (names := self.p.shipped.listing(rel)) is None:
             return None
         return of(seq_atom("list", (lit(n, frame.path, frame.line, frame.in_test) for n in names), exact=True))
 
@@ -122,8 +127,7 @@ class Sinks:
         if known is None and self.ctx.fs_gone and exists_question(call) and \
                 gone(self.ctx, fs_key(target, cwd_moved(self.ctx))):
             known = False
-        if known is None and self.p.shipped is not None and (rel := shipped_rel(target, self.ctx)) is not None \
-                and not gone(self.ctx, fs_key(target, False)):
+        if known is None and (rel := self._in_checkout(target)) is not None:
             # a path in the checkout (shipped); one it does not hold is missing while the run wrote nowhere
             # else, and the test expects no exception (which may say the path is there: ``pytest.raises``)
             missing = self.p.shipped.kind(rel) is None and not (self.expecting or self.expecting_many) and \

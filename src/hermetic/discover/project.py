@@ -17,6 +17,8 @@ from typing import Dict, List, Optional
 from ..config import DEFAULT_EXCLUDES, Config, PytestConfig
 from .patterns import gitignore_spec
 
+LEFT_OUT = "left-out"   # ``Project.shipped``: a folder there that the walk did not enter
+
 
 @dataclass(eq=False)
 class SourceFile:
@@ -105,7 +107,7 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
                 rel = "/".join(rel_parts + [name])
                 # there, not walked: a listing of its folder is not known whole (not in the digest:
                 # runs and tools make such folders, the cache's own too)
-                shipped[rel] = "left-out"
+                shipped[rel] = LEFT_OUT
                 continue
             keep.append(name)
             rel = "/".join(rel_parts + [name])

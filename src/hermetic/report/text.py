@@ -7,6 +7,7 @@ from typing import IO, Dict, List
 
 from .. import __version__
 from ..analyse.limits import budget_cut
+from ..analyse.runs import INTERNAL_ERROR
 from .model import Finding, Report
 
 
@@ -108,7 +109,7 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
             console.print("")
     for e in report.errors:
         console.print(f"[red]error[/red] {escape(e.path)}: {escape(e.message)}")
-    if any(not e.message.startswith("hermetic internal error") for e in report.errors):
+    if any(not e.message.startswith(INTERNAL_ERROR) for e in report.errors):
         # a formatter's broken inputs, templates that are Python only once rendered
         console.print(escape("files that are not meant to be Python (test data, templates) can be left out "
                              "with exclude = [...] in [tool.hermetic]"))
@@ -132,7 +133,7 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
                       + f", {_count(len(report.unknown_origins), 'unknown origin')} (--show-unresolved, --show-unknown)")
     n = len(report.findings)
     errs = sum(1 for f in report.findings if f.severity == "error")
-    internal = sum(1 for e in report.errors if e.message.startswith("hermetic internal error"))
+    internal = sum(1 for e in report.errors if e.message.startswith(INTERNAL_ERROR))
     unread = len(report.errors) - internal
     console.print(f"{_count(n, 'finding')} ({_count(errs, 'error')}, {_count(n - errs - notes, 'warning')}, "
                   f"{_count(notes, 'note')}) in {_count(report.files, 'file')}, {_count(report.tests, 'test')}"
