@@ -112,3 +112,22 @@ def test_statistics_count_the_calls_cut_at_the_budget(tmp_path, monkeypatch):
     out = io.StringIO()
     render_terminal(report, out, color=False, width=200)
     assert f"({report.statistics['budget_cuts']} at the analysis budget)" in out.getvalue()
+
+
+def test_a_warm_run_counts_the_budget_cuts_the_cold_run_made(tmp_path, monkeypatch):
+    # the whole-run result comes from the cache: --statistics and --timings still say how many
+    # call sites the analysis cut at its budget (a new user saw the line only on the cold run)
+    import hermetic.analyse.interp as interp
+    from click.testing import CliRunner
+    from hermetic.cli import cli
+
+    project = copy_fixture("determinism-budget", tmp_path)
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(interp, "STEP_BUDGET", 60)
+    args = ["check", "--statistics", "--cache-dir", str(tmp_path / "cache")]
+    cold, warm = (CliRunner().invoke(cli, args).stderr for _ in range(2))
+    line = [ln for ln in cold.splitlines() if "at the analysis budget" in ln]
+    assert line and not line[0].startswith("hermetic: 0 ") and ", 0 of them" not in line[0]
+    assert [ln for ln in warm.splitlines() if "at the analysis budget" in ln] == line
+    timed = CliRunner().invoke(cli, ["check", "--timings", "--cache-dir", str(tmp_path / "cache")]).stderr
+    assert "whole-run result hit" in timed and "of them at the analysis budget" in timed

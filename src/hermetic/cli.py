@@ -163,7 +163,7 @@ def _check(opts: CheckOptions) -> None:
     _emit(opts, report, cwd, extra)
     if opts.timings:
         report.statistics.setdefault("phases", {})["report"] = time.perf_counter() - t_report  # hermetic: ignore[HT104]
-        print_timings(report.statistics)
+        print_timings(report)
     levels = ("error",) if config.fail_on == "error" else ("error", "warning")
     failing = any(f.severity in levels for f in report.findings) or bool(report.errors)
     # a run that wrote the baseline did what it was asked: its findings are now the accepted ones

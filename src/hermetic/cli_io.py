@@ -67,15 +67,23 @@ def print_rule_statistics(report, fmt: str, output: Optional[str]) -> None:
         save(output, lambda fh: fh.write(text), "--output")
     else:
         click.echo(text, nl=False)
-    stats = report.statistics
-    if "budget_cuts" in stats:
-        click.echo(f"hermetic: {stats.get('unresolved', 0)} unresolved calls, {stats['budget_cuts']} of them "
-                   f"at the analysis budget", err=True)
+    unresolved, cuts = unresolved_counts(report)
+    click.echo(f"hermetic: {unresolved} unresolved calls, {cuts} of them at the analysis budget", err=True)
 
 
-def print_timings(stats: dict) -> None:
+def unresolved_counts(report) -> Tuple[int, int]:
+    """(unresolved call sites, of them cut at the step budget), from the report itself, so a
+    run whose result came from the cache counts them as the run that made it did."""
+    from .analyse.limits import budget_cut
+
+    calls = report.unresolved_calls
+    return len(calls), sum(1 for u in calls if budget_cut(str(u.get("call", ""))))
+
+
+def print_timings(report) -> None:
     """``--timings``: seconds per phase, then the file, cache and test counts
     (``report.statistics``), to standard error."""
+    stats = report.statistics
     phases = stats.get("phases", {})
     lines = ["hermetic: timings"]
     for name in ("discover", "parse", "link", "analyse", "report"):
@@ -89,9 +97,8 @@ def print_timings(stats: dict) -> None:
                     f", reused {stats.get('tests_reused', 0)}"
                     + (", collection reused" if stats.get("collection") == "reused" else "")
                     if stats.get("analysis_processes") else ""))
-    if "budget_cuts" in stats:
-        lines.append(f"  unresolved calls {stats.get('unresolved', 0)}, of them at the analysis budget "
-                     f"{stats['budget_cuts']}")
+    unresolved, cuts = unresolved_counts(report)
+    lines.append(f"  unresolved calls {unresolved}, of them at the analysis budget {cuts}")
     click.echo("\n".join(lines), err=True)
 
 
