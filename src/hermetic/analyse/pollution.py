@@ -560,8 +560,8 @@ def _reset_names(ip: I.Interp, mod: str) -> str:
     for st in s["body"]:
         if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] in ("dict", "seq"):
             for t in st[ASSIGN_TARGETS]:
-                if t[TAG] == "name":
-                    names.append(t[NAME_ID])
+                if t[TAG] == "name" and not (t[NAME_ID].startswith("__") and t[NAME_ID].endswith("__")):
+                    names.append(t[NAME_ID])   # (``__all__``: the module's declaration, rebuilt the same)
     return ", ".join(names)
 
 
