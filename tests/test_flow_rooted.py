@@ -10,12 +10,19 @@ directory is never looked at (near miss: a folder never made). A folder ``mkdtem
 test made in it (near misses: a path in it never made, the folder above it, which is pytest's).
 ``os.dup`` gives a descriptor:
 ``open`` of it opens no path and leaves what the test made in tmp_path as it was.
+
+An archive's location looked up in a table of abbreviations a user's settings may extend
+(``archives.py``): the test's own tmp_path is no key of the built-in ones, so the lookup picks
+only the settings' (not known), and a location with no scheme is no request (``requests``
+raises ``MissingSchema`` first); near misses: an abbreviation, a URL.
 """
 import os
 
 import pytest
 
 from hermetic.analyse.decide import compare, regex_result
+from hermetic.analyse.expressions import _dict_entry
+from hermetic.analyse.literals import sendable
 from hermetic.analyse.origins import FD, START_CWD, joined_path
 from hermetic.analyse.rooted import partition_front, rooted_tails
 from hermetic.analyse.sinks import _is_descriptor
@@ -28,6 +35,8 @@ from helpers import Expect, Silent, fixture_suite
 FIX = "flow-rooted"
 TM = "src/rooted/templates.py"
 AN = "src/rooted/anchors.py"
+AR = "src/rooted/archives.py"
+TR = "tests/test_archives.py::"
 TA = "tests/test_anchors.py::"
 
 NEVER_MADE = [TA + "test_factory_folder_parent", TA + "test_factory_subfolder_never_made", TA + "test_folder_never_made"]
@@ -38,6 +47,10 @@ EXPECTED = [
     # not test_factory_folder / test_mkdtemp_folder: a folder mktemp() / mkdtemp() made is there
     Expect("cwd-fallback-dir", "HT102", AN, "if anchor.is_dir():", tests=NEVER_MADE),
     Expect("cwd-fallback-glob", "HT102", AN, 'return sorted(anchor.glob("settings*"))', tests=NEVER_MADE),
+    # not test_archive_in_the_checkout (no scheme) nor test_archive_in_tmp_with_settings (no
+    # built-in abbreviation is a path in tmp_path)
+    Expect("abbreviated-archive-sent", "HT105", AR, "return requests.get(location, timeout=10).content",
+           tests=[TR + "test_abbreviated_archive", TR + "test_archive_by_url"]),
 ]
 SILENT = [
     Silent("descriptor-opens-no-path", AN, 'stream = open(os.dup(2), "w", buffering=1)',
@@ -106,3 +119,31 @@ def test_fresh_folders_are_parts_of_their_own():
     assert child(a, [".."]) is None   # nor is a path climbing out of it
     assert str_answer("endswith", [part_of(a)], "0") is None   # its own name is not known
     assert str_answer("endswith", [part_of(a) + "/conf.ini"], ".ini") is True
+
+
+def test_the_abbreviation_the_tmp_path_named_is_none_of_the_built_in_ones():
+    built_in, settings = _lit("https://github.com/{0}"), of(Origin("unknown"))
+    table = ("dict", (("gh", built_in), (None, settings)))
+    tmp = Origin("test-value", expr="tmp_path", value="tmp archive.zip")
+    if os.sep == "/":   # a rooted text only on POSIX
+        assert _dict_entry(table, of(tmp)) == settings
+        assert _dict_entry(table, of(tmp) | of(Origin("unknown"))) == settings
+    assert _dict_entry(table, _lit("gh") | of(Origin("unknown"))) == built_in | settings
+    # a key the analysis cannot follow picks no entry it could name: not the built-in one
+    assert _dict_entry(("dict", (("gh", built_in),)), of(Origin("unknown"))).atoms == {Origin("unknown")}
+    # a key of the machine's (an environment variable's value) may be any of them
+    env = of(Origin("environment", expr="TEMPLATE"))
+    assert _dict_entry(table, env) == built_in | settings
+
+
+def test_a_location_with_no_scheme_is_no_request():
+    web = ("http", "https")
+    assert sendable(_lit("tests/archives/t.zip"), web) is None
+    assert sendable(_lit("/srv/archive.zip"), web) is None
+    assert sendable(_lit(" HTTPS://example.org/t.zip"), web) is not None   # requests strips and lowers
+    head = of(Origin("literal", expr="'ht'", value="ht", partial=True))   # "ht" + rest: may be http
+    assert sendable(head, web) == head
+    mixed = _lit("tests/t.zip") | _lit("https://example.org/t.zip") | of(Origin("unknown"))
+    assert len(sendable(mixed, web).atoms) == 2   # the URL and the value not known
+    assert sendable(_lit("ftp://example.org/t"), web) is None
+    assert sendable(_lit("ftp://example.org/t"), ("http", "https", "ftp")) is not None

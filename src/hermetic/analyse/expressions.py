@@ -16,6 +16,7 @@ from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
 from .state import Frame
 from .contents import WHOLE, is_whole
 from .loops import comprehension_in_order
+from .rooted import may_be_key, rooted_tails
 from .tmptree import is_fresh_root, joined as tmp_joined, parents as tmp_parents, part_of
 from .values import (DOUBLE, DOUBLE_V, EMPTY, MAYBE_EMPTY, NONEMPTY, PREFIX, is_prefix, UNKNOWN_V, Origin, V, is_counted, is_exact, lit, of,
                      seq_atom, surely_nonempty, union)
@@ -70,6 +71,32 @@ def _whole_texts(parts, vals) -> Optional[list]:
 def _bool_valued(e) -> bool:
     """Expression ``e`` (a comparison or unary operation) gives a bool: a comparison or ``not``."""
     return e[0] == "cmp" or e[1] == "Not"
+
+
+def _dict_entry(d: tuple, key: V) -> V:
+    """``d[key]`` for dict atom ``d``, per alternative of ``key``: a string literal picks its
+    entry (unknown when ``d`` lacks it), a string's known leading part the entries whose keys
+    start so, a text known to start at the root (``rooted``: the test's tmp_path) those whose
+    keys may be it; a key the analysis cannot follow (contract row U) picks an entry it cannot
+    name either, not every entry; any other key (an environment variable's value, a number)
+    may pick every entry."""
+    out = EMPTY
+    for k in key.ordered():
+        one = of(k)
+        whole, head, tails = _literal_str(one), _literal_str(one, prefix=True), rooted_tails(one)
+        if whole is None and head is None and tails is None:
+            if not _unfollowed(k):
+                return union(v for _, v in d[1])
+            out = out | UNKNOWN_V
+            continue
+        hit = [v for kk, v in d[1] if kk is None or (kk == whole if whole is not None else kk.startswith(head)
+                                                     if head is not None else may_be_key(kk, tails))]
+        out = out | (union(hit) if hit else UNKNOWN_V)
+    return out if out.atoms else UNKNOWN_V
+
+
+def _unfollowed(a) -> bool:
+    return isinstance(a, Origin) and a.kind == "unknown"
 
 
 class Expressions:
@@ -358,9 +385,7 @@ class Expressions:
                 else:
                     out = out | union(a[2])
             elif a[0] == "dict":
-                ks = _literal_str(key)
-                hit = [v for kk, v in a[1] if kk == ks or kk is None] if ks is not None else []
-                out = out | (union(hit) if hit else union(v for _, v in a[1]) if ks is None else UNKNOWN_V)
+                out = out | _dict_entry(a, key)
             elif a == DOUBLE or a[0] == "double":
                 out = out | DOUBLE_V
             elif a == ("ext", "builtins") and _literal_str(key) is not None:

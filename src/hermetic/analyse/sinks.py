@@ -11,7 +11,7 @@ from ..catalogue.loader import SinkSpec, mode_writes
 from .decide import values
 from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_answer
 from .shipped import made_in_tree, may_be_missing, shipped_rel
-from .literals import env_name, _canonical, _literal_str, _pick
+from .literals import env_name, _canonical, _literal_str, _pick, sendable
 from .origins import FD, origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
 from .contents import forget as forget_text, ini_value, kept
@@ -62,6 +62,11 @@ class Sinks:
                                         self.p.platform["os.name"] == "posix")
             if same is not None:
                 return lit(same, frame.path, frame.line, frame.in_test)
+        if spec.schemes and target is not None:
+            target = sendable(target, spec.schemes)
+            if target is None:   # no alternative is a URL it sends to: it raises before sending
+                self.call_raised = True
+                return EMPTY
         write, may_write = writes_of(spec, args, kwargs)
         if spec.methods and target is None:
             return of(("client", d, spec))

@@ -46,6 +46,7 @@ class SinkSpec:
     elsewhere: bool = False  # the path it makes is not its target (a path's rename: the source)
     cwd_default: bool = False  # with no target argument the operation acts on the working directory
     makes: str = ""   # what a write leaves at its target: "file", "dir", "nothing" new (chmod); "": not said
+    schemes: Tuple[str, ...] = ()   # a URL sink that sends only to these schemes (it raises on another)
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         elsewhere=bool(raw.get("elsewhere", False)),
         cwd_default=bool(raw.get("cwd_default", False)),
         makes=str(raw.get("makes", "")),
+        schemes=tuple(str(x).lower() for x in raw.get("schemes", ())),
     )
 
 
