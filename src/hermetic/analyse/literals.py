@@ -201,7 +201,7 @@ def _pick(spec_target: Sequence, args: List[V], kwargs: Dict[str, V]) -> Optiona
     return None
 
 
-_TRUTHY_KINDS = ("test-value", "project-file", "home", "cwd")
+_TRUTHY_KINDS = ("test-value", "project-file", "home", "cwd", "clock")   # (a clock reads seconds since 1970, a datetime)
 
 
 def truthiness(v: V, inst_truth=None) -> Optional[bool]:
@@ -267,7 +267,7 @@ def is_none(v: V) -> Optional[bool]:
             elif a.kind == "module-constant" and a.inner and all(i.kind == "literal" for i in a.inner):
                 for i in a.inner:
                     states.add(i.expr == "None" and not (a.partial or i.partial))
-            elif a.kind in ("test-value", "project-file", "home", "cwd", "default-argument"):
+            elif a.kind in ("test-value", "project-file", "home", "cwd", "default-argument", "clock"):
                 states.add(False)
             elif instance_class(a) is not None:   # a library class's instance
                 states.add(False)

@@ -32,7 +32,7 @@ from .suppressions import SUPPRESS, inline_suppressions
 #: what other modules import from here (the summariser's entry points)
 __all__ = ["SUMMARY_VERSION", "SummaryError", "import_digest", "may_name", "positions", "summarize"]
 
-SUMMARY_VERSION = 15
+SUMMARY_VERSION = 16
 
 
 def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> Dict[str, Any]:

@@ -10,6 +10,7 @@ statement spans, the call count and the identifiers the file uses.
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Any, Dict, List, Optional
 
 from .ir import DEF_NAME, DEF_QUALNAME, FSTR_PARTS, LIT_VALUE, TAG
@@ -386,7 +387,14 @@ class Extractor:
             return ("lit", 0)
 
     def _x_float(self, e) -> Any:
-        return ("lit", 0.0)
+        # its value, which decides `now or time.time()`; an imaginary literal by its size, an
+        # infinite one as 1.0 (summaries are JSON)
+        text = e.value.replace("_", "").rstrip("jJ")
+        try:
+            value = float(text)
+        except ValueError:
+            return ("lit", 0.0)
+        return ("lit", value if math.isfinite(value) else 1.0)
 
     def _x_attribute(self, e) -> Any:
         attr = e.attr.value
