@@ -7,7 +7,9 @@ with ``self.__class__.__new__(self.__class__)`` and ``c.__dict__ = self.__dict__
 instance of the class holding the original's attributes (near miss: the copied attribute is
 None, and the clone's method returns before its read). A dict display is known whole as made:
 ``get`` of a key it lacks is the default, until a key is stored or a mutator changes it through
-the attribute that holds it (near misses).
+the attribute that holds it (near misses). A function a factory made and the class body stored
+(``str = _reader(str)``) is a method: the instance comes first, so the variable read is the
+test's name, not its default (near miss: the variable the test set).
 """
 import pytest
 
@@ -21,9 +23,13 @@ Q = "src/shelf/query.py"
 TQ = "tests/test_query.py::"
 RQ = "src/shelf/request.py"
 TR = "tests/test_request.py::"
+EV = "src/shelf/env.py"
 
 
 EXPECTED = [
+    # not test_reads_a_variable_it_set: SHELF_SIZE is set (S2)
+    Expect("factory-made-method", "HT103", EV, "return os.environ.get(name, default)",
+           tests=["tests/test_env.py::test_reads_the_real_environment"]),
     # Store() default, Store.open_default() (cls.m() and cls(...)), and a TestCase whose setUp builds Store()
     Expect("self-attr-from-init-default", "HT102", S, "self.path_for(name).write_text(text)",
            tests=[T + "test_put_default_root", T + "TestServerStore::test_put", T + "test_put_via_classmethod"],
@@ -82,3 +88,8 @@ def test_async_scratch_not_listed(findings, snippet, test):
     assert T + test not in listed_at(FIX, findings, "HT102", A, snippet)
 
 
+
+
+def test_a_factory_made_method_reads_the_name_it_is_given(findings):
+    [f] = [f for f in findings if f.path == EV]
+    assert "SHELF_TITLE" in f.message and "untitled" not in f.message, f.message

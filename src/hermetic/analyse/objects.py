@@ -178,13 +178,21 @@ class Objects:
             return of(("func", m[1], a))
         v = self.class_attr(cls, name)
         if v is not None:
-            return v
+            return self._bound(v, a)
         if name == "_replace" and "typing.NamedTuple" in self.external_bases(cls):
             return of(("meth", ("record", a[1]), name))   # a copy with some fields replaced (controls)
         for ext in self.external_bases(cls):
             if ext.endswith("TestCase"):
                 return of(("meth", ("testcase", a[1]), name))
         return UNKNOWN_V
+
+    def _bound(self, v: V, a) -> V:
+        """Class attribute ``v`` read through instance ``a``: a project function the class body
+        stored (``str = _make_reader(str)``) is a method, called with the instance first."""
+        fns = self.p.functions
+        return v if not any(x[0] == "func" and x[2] is None for x in v.refs()) else V(frozenset(
+            ("func", x[1], a) if isinstance(x, tuple) and x[0] == "func" and x[2] is None and x[1] in fns
+            and not _decorated(fns[x[1]][0], "staticmethod") else x for x in v.atoms), v.is_path)
 
     def match_value(self, found: bool, frame: Frame) -> V:
         """A regex match's result: a (truthy) match object, or None."""
