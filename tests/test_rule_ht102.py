@@ -35,6 +35,9 @@ EXPECTED = [
            tests=[T + "test_install_script_into_home"], origin="home"),
     Expect("copystat-home", "HT102", L, "shutil.copystat(script, target)",
            tests=[T + "test_install_script_into_home"], origin="home"),
+    # a rename writes its destination: a tmp_path draft moved into the package's data (V2)
+    Expect("rename-destination", "HT102", L, 'draft.rename(HERE / "data" / name)',
+           tests=[T + "test_publish_a_draft_into_the_package"], origin="module-constant"),
     Expect("dirname-above-root", "HT102", L, 'open(os.path.join(base, "deploy.ini"))',
            tests=[T + "test_layout_outside_the_project"], origin="literal"),
     # the scratch folders are made and removed in the working directory: each write is reported
@@ -65,6 +68,7 @@ SILENT = [
     Silent("read-shipped-data", R, "(data_dir / name).read_text", "V2: read of data built from __file__"),
     Silent("file-path-data-folder", L, '(HERE / "data").iterdir()', "V2: shipped data"),
     Silent("file-path-project-root", L, '(HERE.parent.parent / "pyproject.toml")', "V2: still inside the project"),
+    Silent("replace-within-tmp", L, "draft.replace(folder / draft.name)", "both paths in tmp_path (V1)"),
     Silent("settings-literal", "src/exporter/settings.py", "EXPORT_DIR = Path(", "literal path constant: not HT201"),
     Silent("test-reads-tmp", "tests/test_report.py", "assert target.read_text", "T1: a tmp_path file"),
     Silent("test-reads-own-tmp", "tests/test_report.py", "read_text(encoding=\"utf-8\") == \"a\\nb\"", "T1"),

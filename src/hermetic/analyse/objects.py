@@ -19,8 +19,7 @@ from .tmptree import UNKNOWN_TREE, answer as tmp_answer, joined as tmp_joined, m
 from .values import EMPTY, INSTANCE, MAYBE_EMPTY, RAISED, RAISED_V, UNKNOWN_V, Origin, V, instance_class, lit, \
     machine_data, of, seq_atom
 
-# names both str and Path have, told apart by their arity (Path.replace(target) takes one)
-_STR_ONLY_ARITY = {"replace"}
+_STR_ONLY_ARITY = {"replace"}   # names str and Path share, told apart by arity (Path.replace takes one)
 # methods whose result is the path they are called on (tmptree keeps its part under tmp_path)
 _SAME_PATH_METHODS = {"resolve", "absolute", "as_posix", "__fspath__", "expanduser"}
 
@@ -187,8 +186,7 @@ class Objects:
         return UNKNOWN_V
 
     def _bound(self, v: V, a) -> V:
-        """Class attribute ``v`` read through instance ``a``: a project function the class body
-        stored (``str = _make_reader(str)``) is a method, called with the instance first."""
+        """Class attribute ``v`` read through instance ``a``: a function stored there is a method."""
         fns = self.p.functions
         return v if not any(x[0] == "func" and x[2] is None for x in v.refs()) else V(frozenset(
             ("func", x[1], a) if isinstance(x, tuple) and x[0] == "func" and x[2] is None and x[1] in fns
@@ -435,6 +433,8 @@ class Objects:
             fresh = name == "touch" and parts is not None and tmp_answer(self.ctx.tmp_tree, "exists", parts) is False
             out = self.record_sink(spec, f"Path.{name}", base, frame, pos, write=write, path_method=True,
                                    may_write=may_write)
+            if spec.dest and (dest := _pick(spec.dest, args, kwargs)) is not None:   # src.rename(dst) writes dst
+                self.record_sink(spec, f"Path.{name}", dest, frame, pos, write=True, path_method=True)
             return self._tmp_text(name, parts, args, frame, fresh) or out
         if name in _SAME_PATH_METHODS and marked_only(base):
             return base.with_path(name not in ("as_posix", "__fspath__"))   # the same path under tmp_path

@@ -47,6 +47,7 @@ class SinkSpec:
     cwd_default: bool = False  # with no target argument the operation acts on the working directory
     makes: str = ""   # what a write leaves at its target: "file", "dir", "nothing" new (chmod); "": not said
     schemes: Tuple[str, ...] = ()   # a URL sink that sends only to these schemes (it raises on another)
+    dest: Tuple[Any, ...] = ()   # a path method's argument it writes too (a rename's destination)
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         cwd_default=bool(raw.get("cwd_default", False)),
         makes=str(raw.get("makes", "")),
         schemes=tuple(str(x).lower() for x in raw.get("schemes", ())),
+        dest=tuple(raw.get("dest", ())),
     )
 
 
