@@ -47,6 +47,10 @@ EXPECTED = [
     # a plain fixture's code runs before the test: not a teardown
     Expect("fixture-clears-before-the-test", "HT302", TL, 'os.environ["DEPLOY_BAY"] = "b1"'),
     Expect("fixture-pop-at-setup", "HT302", CF, 'os.environ.pop("DEPLOY_BAY", None)'),
+    # python-dotenv's load_dotenv() sets the file's variables (catalogue [environment-writers]),
+    # through a project function (anchored at the test's call) or in the test
+    Expect("dotenv-through-project", "HT302", TL, 'config.load_settings(tmp_path / ".env")'),
+    Expect("dotenv-in-test", "HT302", TL, 'dotenv.load_dotenv(tmp_path / ".env")'),
 ]
 # may be reported or not: the finally's own write leaves a value of its own
 OPTIONAL = [
@@ -72,6 +76,7 @@ SILENT = [
     Silent("own-variable-set", TR, 'os.environ["DEPLOY_SHELF"] = "s1"', "the test removes it itself"),
     Silent("own-variable-removed", TR, 'del os.environ["DEPLOY_SHELF"]', "the removal of its own change"),
     Silent("setenv", TR, 'monkeypatch.setenv("DEPLOY_REGION", "us")', "restored by monkeypatch"),
+    Silent("dotenv-under-patch-dict", TR, 'dotenv.load_dotenv(tmp_path / ".env")', "patch.dict restores the mapping"),
     Silent("delenv", TR, 'monkeypatch.delenv("DEPLOY_REGION"', "restored by monkeypatch"),
     Silent("patch-dict-context", TR, 'mock.patch.dict(os.environ, {"DEPLOY_REGION": "sa"})', "undone on exit"),
     Silent("write-inside-patch-dict", TR, 'os.environ["DEPLOY_REGION"] = "af"',

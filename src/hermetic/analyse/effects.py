@@ -15,8 +15,9 @@ from . import interp as I
 from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
-    GLOBAL_NAMES, IF_BODY, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, \
-    TRY_FINALLY, TUPLE_ITEMS, dotted_name, flat
+    FROM_MODULE, FROM_NAME_ATTR, FROM_NAME_LOCAL, FROM_NAMES, GLOBAL_NAMES, IF_BODY, IF_TEST, LIT_VALUE, NAME_ID, \
+    PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_FINALLY, TUPLE_ITEMS, dotted_name, flat
+from ..summarise.unparse import calls_in
 from .values import V
 
 # the methods that take one given entry out (not clear(): it empties what others filled)
@@ -68,8 +69,9 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
                 found = {}
                 names = {n for n, _ in held}
                 empty = {n for n, e in held if e}
+                aliases = _from_imports(program.summaries.get(mod))
                 for qn, f in funcs:
-                    fx = _direct_effects(f, mod, names, empty)
+                    fx = _direct_effects(f, mod, names, empty, aliases)
                     if fx:
                         found[qn] = sorted(fx)
             per_module[mod] = (key, held, found)
@@ -78,7 +80,18 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
     return out, per_module
 
 
-def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = frozenset()) -> Set[tuple]:
+def _from_imports(summary: Optional[dict]) -> Dict[str, str]:
+    """A module's names bound by a top-level ``from m import a [as b]``: ``{b: "m.a"}``."""
+    out: Dict[str, str] = {}
+    for st in (summary or {}).get("body", ()):
+        if st[TAG] == "from":
+            for row in st[FROM_NAMES]:
+                out[row[FROM_NAME_LOCAL]] = f"{st[FROM_MODULE]}.{row[FROM_NAME_ATTR]}"
+    return out
+
+
+def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = frozenset(),
+                    aliases: Optional[Dict[str, str]] = None) -> Set[tuple]:
     """``f``'s direct writes to its module's state; ``containers``: the module's globals
     holding containers, ``empty``: those the module defines empty.
 
@@ -117,7 +130,7 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
         if ("glob", mod, n) in keys:   # only taken out of: a cleanup where it runs as one, else no change
             keys.discard(("glob", mod, n))
             keys.add(("takes", mod, n))
-    keys |= _process_effects(f["body"])
+    keys |= _process_effects(f["body"], aliases or {})
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
     keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
@@ -166,7 +179,7 @@ def _lazy_inits(stmts, declared: Set[str]) -> Set[str]:
     return {g for g in guarded if counts.get(g, 0) <= 0}
 
 
-def _process_effects(body) -> Set[tuple]:
+def _process_effects(body, aliases: Dict[str, str]) -> Set[tuple]:
     """What a function changes of the process directly (by the dotted names it writes, as
     ``import os`` / ``import logging`` spell them): catalogued process state (``calls``,
     ``attributes``: ``(state,)``) and environment variables it names (``("env", NAME)``; a
@@ -177,6 +190,8 @@ def _process_effects(body) -> Set[tuple]:
     out: Set[tuple] = set()
     for st in flat(body):
         out |= _process_writes(st, cat)
+        if any(_spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
+            out.add(("env", "*"))   # load_dotenv(): the variables of a file
     for st in flat(body):
         if st[TAG] == "try":
             for inner in flat(st[TRY_FINALLY]):
@@ -217,6 +232,12 @@ def _process_writes(st, cat, restoring: bool = False) -> Set[tuple]:
             if args and args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str):
                 out.add(("env", args[0][LIT_VALUE]))
     return out
+
+
+def _spelt(name: str, aliases: Dict[str, str]) -> str:
+    """A dotted call name with its first part as the module's ``from`` import binds it."""
+    head, dot, rest = name.partition(".")
+    return aliases[head] + dot + rest if head in aliases else name
 
 
 def _reset_in_finally(stmts) -> Set[str]:

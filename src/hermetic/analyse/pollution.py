@@ -20,6 +20,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR,
     LIT_VALUE, NAME_ID, RETURN_VALUE, SUB_INDEX, SUB_VALUE, TAG, TRY_BODY, TRY_FINALLY, TRY_HANDLERS, TRY_ORELSE, \
     WHILE_BODY, WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
+from ..catalogue.process_state import process_state
 from .effects import CONTAINER_METHODS, changed_state   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
@@ -475,6 +476,9 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                 meth == "__setitem__" and restoring and len(args) > 1 and args[1][TAG] in ("name", "attr"))
             _add(sc, Mutation("HT302", ("env", key), pos, f"os.environ.{meth}(...)", restore_like,
                               removes=meth in ("pop", "__delitem__")), restoring)
+            return
+        if n in process_state().env_writers:   # load_dotenv(): the file's variables, unknown here
+            _add(sc, Mutation("HT302", ("env", "*"), pos, f"{n}(...)"), restoring)
             return
         if n in ("os.putenv", "os.unsetenv"):
             key = _key_of(w, args[0]) if args else "*"

@@ -29,6 +29,7 @@ class ProcessState:
     snapshots: Dict[str, Tuple[str, ...]] = field(default_factory=dict)   # class -> states its restore() puts back
     per_thread: Tuple[str, ...] = ()     # states each thread holds its own of (the current event loop)
     fixes: Dict[str, str] = field(default_factory=dict)   # state -> the fix its HT304 finding suggests
+    env_writers: Tuple[str, ...] = ()   # library calls that set environment variables (HT302)
 
 
 def state_key(name: str) -> tuple:
@@ -52,4 +53,5 @@ def process_state() -> ProcessState:
         snapshots={k: tuple(v) for k, v in raw.get("snapshots", {}).items()},
         per_thread=tuple(raw.get("per-thread", {}).get("states", ())),
         fixes=dict(raw.get("fixes", {})),
+        env_writers=tuple(raw.get("environment-writers", {}).get("calls", ())),
     )
