@@ -42,6 +42,8 @@ EXPECTED = [
     Expect("basic-config-through-project-function", "HT304", TC, 'cli.main(["--debug"])'),
     Expect("argv-through-project-function", "HT304", TC, "cli.configure_from_args()"),
     Expect("environment-through-project-function", "HT302", TC, "cli.use_staging()"),
+    # the project function calls setdefaulttimeout bound by `from socket import ...`
+    Expect("from-imported-call-through-project-function", "HT304", TC, "    cli.patient()"),
     Expect("snapshot-never-restored", "HT304", TC, "sys.path.insert(0, str(tmp_path))   # the snapshot"),
     Expect("chdir-without-pytester", "HT304", TC, "os.chdir(tmp_path)"),
     Expect("conditional-restore", "HT302", TC, 'os.environ["RELAY_TOKEN"] = "t0k3n"'),

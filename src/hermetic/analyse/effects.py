@@ -189,13 +189,13 @@ def _process_effects(body, aliases: Dict[str, str]) -> Set[tuple]:
     cat = process_state()
     out: Set[tuple] = set()
     for st in flat(body):
-        out |= _process_writes(st, cat)
+        out |= _process_writes(st, cat, aliases=aliases)
         if any(_spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
             out.add(("env", "*"))   # load_dotenv(): the variables of a file
     for st in flat(body):
         if st[TAG] == "try":
             for inner in flat(st[TRY_FINALLY]):
-                out -= _process_writes(inner, cat, restoring=True)
+                out -= _process_writes(inner, cat, restoring=True, aliases=aliases)
     return out
 
 
@@ -204,7 +204,7 @@ _SYSPATH_ADDS = ("insert", "append", "extend")
 _SYSPATH_PUTS_BACK = _SYSPATH_ADDS + ("remove", "pop")
 
 
-def _process_writes(st, cat, restoring: bool = False) -> Set[tuple]:
+def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str, str]] = None) -> Set[tuple]:
     """The process state statement ``st`` writes; ``restoring``: in a ``finally``, where taking
     an entry out of ``sys.path`` or assigning it whole puts it back."""
     out: Set[tuple] = set()
@@ -221,7 +221,7 @@ def _process_writes(st, cat, restoring: bool = False) -> Set[tuple]:
                     out.add(("env", idx[LIT_VALUE]))
     elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
         call = st[EXPR_VALUE]
-        name = dotted_name(call[CALL_FUNC])
+        name = _spelt(dotted_name(call[CALL_FUNC]), aliases or {})   # (`from os import chdir`)
         if name in cat.calls:
             out.add((cat.calls[name],))
         elif name.startswith("sys.path.") and name[len("sys.path."):] in (
