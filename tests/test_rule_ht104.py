@@ -1,7 +1,7 @@
 """HT104: clock reads at call time (fixture ht104-clock)."""
 import pytest
 
-from helpers import (fixture_suite, Expect, Silent, listed_at)
+from helpers import (at, fixture_suite, Expect, Silent, line_of, listed_at)
 
 FIX = "ht104-clock"
 C = "src/stamps/clock.py"
@@ -18,6 +18,8 @@ EXPECTED = [
     Expect("clock-when-no-time-given", "HT104", C, "return (now or time.time()) + ttl",
            tests=[T + "test_expiry_from_the_clock"], origin="clock"),
     Expect("clock-read-to-give", "HT104", C, "now = time.monotonic()", tests=[T + "test_expiry_renewed"]),
+    Expect("clock-in-an-operand-that-may-not-run", "HT104", C, "return expire_at is not None and expire_at < time.time()",
+           tests=[T + "test_expired_row_read_back"]),
 ]
 
 SILENT = [
@@ -40,3 +42,12 @@ def test_frozen_test_not_listed(findings, test):
     assert T + test not in listed_at(FIX, findings, "HT104", C, "return datetime.now(timezone.utc)")
 
 
+
+
+def test_a_read_in_an_operand_an_undecided_one_guards_is_medium_confidence(findings):
+    # `expire_at is not None and expire_at < time.time()`: the row's value is not known, so the
+    # clock is read on one way only (a new user saw diskcache's at high confidence)
+    [f] = at(findings, C, line_of(FIX, C, "return expire_at is not None and expire_at < time.time()"), "HT104")
+    assert f.confidence == "medium"
+    [g] = at(findings, C, line_of(FIX, C, "return datetime.now(timezone.utc)"), "HT104")
+    assert g.confidence == "high"   # near miss: no condition on the way

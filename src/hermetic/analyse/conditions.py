@@ -41,7 +41,11 @@ class Conditions:
             unknown = False
             for i, x in enumerate(e[2]):
                 before = self.call_raised
-                r = self.eval_cond(x, frame)
+                self.undecided += unknown   # an operand after an undecided one may not run: medium confidence
+                try:
+                    r = self.eval_cond(x, frame)
+                finally:
+                    self.undecided -= unknown
                 if i and unknown:
                     self.call_raised = before   # an operand that may not run raises nothing for sure
                 if e[1] == "and" and r is False:

@@ -338,16 +338,20 @@ class Expressions:
         for i, x in enumerate(operands):
             last = i == len(operands) - 1
             before = self.call_raised
-            if x[0] == "bool":   # `(a and b) and not c`: the inner operation's value
-                v = self.eval_boolop(x, frame)
-                t = truthiness(v, self.inst_truth)
-            elif x[0] in ("cmp", "unary"):
-                t = self.eval_cond(x, frame)
-                # a comparison or `not` is a bool: `wait = use and n >= limit` is known when decided
-                v = lit(t, frame.path, frame.line, frame.in_test) if t is not None and _bool_valued(x) else EMPTY
-            else:
-                v = self.eval(x, frame)
-                t = truthiness(v, self.inst_truth)
+            self.undecided += not surely   # an operand after an undecided one may not run: medium confidence
+            try:
+                if x[0] == "bool":   # `(a and b) and not c`: the inner operation's value
+                    v = self.eval_boolop(x, frame)
+                    t = truthiness(v, self.inst_truth)
+                elif x[0] in ("cmp", "unary"):
+                    t = self.eval_cond(x, frame)
+                    # a comparison or `not` is a bool: `wait = use and n >= limit` is known when decided
+                    v = lit(t, frame.path, frame.line, frame.in_test) if t is not None and _bool_valued(x) else EMPTY
+                else:
+                    v = self.eval(x, frame)
+                    t = truthiness(v, self.inst_truth)
+            finally:
+                self.undecided -= not surely
             if not surely:
                 self.call_raised = before   # this operand may not run
             if op == "or":
