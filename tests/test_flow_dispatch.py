@@ -21,7 +21,19 @@ R = "src/relay/dirs.py"
 P = "src/relay/dispatch.py"
 S = "src/relay/store.py"
 
+SH = "src/relay/shelf.py"
+TS = "tests/test_shelf.py::"
+
 EXPECTED = [
+    # item access on a project class's instance runs its __getitem__ / __setitem__ / __contains__;
+    # and __delitem__; the tmp_path shelf is controlled (near miss)
+    Expect("getitem-dunder", "HT102", SH, "return (self.folder / key).read_text()",
+           tests=[TS + "test_parcel_read_from_the_spool"]),
+    Expect("setitem-dunder", "HT102", SH, "(self.folder / key).write_text(value)",
+           tests=[TS + "test_parcel_put_on_the_spool"]),
+    Expect("contains-dunder", "HT102", SH, "return os.path.exists(self.folder / key)",
+           tests=[TS + "test_parcel_looked_for_on_the_spool"]),
+    Expect("delitem-dunder", "HT102", SH, "os.remove(self.folder / key)", tests=[TS + "test_parcel_taken_off_the_spool"]),
     # a function handed to a library call that calls it (catalogue [handed]): map and an
     # executor's map (through a context manager yielding either), submit, a thread's target;
     # near miss: a function only kept in a list (test_kept_for_later)

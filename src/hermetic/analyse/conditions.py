@@ -81,6 +81,9 @@ class Conditions:
         result: Optional[bool] = True
         for i, op in enumerate(ops):
             a, b = vals[i], vals[i + 1]
+            if op in ("In", "NotIn"):   # key in cache: a project class's __contains__ runs
+                for inst in (x for x in b.refs() if x[0] == "inst"):
+                    self.call_method_of(inst, "__contains__", [a], {}, frame)
             if op in ("In", "NotIn") and self._environ_membership(a, b, e[3], frame):
                 present = self._env_present(a)   # set or deleted by the test: known (S2)
                 if present is None:
