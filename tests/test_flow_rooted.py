@@ -131,6 +131,9 @@ def test_the_abbreviation_the_tmp_path_named_is_none_of_the_built_in_ones():
     assert _dict_entry(table, _lit("gh") | of(Origin("unknown"))) == built_in | settings
     # a key the analysis cannot follow picks no entry it could name: not the built-in one
     assert _dict_entry(("dict", (("gh", built_in),)), of(Origin("unknown"))).atoms == {Origin("unknown")}
+    # near miss: in a table of handlers, a key not known may call any of them (issue 25's dispatch)
+    handlers = ("dict", (("gevent", of(("func", "m.patch_gevent", None))), ("eventlet", of(("func", "m.patch_eventlet", None)))))
+    assert len(_dict_entry(handlers, of(Origin("unknown"))).atoms) == 2
     # a key of the machine's (an environment variable's value) may be any of them
     env = of(Origin("environment", expr="TEMPLATE"))
     assert _dict_entry(table, env) == built_in | settings

@@ -78,21 +78,27 @@ def _dict_entry(d: tuple, key: V) -> V:
     entry (unknown when ``d`` lacks it), a string's known leading part the entries whose keys
     start so, a text known to start at the root (``rooted``: the test's tmp_path) those whose
     keys may be it; a key the analysis cannot follow (contract row U) picks an entry it cannot
-    name either, not every entry; any other key (an environment variable's value, a number)
-    may pick every entry."""
+    name either, not every entry, unless the entries are functions or classes (a handler table,
+    each of which the call may reach); any other key (an environment variable's value, a
+    number) may pick every entry."""
     out = EMPTY
     for k in key.ordered():
         one = of(k)
         whole, head, tails = _literal_str(one), _literal_str(one, prefix=True), rooted_tails(one)
         if whole is None and head is None and tails is None:
-            if not _unfollowed(k):
-                return union(v for _, v in d[1])
+            if not _unfollowed(k) or _dispatch_table(d):
+                return union(v for _, v in d[1])   # (a handler table: each handler may be the one called)
             out = out | UNKNOWN_V
             continue
         hit = [v for kk, v in d[1] if kk is None or (kk == whole if whole is not None else kk.startswith(head)
                                                      if head is not None else may_be_key(kk, tails))]
         out = out | (union(hit) if hit else UNKNOWN_V)
     return out if out.atoms else UNKNOWN_V
+
+
+def _dispatch_table(d: tuple) -> bool:
+    """Dict atom ``d`` maps to functions or classes: a key not known may call any of them."""
+    return any(isinstance(a, tuple) and a[0] in ("func", "cls", "lambda", "partial") for _k, v in d[1] for a in v.atoms)
 
 
 def _unfollowed(a) -> bool:
