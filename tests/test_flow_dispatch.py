@@ -25,8 +25,9 @@ SH = "src/relay/shelf.py"
 TS = "tests/test_shelf.py::"
 
 EXPECTED = [
-    # item access on a project class's instance runs its __getitem__ / __setitem__ / __contains__;
-    # and __delitem__; the tmp_path shelf is controlled (near miss)
+    # item access in a test on a project class's instance runs its __getitem__ / __setitem__ /
+    # __contains__ and __delitem__; the tmp_path shelf is controlled (near miss); item access in
+    # project code is not dispatched (docs/limits.md: its cost on SQLAlchemy)
     Expect("getitem-dunder", "HT102", SH, "return (self.folder / key).read_text()",
            tests=[TS + "test_parcel_read_from_the_spool"]),
     Expect("setitem-dunder", "HT102", SH, "(self.folder / key).write_text(value)",

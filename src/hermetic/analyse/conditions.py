@@ -81,7 +81,7 @@ class Conditions:
         result: Optional[bool] = True
         for i, op in enumerate(ops):
             a, b = vals[i], vals[i + 1]
-            if op in ("In", "NotIn"):   # key in cache: a project class's __contains__ runs
+            if op in ("In", "NotIn") and frame.in_test:   # key in cache, in a test: the class's __contains__
                 for inst in (x for x in b.refs() if x[0] == "inst"):
                     self.call_method_of(inst, "__contains__", [a], {}, frame)
             if op in ("In", "NotIn") and self._environ_membership(a, b, e[3], frame):

@@ -400,8 +400,9 @@ class Expressions:
                 out = out | DOUBLE_V
             elif a == ("ext", "builtins") and _literal_str(key) is not None:
                 out = out | self.eval_attr(of(a), _literal_str(key), frame)   # __builtins__["open"]
-            else:   # an instance of a project class with __getitem__: cache[key]
-                out = out | (self.call_method_of(a, "__getitem__", [key], {}, frame) or UNKNOWN_V)
+            else:   # in a test, an instance of a project class with __getitem__: cache[key]
+                out = out | ((self.call_method_of(a, "__getitem__", [key], {}, frame) if frame.in_test else None)
+                             or UNKNOWN_V)
         return out if out.atoms else UNKNOWN_V
 
     def _missing_key(self, expr, base: V, key: V, frame: Frame) -> bool:

@@ -228,8 +228,8 @@ class Statements:
                 frame.returned = True
             return True
         if kind == "del":
-            for t in st[1][1] if st[1][0] == "tuple" else [st[1]]:
-                if t[0] == "sub":   # del cache[key]: a project class's __delitem__
+            for t in (st[1][1] if st[1][0] == "tuple" else [st[1]]) if frame.in_test else ():
+                if t[0] == "sub":   # del cache[key] in a test: the class's __delitem__
                     for a in self.eval(t[1], frame).refs():
                         if a[0] == "inst":
                             self.call_method_of(a, "__delitem__", [self.eval(t[2], frame)], {}, frame)
@@ -364,7 +364,7 @@ class Statements:
             elif t[1][0] == "sub" and subscript_root(t[1])[0] == "name" and not self._store_nested(t, key, val, frame):
                 self._forget_nested(subscript_root(t[1])[1], frame)   # d["a"]["b"] = v: inner dicts change
             for a in base.refs():
-                if a[0] == "inst":   # cache[key] = value: a project class's __setitem__
+                if a[0] == "inst" and frame.in_test:   # cache[key] = value in a test: the class's __setitem__
                     self.call_method_of(a, "__setitem__", [key, val], {}, frame)
                 if a == ("ext", "os.environ"):
                     kname = env_name(key)
