@@ -51,6 +51,11 @@ EXPECTED = [
     # through a project function (anchored at the test's call) or in the test
     Expect("dotenv-through-project", "HT302", TL, 'config.load_settings(tmp_path / ".env")'),
     Expect("dotenv-in-test", "HT302", TL, 'dotenv.load_dotenv(tmp_path / ".env")'),
+    # `if K in os.environ: os.environ.pop(K)` leaves K unset either way: the pop is the change, the
+    # membership test no read (near miss: an else that shows which way was taken reads it)
+    Expect("guarded-pop", "HT302", TL, 'os.environ.pop("DEPLOY_LANE")'),
+    Expect("guarded-pop-with-else", "HT302", TL, 'os.environ.pop("DEPLOY_DOCK")'),
+    Expect("membership-read-with-else", "HT103", TL, 'if "DEPLOY_DOCK" in os.environ:'),
 ]
 # may be reported or not: the finally's own write leaves a value of its own
 OPTIONAL = [
@@ -76,6 +81,7 @@ SILENT = [
     Silent("own-variable-set", TR, 'os.environ["DEPLOY_SHELF"] = "s1"', "the test removes it itself"),
     Silent("own-variable-removed", TR, 'del os.environ["DEPLOY_SHELF"]', "the removal of its own change"),
     Silent("setenv", TR, 'monkeypatch.setenv("DEPLOY_REGION", "us")', "restored by monkeypatch"),
+    Silent("membership-guarding-its-removal", TL, 'if "DEPLOY_LANE" in os.environ:', "unset on both ways"),
     Silent("dotenv-under-patch-dict", TR, 'dotenv.load_dotenv(tmp_path / ".env")', "patch.dict restores the mapping"),
     Silent("delenv", TR, 'monkeypatch.delenv("DEPLOY_REGION"', "restored by monkeypatch"),
     Silent("patch-dict-context", TR, 'mock.patch.dict(os.environ, {"DEPLOY_REGION": "sa"})', "undone on exit"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from ..summarise.ir import LIT_VALUE
+from ..summarise.ir import LIT_VALUE, dotted_name
 from .contents import is_whole
 from .literals import is_none
 from .values import V, lit, union
@@ -70,3 +70,22 @@ def _membership(cond, frame) -> Optional[List[Dict[str, V]]]:
 
 def _none(e) -> bool:
     return e[0] == "lit" and e[LIT_VALUE] is None
+
+
+def removal_guard(st) -> bool:
+    """``if K in os.environ: os.environ.pop(K)`` (or ``del os.environ[K]``), with no ``else``:
+    both ways leave ``K`` unset, so the membership test decides nothing the test can see and is
+    no environment read (contract section 4: a read that only serves the restore is none)."""
+    cond, body, orelse = st[1], st[2], st[3]
+    if orelse or not body or cond[0] != "cmp" or list(cond[1]) != ["In"] or \
+            dotted_name(cond[2][1]) != "os.environ":
+        return False
+    key = cond[2][0]
+    for s in body:
+        if s[0] == "expr" and s[1][0] == "call" and dotted_name(s[1][1]) == "os.environ.pop" and s[1][2] \
+                and s[1][2][0] == key:
+            continue
+        if s[0] == "del" and s[1][0] == "sub" and dotted_name(s[1][1]) == "os.environ" and s[1][2] == key:
+            continue
+        return False
+    return True

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Sequence, Tuple
 
 from .expected import note_raise
-from .narrow import narrowings
+from .narrow import narrowings, removal_guard
 from .controls import side_effect_given
 from .handlers import effects_given, exec_try, instance_classes
 from .loops import exec_for, exec_jump, exec_while, way_ended
@@ -193,6 +193,8 @@ class Statements:
             return False
         if kind == "if":
             frame.line = st[4]
+            if removal_guard(st):   # `if K in os.environ: os.environ.pop(K)`: K is unset either way
+                return self.exec_block(st[2], frame)
             self.platform_read = False
             cond = self.eval_cond(st[1], frame)
             if self.call_raised and self._may_raise(frame):   # the condition raises: neither branch runs
