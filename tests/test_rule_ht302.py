@@ -54,6 +54,9 @@ EXPECTED = [
     # `if K in os.environ: os.environ.pop(K)` leaves K unset either way: the pop is the change, the
     # membership test no read (near miss: an else that shows which way was taken reads it)
     Expect("guarded-pop", "HT302", TL, 'os.environ.pop("DEPLOY_LANE")'),
+    # a method of the object a project fixture returns (`loader.load(...)`); near miss: its other
+    # method, which writes no variable
+    Expect("fixture-object-method", "HT302", TL, 'loader.load(tmp_path / ".env")'),
     Expect("guarded-pop-with-else", "HT302", TL, 'os.environ.pop("DEPLOY_DOCK")'),
     Expect("membership-read-with-else", "HT103", TL, 'if "DEPLOY_DOCK" in os.environ:'),
 ]
@@ -82,6 +85,7 @@ SILENT = [
     Silent("own-variable-removed", TR, 'del os.environ["DEPLOY_SHELF"]', "the removal of its own change"),
     Silent("setenv", TR, 'monkeypatch.setenv("DEPLOY_REGION", "us")', "restored by monkeypatch"),
     Silent("membership-guarding-its-removal", TL, 'if "DEPLOY_LANE" in os.environ:', "unset on both ways"),
+    Silent("fixture-object-other-method", TL, 'assert loader.peek(tmp_path / ".env")', "peek() changes nothing"),
     Silent("dotenv-under-patch-dict", TR, 'dotenv.load_dotenv(tmp_path / ".env")', "patch.dict restores the mapping"),
     Silent("delenv", TR, 'monkeypatch.delenv("DEPLOY_REGION"', "restored by monkeypatch"),
     Silent("patch-dict-context", TR, 'mock.patch.dict(os.environ, {"DEPLOY_REGION": "sa"})', "undone on exit"),

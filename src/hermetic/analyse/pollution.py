@@ -24,7 +24,7 @@ from ..catalogue.process_state import process_state
 from .effects import CONTAINER_METHODS, changed_state   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
-from .statescan import Mutation, Scan, covering  # noqa: F401  (the rules read them from here)
+from .statescan import Mutation, Scan, covering, fixture_method  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
     function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
@@ -382,6 +382,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     pos = tuple(e[CALL_POS])
     fn = e[CALL_FUNC]
     callee = _resolve(ip, fn, frame)
+    callee = callee if callee.atoms else fixture_method(w, fn)   # env.read_env(), env a fixture's Env()
     names = _ext(callee)
     args = e[CALL_ARGS]
     # patcher.start() / patch(...).start() / patcher.stop()

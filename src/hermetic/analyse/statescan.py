@@ -9,7 +9,8 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
-                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, flat)
+                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, flat, EXPR_VALUE, RETURN_VALUE,
+                            YIELD_VALUE)
 from .effects import is_container, locals_of
 from .literals import ext_names
 from .values import V
@@ -312,3 +313,28 @@ def effect_shown(key: tuple) -> Tuple[str, str]:
     if key[0] == "syspath":
         return "HT304", "sys.path"
     return "HT304", f"process state ({key[0]})"
+
+
+def fixture_method(w: "Walk", fn) -> V:
+    """``obj.m`` where ``obj`` is a parameter pytest fills with a project fixture that returns or
+    yields ``Cls(...)`` of a project class: that class's method ``m`` (the scan runs no fixture,
+    so without this a call on the object a fixture made was not followed: environs'
+    ``env.read_env()``). EMPTY otherwise."""
+    if fn[TAG] != "attr" or fn[ATTR_VALUE][TAG] != "name" or w.fixture is None:
+        return I.EMPTY
+    qn = w.fixture(fn[ATTR_VALUE][NAME_ID])
+    entry = w.ip.p.functions.get(qn) if qn else None
+    if entry is None:
+        return I.EMPTY
+    f, mod = entry
+    out = I.EMPTY
+    for st in flat(f["body"]):
+        made = st[RETURN_VALUE] if st[TAG] == "return" else \
+            st[EXPR_VALUE][YIELD_VALUE] if st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "yield" else None
+        if made is None or made[TAG] != "call":
+            continue
+        for a in resolve(w.ip, made[CALL_FUNC], scan_frame(w.ip, mod)).refs():
+            m = w.ip.find_method(a[1], fn[ATTR_ATTR]) if a[0] == "cls" and a[1] in w.ip.p.classes else None
+            if m is not None:
+                out = out | I.of(("func", m[1], None))
+    return out
