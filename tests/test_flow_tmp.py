@@ -63,6 +63,12 @@ EXPECTED = [
            tests=["tests/test_archive.py::test_fetch_repository"]),
     Expect("suffix-of-a-lowered-path", "HT102", AR, 'os.listdir(".")',
            tests=["tests/test_archive.py::test_archive_template"]),
+    # not test_cached_archive_reused: shutil.copy to a path with no folder there makes a file at
+    # it, and making the cache folder again (exist_ok, in a try) keeps what is in it
+    Expect("archive-fetched-when-not-cached", "HT105", "src/scratch/downloads.py",
+           "return requests.get(url, timeout=10).content",
+           tests=["tests/test_downloads.py::test_archive_copied_into_the_cache",
+                  "tests/test_downloads.py::test_archive_fetched"]),
     # not test_template_without_hooks: the text of its tmp_path folder is no abbreviation (``in``,
     # ``partition``), and "hooks" inside it is a path in tmp_path the test never made
     Expect("hooks-of-a-template-in-tmp-path", "HT106", HK, 'subprocess.run(["sh", "hooks/pre.sh"])',

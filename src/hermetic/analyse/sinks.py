@@ -172,12 +172,16 @@ class Sinks:
         tree = self.ctx.tmp_tree
         certain = len(parts) == 1 and not (self.undecided or self.guarded or self.missed_depth)
         for part in parts:
+            if spec.makes == "dir" and tmp_answer(tree, "isdir", [part]) is True:
+                continue   # mkdir of a folder that is there: made again (exist_ok) or raises, nothing in it changes
             if not certain:
                 tree = tmp_maybe(tree, part)
             elif spec.removes:
                 tree = tmp_removed(tree, part)
             elif write and spec.makes in ("file", "dir"):
                 tree = tmp_made(tree, part, spec.makes)
+            elif write and spec.makes == "file-unless-dir" and tmp_answer(tree, "isdir", [part]) is False:
+                tree = tmp_made(tree, part, "file")   # shutil.copy(src, dst): dst is no folder, so the copy is dst
             elif spec.makes != "nothing":
                 tree = tmp_maybe(tree, part)
         self.ctx.tmp_tree = tree
