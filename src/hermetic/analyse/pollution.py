@@ -24,7 +24,7 @@ from ..catalogue.process_state import process_state
 from .effects import CONTAINER_METHODS, changed_state   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import note_binding, process_assign, process_call, protected_by_patch
-from .statescan import Mutation, Scan, covering, fixture_method  # noqa: F401  (the rules read them from here)
+from .statescan import Mutation, Scan, cached_io, covering, fixture_method, reset_names  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
     function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
@@ -464,7 +464,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             return   # reload(import_module(name)) of a module taken out: a copy no one else holds
         target = _resolve(ip, args[0], frame) if args else I.EMPTY
         mods = [a[1] for a in target.refs() if a[0] == "mod"]
-        what = _reset_names(ip, mods[0]) if mods else ""
+        what = reset_names(ip, mods[0]) if mods else ""
         _add(sc, Mutation("HT301", ("reload", pos), pos, what), restoring)
         return
     for n in names:
@@ -523,7 +523,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
         return
     # a test fills the lru_cache of an I/O function of the code under test
     for a in callee.refs():
-        if a[0] == "func" and a[1] in ip.p.functions and _cached_io(ip, a[1]):
+        if a[0] == "func" and a[1] in ip.p.functions and cached_io(ip, a[1]):
             _add(sc, Mutation("HT304", ("lru", a[1]), pos,
                               f"{I.dotted_qualname(a[1])}() fills its lru_cache with what it read"), restoring)
             return
@@ -557,41 +557,9 @@ def _is_patch_call(ip, e, frame) -> bool:
     return any(n.startswith("unittest.mock.patch") for n in names)
 
 
-def _reset_names(ip: I.Interp, mod: str) -> str:
-    s = ip.p.summaries.get(mod)
-    if s is None:
-        return ""
-    names = []
-    for st in s["body"]:
-        if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] in ("dict", "seq"):
-            for t in st[ASSIGN_TARGETS]:
-                if t[TAG] == "name" and not (t[NAME_ID].startswith("__") and t[NAME_ID].endswith("__")):
-                    names.append(t[NAME_ID])   # (``__all__``: the module's declaration, rebuilt the same)
-    return ", ".join(names)
-
-
 def restores_of(ip: I.Interp, f: dict, mod: str) -> Set[tuple]:
     """What a function puts back (in ``finally`` blocks and after a fixture's ``yield``)."""
     frame = _function_frame(ip, f, mod)
     sc = Scan()
     _walk(_Walk(ip, frame, sc, {}), f["body"], in_restore=False)
     return sc.restores
-
-
-def _cached_io(ip: I.Interp, qn: str) -> bool:
-    """A project function decorated with functools.lru_cache / cache whose body does I/O."""
-    f, mod = ip.p.functions[qn]
-    if ip.p.in_test.get(mod, False):
-        return False
-    if not any(dotted_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
-        return False
-    frame = _frame(ip, mod)
-    for call in calls_in(f["body"]):
-        fn = call[CALL_FUNC]
-        names = _ext(_resolve(ip, fn, frame))
-        if any(ip.p.catalogue.lookup(n) is not None for n in names):
-            return True
-        if fn[TAG] == "attr" and fn[ATTR_ATTR] in ip.p.catalogue.path_methods:
-            return True
-    return False
-

@@ -10,7 +10,8 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
                             FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, flat, EXPR_VALUE, RETURN_VALUE,
-                            YIELD_VALUE)
+                            YIELD_VALUE, dotted_name)
+from ..summarise.unparse import calls_in
 from .effects import is_container, locals_of
 from .literals import ext_names
 from .values import V
@@ -338,3 +339,35 @@ def fixture_method(w: "Walk", fn) -> V:
             if m is not None:
                 out = out | I.of(("func", m[1], None))
     return out
+
+
+def reset_names(ip: I.Interp, mod: str) -> str:
+    """The module-level containers a reload of ``mod`` builds anew, for HT301's message."""
+    s = ip.p.summaries.get(mod)
+    if s is None:
+        return ""
+    names = []
+    for st in s["body"]:
+        if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] in ("dict", "seq"):
+            for t in st[ASSIGN_TARGETS]:
+                if t[TAG] == "name" and not (t[NAME_ID].startswith("__") and t[NAME_ID].endswith("__")):
+                    names.append(t[NAME_ID])   # (``__all__``: the module's declaration, rebuilt the same)
+    return ", ".join(names)
+
+
+def cached_io(ip: I.Interp, qn: str) -> bool:
+    """A project function decorated with functools.lru_cache / cache whose body does I/O."""
+    f, mod = ip.p.functions[qn]
+    if ip.p.in_test.get(mod, False):
+        return False
+    if not any(dotted_name(d).rsplit(".", 1)[-1] in ("lru_cache", "cache") for d, _l in f["decorators"]):
+        return False
+    frame = scan_frame(ip, mod)
+    for call in calls_in(f["body"]):
+        fn = call[CALL_FUNC]
+        names = ext_names(resolve(ip, fn, frame))
+        if any(ip.p.catalogue.lookup(n) is not None for n in names):
+            return True
+        if fn[TAG] == "attr" and fn[ATTR_ATTR] in ip.p.catalogue.path_methods:
+            return True
+    return False
