@@ -15,9 +15,9 @@ from . import interp as I
 from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
-    FROM_MODULE, FROM_NAME_ATTR, FROM_NAME_LOCAL, FROM_NAMES, GLOBAL_NAMES, IF_BODY, IF_TEST, LIT_VALUE, NAME_ID, \
-    PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_FINALLY, TUPLE_ITEMS, dotted_name, flat
-from ..summarise.unparse import calls_in
+    GLOBAL_NAMES, IF_BODY, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, \
+    TRY_FINALLY, TUPLE_ITEMS, dotted_name, flat
+from ..summarise.unparse import calls_in, module_imports
 from .values import V
 
 # the methods that take one given entry out (not clear(): it empties what others filled)
@@ -69,7 +69,7 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
                 found = {}
                 names = {n for n, _ in held}
                 empty = {n for n, e in held if e}
-                aliases = _from_imports(program.summaries.get(mod))
+                aliases = module_imports(program.summaries.get(mod))
                 for qn, f in funcs:
                     fx = _direct_effects(f, mod, names, empty, aliases)
                     if fx:
@@ -78,16 +78,6 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
             for qn, fx in found.items():
                 out[qn] = set(fx)
     return out, per_module
-
-
-def _from_imports(summary: Optional[dict]) -> Dict[str, str]:
-    """A module's names bound by a top-level ``from m import a [as b]``: ``{b: "m.a"}``."""
-    out: Dict[str, str] = {}
-    for st in (summary or {}).get("body", ()):
-        if st[TAG] == "from":
-            for row in st[FROM_NAMES]:
-                out[row[FROM_NAME_LOCAL]] = f"{st[FROM_MODULE]}.{row[FROM_NAME_ATTR]}"
-    return out
 
 
 def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = frozenset(),
@@ -235,7 +225,7 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
 
 
 def _spelt(name: str, aliases: Dict[str, str]) -> str:
-    """A dotted call name with its first part as the module's ``from`` import binds it."""
+    """A dotted call name with its first part as the module's imports bind it (``module_imports``)."""
     head, dot, rest = name.partition(".")
     return aliases[head] + dot + rest if head in aliases else name
 

@@ -90,8 +90,12 @@ def _dict_entry(d: tuple, key: V) -> V:
                 return union(v for _, v in d[1])   # (a handler table: each handler may be the one called)
             out = out | UNKNOWN_V
             continue
-        hit = [v for kk, v in d[1] if kk is None or (kk == whole if whole is not None else kk.startswith(head)
-                                                     if head is not None else may_be_key(kk, tails))]
+        if whole is not None:
+            hit = [v for kk, v in d[1] if kk is None or kk == whole]
+        elif head is not None:
+            hit = [v for kk, v in d[1] if kk is None or kk.startswith(head)]
+        else:
+            hit = [v for kk, v in d[1] if kk is None or may_be_key(kk, tails)]
         out = out | (union(hit) if hit else UNKNOWN_V)
     return out if out.atoms else UNKNOWN_V
 

@@ -94,21 +94,15 @@ def _str_texts(v: V) -> Optional[List[Tuple[str, bool]]]:
 def sendable(target: V, schemes: Tuple[str, ...]) -> Optional[V]:
     """The alternatives of a URL ``target`` a library sends to when it takes only ``schemes``
     (``requests.get("tests/data/")`` raises ``MissingSchema`` before anything is sent): an
-    alternative whose text, or known leading part, cannot start ``scheme:`` for any of them is
-    left out; one whose text is not known stays. None when none is left."""
+    alternative whose text (``_literal_str``), or known leading part, cannot start ``scheme:``
+    for any of them is left out; one whose text is not known stays. None when none is left."""
     kept = []
     for a in target.ordered():
-        o, partial, seen = a, False, 0
-        while isinstance(o, Origin) and o.kind in ("module-constant", "default-argument") and len(o.inner) == 1 \
-                and seen < 100:
-            partial, o, seen = partial or o.partial, o.inner[0], seen + 1
-        if not isinstance(o, Origin) or o.kind != "literal" or o.expr[:1] not in ("'", '"') \
-                or not isinstance(o.value, str):
-            kept.append(a)
-            continue
-        text = o.value.lstrip().lower()
-        if any(text.startswith(s + ":") or ((partial or o.partial) and (s + ":").startswith(text))
-               for s in schemes):
+        one = V(frozenset((a,)))
+        whole, head = _literal_str(one), _literal_str(one, prefix=True)
+        text = (whole if whole is not None else head or "").lstrip().lower()
+        if head is None or any(text.startswith(s + ":") or (whole is None and (s + ":").startswith(text))
+                               for s in schemes):
             kept.append(a)
     return V(frozenset(kept), target.is_path) if kept else None
 

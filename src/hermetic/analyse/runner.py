@@ -16,9 +16,9 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Set
 
 from . import interp as I
-from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUALNAME, FROM_MODULE, FROM_NAMES, \
-    IF_BODY, IF_ORELSE, IMPORT_NAMES, NAME_ID, PARAM_DEFAULT, PARAM_KIND, PARAM_NAME, TAG, TRY_BODY, TRY_HANDLERS, \
-    TUPLE_ITEMS, dotted_name
+from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUALNAME, NAME_ID, PARAM_DEFAULT, PARAM_KIND, \
+    PARAM_NAME, TAG, TUPLE_ITEMS, dotted_name
+from ..summarise.unparse import module_imports
 from .fixtures import FIXTURE_PARAM, FixtureDef, FixtureScope, fixture_decorator, fixture_runs
 from .parametrize import SKIPPED, marks_of, parametrize_values, row_runs, skipped_by
 from .plugins import BY_NAME, CollectingPlugin, configured, plugin_skips, plugins_loaded, requirements_class
@@ -69,32 +69,9 @@ class Runner:
 
     # ------------------------------------------------------------------ static helpers
     def imports_of(self, mod: str) -> Dict[str, str]:
-        if mod in self.static_imports:
-            return self.static_imports[mod]
-        out: Dict[str, str] = {}
-        s = self.p.summaries.get(mod)
-
-        def walk(stmts):
-            for st in stmts:
-                if st[TAG] == "import":
-                    for local, full, has_as in st[IMPORT_NAMES]:
-                        out[local] = full if has_as else full.split(".")[0]
-                elif st[TAG] == "from":
-                    for local, attr in st[FROM_NAMES]:
-                        if local != "*":
-                            out[local] = f"{st[FROM_MODULE]}.{attr}"
-                elif st[TAG] in ("if", "try"):
-                    walk(st[IF_BODY] if st[TAG] == "if" else st[TRY_BODY])
-                    if st[TAG] == "if":
-                        walk(st[IF_ORELSE])
-                    else:
-                        for _n, body, _t in st[TRY_HANDLERS]:
-                            walk(body)
-
-        if s is not None:
-            walk(s["body"])
-        self.static_imports[mod] = out
-        return out
+        if mod not in self.static_imports:
+            self.static_imports[mod] = module_imports(self.p.summaries.get(mod))
+        return self.static_imports[mod]
 
     def static_name(self, expr, mod: str) -> str:
         """Dotted name of a decorator-like expression, through the module's imports."""

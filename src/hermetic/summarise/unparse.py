@@ -7,7 +7,7 @@ from typing import Any, Dict, Optional
 from .ir import (SLICE_LOWER, SLICE_UPPER, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, BIN_LEFT, BIN_OP, BIN_RIGHT, BOOL_OP,
                  BOOL_OPERANDS, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS, FSTR_PARTS, IFX_BODY, IFX_ORELSE,
                  IFX_TEST, LIT_VALUE, NAME_ID, SEQ_ITEMS, SEQ_KIND, STAR_VALUE, SUB_INDEX, SUB_VALUE, TAG,
-                 dotted_name)
+                 dotted_name, FROM_MODULE, FROM_NAMES, IF_BODY, IF_ORELSE, IMPORT_NAMES, TRY_BODY, TRY_HANDLERS)
 
 _BINOPS = {"Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//", "Modulo": "%",
            "Power": "**", "MatrixMultiply": "@", "BitOr": "|", "BitAnd": "&", "BitXor": "^",
@@ -121,3 +121,31 @@ def module_binding(summary: dict, name: str) -> Optional[Any]:
                 if t[TAG] == "name" and t[NAME_ID] == name:
                     found = st[ASSIGN_VALUE]
     return found
+
+
+def module_imports(summary: Optional[dict]) -> Dict[str, str]:
+    """The names a module's top level binds by ``import`` / ``from ... import`` (also under an
+    ``if`` or ``try``): local name -> the dotted name it stands for (``import a.b`` binds ``a``,
+    ``from m import f as g`` binds ``g`` to ``m.f``)."""
+    out: Dict[str, str] = {}
+
+    def walk(stmts):
+        for st in stmts:
+            if st[TAG] == "import":
+                for local, full, has_as in st[IMPORT_NAMES]:
+                    out[local] = full if has_as else full.split(".")[0]
+            elif st[TAG] == "from":
+                for local, attr in st[FROM_NAMES]:
+                    if local != "*":
+                        out[local] = f"{st[FROM_MODULE]}.{attr}"
+            elif st[TAG] in ("if", "try"):
+                walk(st[IF_BODY] if st[TAG] == "if" else st[TRY_BODY])
+                if st[TAG] == "if":
+                    walk(st[IF_ORELSE])
+                else:
+                    for _n, body, _t in st[TRY_HANDLERS]:
+                        walk(body)
+
+    if summary is not None:
+        walk(summary["body"])
+    return out
