@@ -4,7 +4,8 @@ A patched function's result is a MagicMock: iterating it gives no item, so ``set
 empty, a loop or comprehension over it runs no body, and ``x in m`` is False
 (``controls.mock_items``). Near misses: a mock the test configured
 (``m.return_value.keys.return_value = [...]``, ``configure_mock(...)``), and a context given as
-``return_value``. A side effect ``OSError(ENOSYS, ...)`` whose code the analysis does not know is
+``return_value``, or set on the double after the patch (``patch(...).return_value = {...}``:
+``Ctx.returns``). A side effect ``OSError(ENOSYS, ...)`` whose code the analysis does not know is
 an OSError of no known subclass (it once crashed the analysis: a new user's trial on filelock).
 """
 from hermetic.analyse.controls import mock_items
@@ -17,13 +18,17 @@ G = "src/app/gen.py"
 T = "tests/test_gen.py::"
 BOTH = [T + "test_generate_with_a_configured_mock", T + "test_generate_with_a_given_context",
         T + "test_generate_with_a_mock_configured_by_a_call"]
+SET_AFTER = [T + "test_generate_with_a_context_set_after_the_patch", T + "test_generate_with_a_remote_set_after_the_patch"]
 
 EXPECTED = [
     # not test_generate_with_a_plain_mock: set() of its keys is empty, nothing is in it, no item
-    Expect("remote", "HT106", G, 'subprocess.run(["git", "clone"', tests=BOTH),
+    # a context set after the patch (``m.return_value = {...}``) is what the double returns:
+    # ``{"_private": 1}`` names no remote and no post step
+    Expect("remote", "HT106", G, 'subprocess.run(["git", "clone"', tests=BOTH + SET_AFTER[1:]),
     Expect("post", "HT106", G, 'subprocess.run(["sh", "post.sh"])', tests=BOTH),
-    Expect("per-key", "HT106", G, 'subprocess.run(["echo", "rendering"])', tests=BOTH),
-    Expect("listed", "HT106", G, 'subprocess.run(["echo", "listed"])', tests=BOTH),
+    Expect("per-key", "HT106", G, 'subprocess.run(["echo", "rendering"])', tests=BOTH + SET_AFTER),
+    # the comprehension's filter on a key's text is not decided: both are listed
+    Expect("listed", "HT106", G, 'subprocess.run(["echo", "listed"])', tests=BOTH + SET_AFTER),
 ]
 SILENT = [Silent("context-read", G, "with open(path", "load_context is patched in every test")]
 

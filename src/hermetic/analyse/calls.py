@@ -12,7 +12,8 @@ from . import clickmodel
 from .controls import double, side_effect_given
 from .decide import constructs, isinstance_of, library_class, regex_result, type_name
 from .expected import note_raise
-from .handlers import EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, watch_entry
+from .handlers import (EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, returned,
+                       watch_entry)
 from .libvalues import value_call
 from .parametrize import param_row
 from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
@@ -149,7 +150,7 @@ class Calls:
         if a == DOUBLE:
             return DOUBLE_V
         if t == "double":
-            return a[1]   # a double with a return_value
+            return returned(a, self.ctx.returns)   # a double with a return_value
         if t == "meth":
             return self.call_meth(a[1], a[2], args, kwargs, frame, pos)
         if t == "dmeth":

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 from .decide import _arithmetic, regex_flag, set_algebra, values
 from .controls import mock_items
-from .handlers import effect_of
+from .handlers import effect_of, returned
 from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, truthiness
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _whole_join, _with_text, joined_path
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
@@ -502,7 +502,8 @@ class Expressions:
                 out = out | (of(("func", m[1], a[3])) if m else UNKNOWN_V)
             elif a == DOUBLE or a[0] == "double":
                 # m.side_effect.errno = ...: the instance the test gave it
-                out = out | ((name == "side_effect" and effect_of(a, self.ctx.effects)) or DOUBLE_V)
+                out = out | ((name == "side_effect" and effect_of(a, self.ctx.effects))
+                             or (name == "return_value" and len(a) > 2 and returned(a, self.ctx.returns)) or DOUBLE_V)
             elif t == "modobj":
                 out = out | (of(Origin("project-file", expr="module.__file__")) if name == "__file__" else UNKNOWN_V)
             elif t == "fixture" and a[1] == "request" and name == "param":

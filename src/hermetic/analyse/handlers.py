@@ -88,6 +88,29 @@ def effects_given(base: V, value: V, effects: tuple, exception: bool) -> tuple:
     return kept
 
 
+def returns_given(base: V, value: V, returns: tuple, certain: bool) -> tuple:
+    """``Ctx.returns`` after ``base.return_value = value``: each double of ``base`` made at a site
+    returns ``value`` from now on; where the assignment may not run (``certain`` false: a branch
+    the test's values do not decide) it returns that or what it returned before."""
+    doubles = [a for a in base.atoms if isinstance(a, tuple) and a[0] == "double" and len(a) > 2]
+    if not doubles:
+        return returns
+    out = dict(returns)
+    for a in doubles:
+        out[a[2]] = value if certain else out.get(a[2], a[1]) | value
+    return tuple(sorted(out.items(), key=lambda e: repr(e[0])))
+
+
+def returned(a: tuple, returns: tuple) -> V:
+    """What the double ``a`` returns when called: what the test set last (``Ctx.returns``), else
+    the ``return_value`` it was made with."""
+    if len(a) > 2 and returns:
+        for site, value in returns:
+            if site == a[2]:
+                return value
+    return a[1]
+
+
 def raising_double(ip, kwargs, site: tuple) -> V:
     """``Mock(side_effect=exc)`` with an exception instance the test made: a double made at
     ``site`` that raises ``exc`` at every call (``Ctx.raising``, ``Ctx.effects``)."""

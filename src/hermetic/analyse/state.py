@@ -106,17 +106,21 @@ class Ctx:
     # the test set an attribute on a double (``m.return_value = ...``, ``m.keys.return_value``):
     # what a double iterates or holds is no longer MagicMock's default (``controls.mock_items``)
     doubles_set: bool = False
+    # what doubles made at a site return since the test set it (``m.return_value = v``):
+    # ((site, value), ...), one per site (``handlers.returns_given``)
+    returns: tuple = ()
 
     def copy(self) -> "Ctx":
         return Ctx(dict(self.patches), dict(self.sites), dict(self.env), self.env_all, self.frozen, self.net,
                    self.subprocess_fake, self.fs_fake, self.cwd, self.mp_log, self.mp_key, self.raising,
                    self.effects, self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text, self.tree_changed,
-                   self.tree_made, self.doubles_set)
+                   self.tree_made, self.doubles_set, self.returns)
 
     def keep_lasting(self, now: "Ctx") -> None:
         """Take from ``now`` (the state a block ended in) what outlives the block: doubles' side
         effects and the file system as the run left it; patches end with the block."""
         self.raising, self.effects, self.doubles_set = now.raising, now.effects, now.doubles_set
+        self.returns = now.returns
         self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text = now.fs_gone, now.fs_made, now.tmp_tree, now.tmp_text
         self.tree_changed, self.tree_made = now.tree_changed, now.tree_made
 
@@ -132,7 +136,7 @@ class Ctx:
                 self.env_all, self.frozen, self.net, self.subprocess_fake, self.fs_fake,
                 hash(self.cwd) if self.cwd is not None else None, self.mp_key, self.raising,
                 hash(self.effects) if self.effects else 0, self.fs_gone, self.fs_made, self.tmp_tree, self.tmp_text,
-                self.tree_changed, self.tree_made, self.doubles_set)
+                self.tree_changed, self.tree_made, self.doubles_set, hash(self.returns) if self.returns else 0)
 
 
 def _log_key(log: tuple) -> int:

@@ -8,7 +8,7 @@ from typing import Dict, Optional, Sequence, Tuple
 from .expected import note_raise
 from .narrow import narrowings, removal_guard
 from .controls import side_effect_given
-from .handlers import effects_given, exec_try, instance_classes
+from .handlers import effects_given, exec_try, instance_classes, returns_given
 from .loops import exec_for, exec_jump, exec_while, way_ended
 from .withblocks import exec_with
 from .literals import _literal_str, env_name, _canonical
@@ -329,6 +329,9 @@ class Statements:
             base = self.eval(t[1], frame)
             if any(a[0] == "double" for a in base.refs()):
                 self.ctx.doubles_set = True   # m.return_value = ...: not MagicMock's defaults (``mock_items``)
+            if t[2] == "return_value":   # what the double returns from now on
+                self.ctx.returns = returns_given(base, val, self.ctx.returns,
+                                                 not (self.undecided or self.guarded or self.missed_depth))
             if t[2] == "side_effect":   # the double may raise from now on (what the test made)
                 self.ctx.raising = side_effect_given(base, self.ctx.raising)
                 self.ctx.effects = effects_given(base, val, self.ctx.effects, instance_classes(self, val) is not None)
