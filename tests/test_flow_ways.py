@@ -29,6 +29,9 @@ A parametrized test runs once per row where its ``parametrize`` marks list a few
 (``parametrize.MAX_ROWS`` in all): two parameters that decide a way together are taken row by
 row (a row with its own time never reads the clock), and a row that sets one variable leaves
 the other one read. Past the limit the rows are joined, each parameter any of its values.
+
+``pytest.raises(E, f, *args)`` and unittest's ``assertRaises(E, f, *args)`` (``assertRaisesRegex(E,
+regex, f, *args)``) call ``f(*args)``, as their ``with`` forms run the block.
 """
 from helpers import Expect, fixture_suite
 
@@ -38,7 +41,15 @@ C = "src/pooling/config.py"
 T = "tests/test_pool.py::"
 TC = "tests/test_config.py::"
 
+U = "src/pooling/units.py"
+TU = "tests/test_units.py::"
+
 EXPECTED = [
+    # pytest.raises(E, f, *args) and self.assertRaises(E, f, *args) call f(*args): a known unit
+    # reaches the clock read, an unknown one raises before it (near misses)
+    Expect("the-call-form-of-raises", "HT104", U, "return time.time() + every",
+           tests=[TU + "UnitsTest::test_a_known_unit_with_a_message", TU + "test_a_known_unit_through_the_call_form"],
+           origin="clock"),
     Expect("waits-when-every-connection-is-out", "HT104", Q, "deadline = time.time() + timeout",
            tests=[T + "test_info_then_wait", T + "test_label_then_wait", T + "test_small_pool_no_overflow"],
            origin="clock"),

@@ -11,7 +11,7 @@ from ..catalogue.controls import _DOUBLE_CTORS
 from . import clickmodel
 from .controls import double, side_effect_given
 from .decide import constructs, isinstance_of, library_class, regex_result, type_name
-from .expected import note_raise
+from .expected import callable_form, note_raise
 from .handlers import (EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, returned,
                        watch_entry)
 from .libvalues import value_call
@@ -92,6 +92,8 @@ class Calls:
                 self.ctx.effects = effects_given(base, UNKNOWN_V, self.ctx.effects, False)   # not followed: unknown
         if fexpr[0] == "attr" and fexpr[2] in ("append", "add", "insert", "extend") and fexpr[1][0] == "name":
             self.added = (fexpr[1][1], fexpr[2], args)   # what a local list or set takes in (Statements)
+        if frame.in_test and (made := callable_form(self, fexpr, callee, args, kwargs, frame, pos)) is not None:
+            return made   # pytest.raises(E, f, x): the call of f
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,

@@ -18,6 +18,7 @@ from typing import Dict, FrozenSet, Optional, Tuple
 
 from .literals import _literal_str
 from .state import SinkEvent
+from .values import UNKNOWN_V
 from ..summarise.ir import CALL_ARGS, CALL_FUNC, CALL_KWARGS, EXPR_VALUE, RAISE_EXC, TAG, dotted_name, flat
 
 # the calls whose context manager passes only when the block raises their first argument
@@ -207,3 +208,32 @@ def end_at_the_raise(ip, start: int) -> None:
         del events[marks[0]:]
     else:
         events[start:] = [ev for ev in events[start:] if ev.category != EXPECTED_RAISE]
+
+
+# the callable forms: ``pytest.raises(E, f, *args, **kwargs)`` calls ``f(*args, **kwargs)``; the
+# index of ``f`` among the arguments, by the call's last name
+_CALLABLE_AT = {"raises": 1, "warns": 1, "deprecated_call": 0, "assertRaises": 1, "assertWarns": 1,
+                "assertRaisesRegex": 2, "assertRaisesRegexp": 2, "assertWarnsRegex": 2, "assertRaisesMessage": 2}
+_CALLABLE_KINDS = ("func", "cls", "lambda", "partial", "meth", "inst")
+
+
+def callable_form(ip, fexpr, callee, args, kwargs, frame, pos):
+    """``pytest.raises(E, f, *args, **kwargs)`` (also ``warns``, ``deprecated_call``) and
+    unittest's ``self.assertRaises(E, f, *args, **kwargs)`` (``assertRaisesRegex(E, regex, f, ...)``,
+    ``assertWarns``, Django's ``assertRaisesMessage``) in a test: the call of ``f`` they make, as a
+    ``with`` block of the same would (what ``f`` raises goes no further); None where the call is
+    not one of them (a project's own method of that name, the context-manager form)."""
+    if not frame.in_test or fexpr[TAG] != "attr":
+        return None
+    at = _CALLABLE_AT.get(fexpr[2])
+    if at is None or len(args) <= at or any(a[0] == "func" for a in callee.refs()):
+        return None
+    if fexpr[2] in ("raises", "warns", "deprecated_call") and not dotted_name(fexpr).startswith("pytest."):
+        return None
+    target = args[at]
+    if not any(isinstance(a, tuple) and a[0] in _CALLABLE_KINDS for a in target.atoms):
+        return None
+    raised = ip.call_raised
+    ip.apply(target, list(args[at + 1:]), dict(kwargs), frame, pos)
+    ip.call_raised, ip.expect_hit = raised, False
+    return UNKNOWN_V
