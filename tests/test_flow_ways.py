@@ -30,6 +30,10 @@ A parametrized test runs once per row where its ``parametrize`` marks list a few
 row (a row with its own time never reads the clock), and a row that sets one variable leaves
 the other one read. Past the limit the rows are joined, each parameter any of its values.
 
+A finding lists the tests whose own values reach it: where some reach it through branches their
+values decide, a test that reaches it only on a way its values do not decide is counted in the
+message, not listed (``rules.uncontrolled._listed``); where none does, every test is listed.
+
 ``pytest.raises(E, f, *args)`` and unittest's ``assertRaises(E, f, *args)`` (``assertRaisesRegex(E,
 regex, f, *args)``) call ``f(*args)``, as their ``with`` forms run the block.
 """
@@ -44,7 +48,16 @@ TC = "tests/test_config.py::"
 U = "src/pooling/units.py"
 TU = "tests/test_units.py::"
 
+MO = "src/pooling/modes.py"
+TMO = "tests/test_modes.py::"
+
 EXPECTED = [
+    # the tests whose own values reach it are listed; one reaching it only on a way its values
+    # do not decide is counted in the message; where no test's values decide, all are listed
+    Expect("listed-where-the-values-decide", "HT102", MO, 'with open("/var/log/pooling/full.log", "a")',
+           tests=[TMO + "test_full_log"]),
+    Expect("listed-where-no-test-decides", "HT102", MO, 'with open("/var/log/pooling/brief.log", "a")',
+           tests=[TMO + "test_drawn_mode"]),
     # pytest.raises(E, f, *args) and self.assertRaises(E, f, *args) call f(*args): a known unit
     # reaches the clock read, an unknown one raises before it (near misses)
     Expect("the-call-form-of-raises", "HT104", U, "return time.time() + every",
@@ -186,3 +199,13 @@ def test_a_loop_knows_its_own_break_or_continue_only():
     assert _loops("def f(xs):\n    for x in xs:\n        for y in x:\n            pass\n        else:\n            break\n") \
         == [True, False]
     assert _loops("def f(xs):\n    for x in xs: return x\n") == [False]
+
+
+def test_a_test_whose_values_do_not_decide_is_counted(findings):
+    import helpers
+
+    (full,) = helpers.at(findings, MO, helpers.line_of(FIX, MO, '"/var/log/pooling/full.log"'), "HT102")
+    assert full.confidence == "high"
+    assert full.message.endswith("; 1 more test may reach it on ways its values do not decide")
+    (brief,) = helpers.at(findings, MO, helpers.line_of(FIX, MO, '"/var/log/pooling/brief.log"'), "HT102")
+    assert brief.confidence == "medium" and "may reach" not in brief.message

@@ -153,8 +153,10 @@ REACHED = [
      "test_copied_without_rendering test_copy_list_set_inside"),
     # a lazy proxy (catalogue [lazy]) is the value it stands for: a regular expression compiled on
     # first use matches known strings, a lazy function's result is the function's
+    # (test_indented_json_source's text may start with "{" after the space: it may reach it, on a
+    # way its values do not decide, so it is counted in the message, not listed)
     ("lazy-regular-expression", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_JSON_SOURCE")',
-     "test_json_source test_indented_json_source"),
+     "test_json_source"),
     ("lazy-function", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_ADMIN_TITLE")',
      "test_admin_title"),
     # a fresh Morsel() holds its reserved keys, each "" (catalogue [mappings]): the entry the test

@@ -49,6 +49,8 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         _note_way(entry, ev)
         if test is not None:
             entry["tests"].add(test)
+            if not ev.undecided:
+                entry.setdefault("decided", set()).add(test)
             if ev.category != "clock":   # the clock has no target to differ in
                 # by what the message names (described only for a sink reached with several)
                 target = ev.target if ev.category == "env" else ev.origin
@@ -130,7 +132,8 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         ev: I.SinkEvent = entry["ev"]
         if entry.get("changes") and not ev.may_write:   # the shown test reads, another writes: say so
             ev = dataclasses.replace(ev, may_write=True)
-        f = _make_finding(code, ev, sorted(entry["tests"]), runner, entry.get("what"))
+        tests, maybe, what = _listed(entry)
+        f = _make_finding(code, ev, tests, runner, what, maybe)
         f.confidence = "high" if entry.get("high", True) else "medium"
         if code in ("HT104", "HT204") and durations.is_duration(ev):
             f.benign = "duration"
@@ -141,6 +144,20 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                      "tests": sorted(e["tests"])}
                     for (p, pos), e in sorted(unknown.items()) if (p, pos) not in reported_pos]
     return findings, unknown_list
+
+
+def _listed(entry: dict) -> Tuple[List[str], int, Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]]]:
+    """The tests a finding lists (issue 24, kind 8: the tests whose own values reach the
+    operation): where some reach it through branches their values decide, those; the others,
+    which reach it only on a way their values do not decide, are counted (``maybe``), not listed.
+    Where none does, every test is listed (medium confidence). Also ``what`` kept to the listed."""
+    tests, decided = entry["tests"], entry.get("decided")
+    what = entry.get("what")
+    if not decided or decided == tests:
+        return sorted(tests), 0, what
+    if what:
+        what = {k: (e, ts & decided) for k, (e, ts) in what.items() if ts & decided}
+    return sorted(decided), len(tests - decided), what
 
 
 def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) -> None:
@@ -208,9 +225,10 @@ def import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dic
 
 
 def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
-                  what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]] = None) -> Finding:
+                  what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]] = None, maybe: int = 0) -> Finding:
     """The finding for sink event ``ev`` reached by ``tests``; ``what``: the targets the tests
-    reach the sink with (``_others``)."""
+    reach the sink with (``_others``); ``maybe``: how many more tests may reach it, on ways their
+    values do not decide (``_listed``)."""
     line, col, end_line, end_col = ev.pos
     trace = [TraceStep(p, ln, fn) for p, ln, fn in ev.trace]
     func = ev.trace[-1][2] if ev.trace else "<module>"
@@ -255,6 +273,9 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
     if tests:
         msg += f"; not controlled by {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
     msg += _others(ev, what)
+    if maybe:
+        msg += f"; {maybe} more test{'s' if maybe > 1 else ''} may reach it on ways {'their' if maybe > 1 else 'its'} " \
+               f"values do not decide"
     return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests, trace,
                    origin_json(o) if cat != "clock" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"},
