@@ -52,6 +52,8 @@ REACHED = [
     ("identity", "HT103", T, 'return os.environ.get("DECIDED_CONFIG")', "test_default_config_file"),
     ("regex-and-return-value", "HT106", T, 'subprocess.check_output(["git", "clone", url])', "test_remote_template"),
     ("library-instance", "HT103", T, 'return os.environ.get("DECIDED_COOKIE_MAX_AGE")', "test_morsel_cookie"),
+    # a standard class's instance (datetime.datetime(...)) is typed by the class itself
+    ("standard-class-instance", "HT104", T, "return datetime.datetime.now() + until", "test_deadline_in_an_hour"),
     ("cwd-relative-cache", "HT102", C, 'shutil.rmtree(".decided_cache"', "test_cache_cleared_here"),
     ("program-from-the-code", "HT106", "tests/test_reached.py", 'subprocess.run(commands.client_args("joe")',
      "test_real_client"),

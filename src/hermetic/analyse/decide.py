@@ -17,6 +17,7 @@ from typing import Callable, FrozenSet, List, Optional, Tuple
 
 from .limits import MAX_COUNTS
 from .rooted import may_be_key, rooted_tails, test_named
+from .stdtypes import std_isinstance, stdlib_class
 from .tmptree import compared as tmp_compared
 from .values import Origin, V, instance_class, is_counted, is_exact, machine_data, of, seq_atom
 
@@ -303,7 +304,7 @@ def library_class(dotted: str) -> bool:
     modules whose names may alias built-in types or ABCs (``typing.Text`` is ``str``)."""
     module, _, last = dotted.rpartition(".")
     return (bool(module) and last[:1].isupper() and not last.isupper() and
-            not dotted.startswith(_TYPE_MODULES + ("abc.", "six.", "collections.")))
+            not dotted.startswith(_TYPE_MODULES + ("abc.", "six.", "collections."))) or stdlib_class(dotted) is not None
 
 
 def atom_type(a, v: V) -> Optional[str]:
@@ -348,6 +349,10 @@ def isinstance_of(v: V, classes: List[Tuple[str, str]],
     for a in v.ordered():
         if isinstance(a, tuple) and a[0] == "inst":
             results.append(_any(inst_check(a, c) for c in classes))
+            continue
+        made = instance_class(a)
+        if made is not None and stdlib_class(made) is not None:   # datetime.datetime(3000, 1, 1)
+            results.append(_any(std_isinstance(made, kind, name) for kind, name in classes))
             continue
         t = atom_type(a, v)
         if t is None:
@@ -525,7 +530,8 @@ _INSTANCE_BUILTINS = {"builtins.object", "builtins.Exception", "builtins.ValueEr
 def constructs(d: str) -> bool:
     """Whether calling the library name ``d`` makes an instance (a class by its spelling)."""
     last = d.rsplit(".", 1)[-1]
-    return d in _INSTANCE_BUILTINS or (last[:1].isupper() and not last.isupper() and "_" not in last[:2])
+    return d in _INSTANCE_BUILTINS or (last[:1].isupper() and not last.isupper() and "_" not in last[:2]) or \
+        stdlib_class(d) is not None
 
 
 _ARITHMETIC = {"Add": lambda x, y: x + y, "Subtract": lambda x, y: x - y, "Multiply": lambda x, y: x * y,
