@@ -1,4 +1,8 @@
-"""HT104: clock reads at call time (fixture ht104-clock)."""
+"""HT104: clock reads at call time (fixture ht104-clock).
+
+A library's attribute the test assigns (``datetime.datetime = Fake`` in a hand-written context
+manager's ``__enter__``, or before a ``try`` whose ``finally`` writes the saved one back) is the
+test's value until the original is written back, as ``monkeypatch.setattr`` makes it."""
 import pytest
 
 from helpers import (at, fixture_suite, Expect, Silent, line_of, listed_at)
@@ -20,6 +24,10 @@ EXPECTED = [
     Expect("clock-read-to-give", "HT104", C, "now = time.monotonic()", tests=[T + "test_expiry_renewed"]),
     Expect("clock-in-an-operand-that-may-not-run", "HT104", C, "return expire_at is not None and expire_at < time.time()",
            tests=[T + "test_expired_row_read_back"]),
+    # datetime.datetime replaced by the test's own class (a hand-written context manager, or an
+    # assignment put back in a finally) is looked up at call time: the real clock only after
+    Expect("after-a-hand-written-substitute", "HT104", "src/stamps/wall.py", "return datetime.datetime.now()",
+           tests=["tests/test_wall.py::test_wall_stamp_after_the_block"], origin="clock"),
 ]
 
 SILENT = [

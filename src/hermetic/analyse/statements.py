@@ -321,6 +321,19 @@ class Statements:
             return
         frame.locals[name] = val
 
+    def _replace_library_attr(self, owner: tuple, attr: str, val: V, frame: Frame) -> None:
+        """``datetime.datetime = Fake`` in test code: the library's attribute is the test's value
+        from now on, as ``monkeypatch.setattr(datetime, "datetime", Fake)`` makes it; writing the
+        original back (``datetime.datetime = self.saved``, a hand-written context manager's
+        ``__exit__``) puts the library's own in place again."""
+        key = (owner, attr)
+        if val.atoms == {("ext", f"{owner[1]}.{attr}")}:
+            self.ctx.patches.pop(key, None)
+            self.ctx.sites.pop(key, None)
+        else:
+            self.ctx.patches[key] = val
+            self.ctx.sites[key] = (frame.path, (frame.line, 0, frame.line, 0))
+
     def assign(self, t, val: V, frame: Frame) -> None:
         k = t[0]
         if k == "name":
@@ -336,7 +349,9 @@ class Statements:
                 self.ctx.raising = side_effect_given(base, self.ctx.raising)
                 self.ctx.effects = effects_given(base, val, self.ctx.effects, instance_classes(self, val) is not None)
             for a in base.refs():
-                if a[0] == "inst":
+                if a[0] == "ext" and frame.in_test and len(base.atoms) == 1:
+                    self._replace_library_attr(a, t[2], val, frame)
+                elif a[0] == "inst":
                     if frame.yield_ctx is not None and a == self.test_instance and self.in_own_body():
                         continue   # a fixture's teardown (past its yield) sets it after the test ran
                     self.set_attr(a[1], t[2], val)
