@@ -27,6 +27,10 @@ EV = "src/shelf/env.py"
 
 
 EXPECTED = [
+    # self.jobs.append(job) on an instance's list: a loop over self.jobs reaches the job added
+    # (a new user's trial on schedule); a scheduler with no job added runs none (near miss)
+    Expect("job-appended-to-an-attribute-list", "HT104", "src/shelf/jobs.py", "self.last_run = time.time()",
+           tests=["tests/test_jobs.py::test_run_all_added_jobs"], origin="clock"),
     # not test_reads_a_variable_it_set: SHELF_SIZE is set (S2)
     Expect("factory-made-method", "HT103", EV, "return os.environ.get(name, default)",
            tests=["tests/test_env.py::test_reads_the_real_environment"]),

@@ -92,6 +92,9 @@ class Calls:
                 self.ctx.effects = effects_given(base, UNKNOWN_V, self.ctx.effects, False)   # not followed: unknown
         if fexpr[0] == "attr" and fexpr[2] in ("append", "add", "insert", "extend") and fexpr[1][0] == "name":
             self.added = (fexpr[1][1], fexpr[2], args)   # what a local list or set takes in (Statements)
+        elif fexpr[0] == "attr" and fexpr[2] in ("append", "add", "insert", "extend") and fexpr[1][0] == "attr" \
+                and fexpr[1][1][0] == "name":   # ... or one an instance holds (self.jobs.append(job))
+            self.added = (("attr", fexpr[1][1][1], fexpr[1][2]), fexpr[2], args)
         if frame.in_test and (made := callable_form(self, fexpr, callee, args, kwargs, frame, pos)) is not None:
             return made   # pytest.raises(E, f, x): the call of f
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
@@ -194,10 +197,11 @@ class Calls:
             return (name in _BUILTIN_NAMES and name not in frame.locals
                     and name not in self.globals.get(frame.module, {})
                     and name not in self.closures.get(frame.name, {}))
-        if fexpr[0] == "attr" and fexpr[1][0] == "name":   # a name's lookup has no effect to repeat
-            base = self.lookup(fexpr[1][1], frame)
-            return bool(base.atoms) and fexpr[2] in _CONTAINER_METHODS and all(
-                isinstance(a, tuple) and a[0] in ("seq", "dict") for a in base.atoms)
+        if fexpr[0] == "attr" and fexpr[2] in _CONTAINER_METHODS and (
+                fexpr[1][0] == "name" or fexpr[1][0] == "attr" and fexpr[1][1][0] == "name"):
+            # a name's lookup (or an attribute of one: self.jobs) has no effect to repeat
+            base = self.lookup(fexpr[1][1], frame) if fexpr[1][0] == "name" else self.eval(fexpr[1], frame)
+            return bool(base.atoms) and all(isinstance(a, tuple) and a[0] in ("seq", "dict") for a in base.atoms)
         return False
 
     def lazy_value(self, name: str, args: List[V], frame: Frame, pos) -> V:

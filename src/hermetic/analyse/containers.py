@@ -114,9 +114,12 @@ class Containers:
                                          if isinstance(a, tuple) and a[0] == "seq" and a[1] == "list" and not a[2]
                                          else a for a in v.atoms), v.is_path)
 
-    def _forget_attr_dict(self, target, frame: Frame) -> None:
+    def _forget_attr_members(self, target, frame: Frame, added) -> None:
         """``obj.name.update(...)`` (a mutator) where ``obj`` is one known instance whose ``name``
-        holds a dict: its keys are no longer all known (``contents.WHOLE`` no longer holds)."""
+        holds a dict: its keys are no longer all known (``contents.WHOLE`` no longer holds); one
+        holding a list or set may hold more, and what an ``append`` / ``add`` / ``insert`` /
+        ``extend`` put in (``Interp.added``): a loop over ``self.jobs`` reaches the job a test added,
+        as ``_forget_members`` does for a local."""
         owner = self.eval(target[1], frame)
         if len(owner.atoms) != 1 or not (isinstance(a := next(iter(owner.atoms)), tuple) and a[0] == "inst"):
             return
@@ -124,3 +127,7 @@ class Containers:
         if table.atoms and all(isinstance(d, tuple) and d[0] == "dict" for d in table.atoms):
             self.set_attr(a[1], target[2], V(frozenset(("dict", tuple(d[1]) + ((None, UNKNOWN_V),))
                                                        for d in table.atoms)))
+        elif table.atoms and all(isinstance(s, tuple) and s[0] == "seq" and s[1] in ("list", "set") for s in table.atoms):
+            put = self._put_in(added, ("attr", target[1][1], target[2]))
+            self.set_attr(a[1], target[2], V(frozenset(("seq", s[1], tuple(s[2]) + ((put,) if put.atoms else ()) + (UNKNOWN_V,))
+                                                       for s in table.atoms)))

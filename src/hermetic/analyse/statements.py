@@ -87,7 +87,8 @@ class Statements:
                     self._forget_members(e[1][1][1], frame, put=self._put_in(added, e[1][1][1]))
             elif e[0] == "call" and e[1][0] == "attr" and e[1][2] in _MUTATORS and e[1][1][0] == "attr" \
                     and e[1][1][1][0] == "name":   # (the owner a name: read again, no call runs twice)
-                self._forget_attr_dict(e[1][1], frame)   # request.META.update(...): its keys change
+                added, self.added = self.added, None
+                self._forget_attr_members(e[1][1], frame, added)   # request.META.update(...), self.jobs.append(j)
             return False
         if kind == "assign":
             frame.line = st[3]
