@@ -185,9 +185,8 @@ class Controls:
     def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
         t = atom[0]
         if t == "dict":
-            if name == "get" and is_whole(atom) and args and (k := _literal_str(args[0])) is not None:
-                found = [v for key, v in atom[1] if key == k]   # a dict known whole: a missing key is the default
-                return found[0] if found else args[1] if len(args) > 1 else lit(None, frame.path, frame.line, frame.in_test)
+            if name in ("get", "pop"):
+                return _entry_or_default(atom, name, args, frame)
             return _dict_view(atom, name)
         if t == "dictof":   # x.__dict__.copy()
             return of(atom)
@@ -458,6 +457,21 @@ def mock_items(v: V, ctx) -> Optional[V]:
     if ctx.doubles_set or not v.atoms or any(a != DOUBLE for a in v.atoms):
         return None
     return of(seq_atom("tuple", (), exact=True))
+
+
+def _entry_or_default(atom: tuple, name: str, args, frame: Frame) -> V:
+    """``d.get(k, default)`` / ``d.pop(k, default)`` of a known dict at a literal key: its entry
+    there; where it has none, the default if the dict is known whole (``contents.WHOLE``), else
+    the default or what an entry the analysis cannot name holds (``kwargs.pop("store", Default)``
+    of a ``**kwargs`` the call filled). Unknown for a key it cannot read."""
+    k = _literal_str(args[0]) if args else None
+    if k is None:
+        return UNKNOWN_V
+    found = [v for key, v in atom[1] if key == k]
+    if found:
+        return found[-1]
+    default = args[1] if len(args) > 1 else lit(None, frame.path, frame.line, frame.in_test) if name == "get" else EMPTY
+    return default if is_whole(atom) else default | UNKNOWN_V
 
 
 def double(kwargs, site: Optional[tuple] = None) -> V:

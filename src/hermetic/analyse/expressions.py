@@ -521,7 +521,7 @@ class Expressions:
                 out = out | of(("meth", a, name))   # x.__dict__.copy(): the same attributes
             elif name == "sections" and is_whole(a):
                 out = out | of(a)   # an ini file read whole (``contents.ini_value``): its sections
-            elif t == "dict" and (name in ("items", "keys", "values") or name == "get" and is_whole(a)):
+            elif t == "dict" and name in ("items", "keys", "values", "get", "pop"):
                 out = out | of(("meth", a, name))   # a view of a known dict (a loop over its entries)
             elif t == "meth" and a[1] == ("fixture", "mocker") and a[2] == "patch":
                 out = out | of(("meth", ("fixture", "mocker.patch"), name))   # mocker.patch.dict / .object
