@@ -20,3 +20,13 @@ def test_targets_the_same_tests_reach_are_named_too():
 def test_one_target_says_nothing_more():
     docs = _env("DOCS_DIR")
     assert _others(docs, {"DOCS_DIR": (docs, {"t::a"})}) == ""
+
+
+def test_a_literal_a_library_call_gives_is_shown_by_the_call():
+    from hermetic.analyse.values import Origin
+    from hermetic.report.origin import origin_json
+
+    tmp = origin_json(Origin("literal", expr="tempfile.gettempdir()", path="t.py", line=3, value="/tmp"))
+    assert tmp["expression"] == "tempfile.gettempdir()"
+    written = origin_json(Origin("literal", expr="'/var/x'", path="t.py", line=4, value="/var/x"))
+    assert written["expression"] == "'/var/x'"   # near miss: a literal in the code, by its value

@@ -142,3 +142,21 @@ findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXP
 test_lists_the_affected_tests = listed_suite(FIX, "HT302", LISTED)
 
 
+
+
+def test_a_test_module_top_level_write_gets_a_fix_for_the_whole_run(tmp_path, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    from hermetic.cli import cli
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_tz.py").write_text(
+        'import os\n\nos.environ["TZ"] = "UTC"\n\n\ndef test_a():\n    pass\n\n\n'
+        'def test_b():\n    os.environ["APP_MODE"] = "x"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    found = json.loads(CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json"]).stdout)["findings"]
+    fixes = {f["line"]: f["fix"] for f in found if f["code"] == "HT302"}
+    assert "pytest-env" in fixes[3]   # no test's monkeypatch reaches a module's top level
+    assert fixes[11].startswith("use monkeypatch.setenv")   # near miss: in a test

@@ -143,3 +143,12 @@ def test_process_state_key_is_validated(tmp_path):
 
     with pytest.raises(ConfigError, match="process-state"):
         parse_hermetic({"process-state": ["app.logs.setup"]}, tmp_path / "pyproject.toml")
+
+
+def test_the_time_zone_and_recursion_limit_have_their_own_fix():
+    # time.tzset() and sys.setrecursionlimit() got the general hint (syspath_prepend / chdir /
+    # patch), which does not apply to them (a new user's trial on schedule)
+    from hermetic.catalogue.process_state import process_state
+
+    ps = process_state()
+    assert "time.tzset()" in ps.fixes["tz"] and "getrecursionlimit" in ps.fixes["recursionlimit"]

@@ -68,7 +68,9 @@ def print_rule_statistics(report, fmt: str, output: Optional[str]) -> None:
     else:
         click.echo(text, nl=False)
     unresolved, cuts = unresolved_counts(report)
-    click.echo(f"hermetic: {unresolved} unresolved calls, {cuts} of them at the analysis budget", err=True)
+    if unresolved:   # what the counts leave out, said only where there is some
+        calls = "call" if unresolved == 1 else "calls"
+        click.echo(f"hermetic: {unresolved} unresolved {calls} ({cuts} at the analysis budget)", err=True)
 
 
 def unresolved_counts(report) -> Tuple[int, int]:

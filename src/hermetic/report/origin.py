@@ -18,8 +18,9 @@ def origin_json(o: Optional[Origin]) -> Optional[dict]:
     kind = o.kind
     if kind == "project-file":
         kind = "literal"
+    # a literal is shown by its value, but one a library call gives by the call (tempfile.gettempdir())
     out = {"kind": kind, "path": o.path, "line": o.line, "expression": o.expr if kind != "literal" else (
-        repr(o.value) if o.value is not None else o.expr)}
+        repr(o.value) if o.value is not None and not o.expr.endswith("()") else o.expr)}
     if o.kind in ("module-constant", "default-argument") and o.inner:
         leaf = _leaf(o)
         if leaf is not None and leaf.kind != o.kind:

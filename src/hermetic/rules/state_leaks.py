@@ -392,6 +392,8 @@ def _hook_restores(ip: I.Interp, effects: Dict[str, Set[tuple]]) -> Set[tuple]:
     return keys
 
 
+_MODULE_ENV_FIX = ("set it for the whole run where pytest's configuration does (pytest-env's `env`), or in a "
+                   "session-scoped autouse fixture with monkeypatch.MonkeyPatch.context(), which restores")
 _UNDONE_FIX = ("move the line that puts it back into a `finally:` (or a fixture's teardown), or change it "
                "with monkeypatch")
 
@@ -413,6 +415,8 @@ def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
     fix = _UNDONE_FIX if m.undone and m.code != "HT301" else _HT3_FIX[m.code]
     if m.code == "HT304" and not m.undone and m.key and m.key[0] in process_state().fixes:
         fix = process_state().fixes[m.key[0]]   # the state's own fix (catalogue)
+    if m.code == "HT302" and func == "<module>" and not m.undone:   # no test's monkeypatch reaches a module's top
+        fix = _MODULE_ENV_FIX
     if m.key[:1] == ("lru",) and not m.undone:   # the cache of a function that read files or the environment
         fix = f"empty it after the test: {m.what.split('(')[0]}.cache_clear() in a finalizer or teardown"
     return Finding(m.code, severity(m.code), path, line, col, end_line or line, end_col or col, msg, tests, [],
