@@ -5,7 +5,8 @@ Fires at the statement: ``sys.path.insert`` in a test and ``sys.path.append`` in
 ``patch(...).start()`` with no stop (in a test, in ``setUp``), a project function the test calls
 that inserts into ``sys.path`` (anchored at the test's call), a filled ``lru_cache`` of an I/O
 function never cleared (at the test's call), a test module's module-level ``sys.path.insert``, a
-``finally`` that restores a different thing, a ``finally`` that changes to a new directory.
+``finally`` that restores a different thing, a ``finally`` that changes to a new directory, a
+library module's attribute replaced (``datetime.datetime = FrozenNow``) and never written back.
 Silent: monkeypatch ``syspath_prepend`` / ``chdir`` / ``setitem``, ``patch.dict(sys.modules)``,
 ``try/finally`` putting back the entry or the saved directory, a fixture that puts the old umask
 back after ``yield``, ``cache_clear()`` in a fixture or a ``finally``, an ``lru_cache`` of a pure
@@ -22,6 +23,8 @@ CF = "tests/conftest.py"
 
 
 EXPECTED = [
+    # a library module's attribute the test replaces and never writes back (round 29)
+    Expect("library-attribute-replaced", "HT304", TL, "datetime.datetime = FrozenNow   # never written back"),
     Expect("per-thread-state-in-the-test", "HT304", TL, "    asyncio.set_event_loop(asyncio.new_event_loop())"),
     Expect("sys-path-insert-in-test", "HT304", TL, 'sys.path.insert(0, str(tmp_path / "plugins"))'),
     Expect("sys-path-append-in-fixture", "HT304", CF, "sys.path.append(str(tmp_path))"),
@@ -52,6 +55,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("library-attribute-put-back", TR, "    datetime.datetime = FrozenNow",
+           "the finally writes the saved class back"),
     Silent("finalizer-partial", TR, "partial_logger.addHandler(handler)",
            "request.addfinalizer(partial(logger.removeHandler, handler)) removes it at teardown"),
     Silent("per-thread-state-in-a-thread", TR, "        asyncio.set_event_loop(asyncio.new_event_loop())",

@@ -137,6 +137,7 @@ def _puts_back(ip, call, frame) -> Set[str]:
 
 def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation]:
     frame = _frame(ip, mod)
+    frame.is_module = True   # its imports are the module's (``process_assign``)
     sc = Scan()
     for st in summary["body"]:
         if st[TAG] in ("def", "class"):

@@ -123,6 +123,18 @@ def process_assign(w: Walk, t, value_saved: bool, pos, restoring: bool) -> bool:
             if name in cat.attributes:
                 add(w.sc, Mutation("HT304", (cat.attributes[name],), pos, f"{name} = ...", value_saved), restoring)
                 return True
+        owner = t[ATTR_VALUE]
+        # any other library module's (or class's) attribute, named by what the test module
+        # imports at its top (datetime.datetime = Fake): replaced for every later test unless
+        # written back; not through an attribute (mod.cassandra.cluster, where the test may have
+        # put a double at mod.cassandra) nor a name imported in the function (after a test
+        # replaced the module in sys.modules)
+        bases = ext_names(resolve(w.ip, owner, w.frame)) if owner[TAG] == "name" and \
+            (w.frame.is_module or owner[NAME_ID] not in w.frame.locals) else ()
+        for base in bases:
+            name = f"{base}.{t[ATTR_ATTR]}"
+            add(w.sc, Mutation("HT304", ("libattr", name), pos, f"{name} = ...", value_saved), restoring)
+            return True
         if t[ATTR_ATTR] in cat.logger_attributes and _is_logger(w, t[ATTR_VALUE]):
             st = cat.logger_attributes[t[ATTR_ATTR]]
             # after a yield or in a finally, setting a logger's handlers or level is a reset
