@@ -85,6 +85,8 @@ SILENT = [
     Silent("lru-cache-cleared-by-fixture", TR, 'fresh_catalog(str(path)) == ["gamma"]', "the fixture clears the cache"),
     Silent("lru-cache-cleared-in-finally", TR, 'catalog.load_catalog(str(path)) == ["delta"]', "cleared in finally"),
     Silent("lru-cache-pure-function", TR, 'catalog.parse_version("1.2.3")', "a cache of a pure function"),
+    Silent("lru-cache-of-a-shipped-file", TR, "catalog.builtin_catalog()",
+           "a cache of a file the package ships beside its code (Path(__file__).parent / ...)"),
     Silent("patch-stopall-after-yield", CF, 'mock.patch("toolkit.loader.plugin_dirs", return_value=[]).start()',
            "stopped by patch.stopall() after yield"),
     Silent("patch-stopall-in-tearDown", TR, 'mock.patch("toolkit.loader.plugin_dirs", return_value=["y/plugins"]).start()',

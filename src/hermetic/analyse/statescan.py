@@ -355,8 +355,20 @@ def reset_names(ip: I.Interp, mod: str) -> str:
     return ", ".join(names)
 
 
+def _ships(node) -> bool:
+    """An expression naming ``__file__`` (``Path(__file__).parent / "x.toml"``): a file the
+    project ships beside its code, the same for every test."""
+    if isinstance(node, (list, tuple)):
+        if len(node) == 2 and node[0] == "name" and node[1] == "__file__":
+            return True
+        return any(_ships(x) for x in node if isinstance(x, (list, tuple)))
+    return False
+
+
 def cached_io(ip: I.Interp, qn: str) -> bool:
-    """A project function decorated with functools.lru_cache / cache whose body does I/O."""
+    """A project function decorated with functools.lru_cache / cache whose body does I/O (not
+    only reads of files the project ships beside its code: a parsed catalogue is the same for
+    every test)."""
     f, mod = ip.p.functions[qn]
     if ip.p.in_test.get(mod, False):
         return False
@@ -365,6 +377,8 @@ def cached_io(ip: I.Interp, qn: str) -> bool:
     frame = scan_frame(ip, mod)
     for call in calls_in(f["body"]):
         fn = call[CALL_FUNC]
+        if _ships(call):
+            continue
         names = ext_names(resolve(ip, fn, frame))
         if any(ip.p.catalogue.lookup(n) is not None for n in names):
             return True
