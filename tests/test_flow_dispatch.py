@@ -52,6 +52,10 @@ EXPECTED = [
            tests=[T + "test_session_over_the_wire"]),
     Expect("instance-called", "HT102", M, 'self.log.write_text("hit")',
            tests=[T + "test_middleware_called", T + "test_middleware_in_test_client"], origin="module-constant"),
+    # functools.wraps(export) gives back what it decorates: it never calls export (at import,
+    # for every test that imports the module); a test calling export reaches its write
+    Expect("wraps-calls-nothing", "HT102", D, 'with open("/var/spool/relay/export.txt", "w") as fh:',
+           tests=[T + "test_export"], origin="literal"),
     Expect("decorator-wrapper-body", "HT102", D, '(settings.SPOOL / "calls.log").write_text(fn.__name__)',
            tests=[T + "test_send"], origin="module-constant"),
     Expect("decorator-factory-wrapper", "HT103", D, 'os.environ.get("RELAY_RETRY_DEBUG")',
@@ -168,3 +172,12 @@ def test_archive_operations_by_consequence(findings):
     listed = {t for f in findings if f.path == L for t in f.tests}
     assert not listed & {T + n for n in ("test_unpack_into_tmp", "test_unpack_here_in_tmp",
                                          "test_is_archive_in_tmp", "test_same_file_in_tmp")}
+
+
+def test_wraps_calls_nothing_at_import(findings):
+    # functools.wraps(export) once gave export back, and the decorator application called it with
+    # the decorated function: every test importing the module "reached" export's write
+    import helpers
+
+    (hit,) = helpers.at(findings, D, helpers.line_of(FIX, D, 'with open("/var/spool/relay/export.txt"'), "HT102")
+    assert "may reach" not in hit.message and hit.confidence == "high"

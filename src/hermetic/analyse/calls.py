@@ -30,6 +30,7 @@ from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V
 _PURE_BUILTINS = frozenset("builtins." + n for n in (
     "len", "list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate", "zip", "any", "all", "sum",
     "min", "max", "print", "str", "repr", "bool", "isinstance", "id", "hash", "type", "map", "filter", "dict"))
+_WRAPS = "functools.wraps()"   # what functools.wraps(f) gives: the decorated function back
 
 
 class Calls:
@@ -352,7 +353,9 @@ class Calls:
                 captured = (frame.path, pos[0])
             return of(("partial", args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])),
                        captured))
-        if d in ("functools.wraps", "functools.lru_cache", "functools.cache", "contextlib.contextmanager",
+        if d == "functools.wraps":   # a decorator giving back what it decorates: never calls `wrapped`
+            return of(("ext", _WRAPS))
+        if d in (_WRAPS, "functools.lru_cache", "functools.cache", "contextlib.contextmanager",
                  "builtins.staticmethod", "builtins.classmethod", "builtins.property"):
             return args[0] if args else UNKNOWN_V
         if d == "builtins.getattr" and len(args) >= 2:
