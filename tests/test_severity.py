@@ -216,10 +216,17 @@ def test_durations_rule():
         "def h(start):\n"
         "    return time.time() - start\n"     # a parameter: not a clock read
         "def k():\n"
-        "    deadline = time.monotonic() + 5\n"   # added, then compared: not a duration
+        "    deadline = time.monotonic() + 5\n"   # a deadline compared with a later read: a duration
         "    return time.monotonic() < deadline\n"
+        "def w(timeout):\n"
+        "    start = time.perf_counter()\n"       # the time elapsed against a limit (portalocker)
+        "    while start + timeout > time.perf_counter():\n"
+        "        pass\n"
+        "def x(timeout, other):\n"
+        "    start = time.time()\n"               # compared with what is no clock read: not
+        "    return start + timeout > other\n"
     )
-    assert sorted(duration_reads(src)) == [(3, 10), (5, 12), (9, 12)]
+    assert sorted(duration_reads(src)) == [(3, 10), (5, 12), (9, 12), (13, 16), (14, 12), (16, 13), (17, 29)]
     assert duration_reads("def (:\n") == set()
 
 
@@ -243,14 +250,14 @@ def test_durations_across_methods_deadlines_and_relative_clocks():
         "    end = time.time() + timeout\n"                    # a deadline only subtracted from
         "    return end - time.time()\n"
         "def expired(timeout):\n"
-        "    end = time.time() + timeout\n"                    # a deadline compared: not
+        "    end = time.time() + timeout\n"                    # a deadline compared with a read: one
         "    return time.time() < end\n"
         "def long_ago(s):\n"
         "    s.last = time.monotonic() - 10000\n"              # a fixed amount back: a point in time
         "    s.seen = time.monotonic() - LIMIT - 1\n"
         "    return s.eta - time.monotonic()\n"                # what is left until a point: a duration
     )
-    assert sorted(duration_reads(src)) == [(6, 16), (13, 16), (16, 11), (17, 18), (24, 20)]
+    assert sorted(duration_reads(src)) == [(6, 16), (13, 16), (16, 11), (17, 18), (19, 11), (20, 12), (24, 20)]
 
 
 def test_a_start_handed_to_a_class_that_only_subtracts_it_is_a_duration():

@@ -13,12 +13,14 @@ A clock function the module binds to a name (``preferred_clock = time.time``) re
 where that name is called, and the binding is a duration when every use of the name is a call
 that is one. A deadline (``end = time() + timeout``) is bound like a read; a read of a clock that counts from
 an arbitrary point (``monotonic``, ``perf_counter``) is a duration in any difference but one
-that takes a fixed amount from it (``monotonic() - 10000``: a point in time); a method
+that takes a fixed amount from it (``monotonic() - 10000``: a point in time). A read (or one
+shifted by an amount) compared with another read is a deadline's check, the time elapsed
+against a limit (``start + timeout > perf_counter()``, ``time() < end``): a duration too; a method
 sees the ``self`` attributes its class binds only to clock reads.
 A clock imported under another name (``from time import time as _time``) is called by that name.
 A start passed to a class of the module whose ``__init__`` only keeps it in ``self.x``, read only as
 ``clock() - self.x``, is one too (``_duration_parameters``). Any other use (returned, passed on,
-compared, formatted, added to) keeps the read a warning.
+compared with what is no clock read, formatted) keeps the read a warning.
 """
 from __future__ import annotations
 
@@ -301,10 +303,33 @@ def _durations_in(scope: ast.AST, class_clocks: Set[str] = frozenset(),
             return True
         return _key(node, True) in class_clocks and isinstance(node.ctx, ast.Load)
 
+    def shifted_read(node: ast.AST) -> bool:
+        """``node`` is ``start + timeout`` (or ``-``) with a clock read on one side."""
+        return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and (
+            clock_operand(node.left) or clock_operand(node.right))
+
+    def deadline(node: ast.AST) -> bool:
+        """``node`` (a clock read, or one shifted by an amount) is compared with another
+        (``start + timeout > perf_counter()``, ``time() < end`` with ``end = time() + t``): the
+        time elapsed against a limit."""
+        p = parent.get(id(node))
+        if isinstance(p, ast.BinOp) and isinstance(p.op, (ast.Add, ast.Sub)) and clock_operand(node):
+            node, p = p, parent.get(id(p))
+        if not (isinstance(p, ast.Compare) and len(p.ops) == 1):
+            return False
+        sides = [p.left, p.comparators[0]]
+        if node not in sides:
+            return False
+        other = sides[1] if sides[0] is node else sides[0]
+        return clock_operand(other) or shifted_read(other)
+
     def subtracted(node: ast.AST) -> bool:
         """``node`` is one side of ``a - b`` whose other side is a clock read, or ``node`` reads a
-        clock that only counts from an arbitrary point (``perf_counter() - self._start``)."""
+        clock that only counts from an arbitrary point (``perf_counter() - self._start``); or it
+        takes part in a deadline's check (``deadline``)."""
         p = parent.get(id(node))
+        if deadline(node):
+            return True
         if not (isinstance(p, ast.BinOp) and isinstance(p.op, ast.Sub)):
             return False
         other_side = p.right if p.left is node else p.left
