@@ -305,7 +305,8 @@ _SEVERITY_WORDS: Dict[str, str] = {
     "HT104": "warning; a note for a duration: a clock read whose value is only subtracted from another clock "
              "read (`start = monotonic(); ...; monotonic() - start`, also a start kept in a `self` attribute "
              "by another method of the class, or handed to a class of the module that keeps it in `self.x` "
-             "and only subtracts it from a clock read, or a deadline `end = time() + timeout; end - time()`), or a "
+             "and only subtracts it from a clock read, or a deadline `end = time() + timeout; end - time()`, "
+             "also one compared with a later read: `start + timeout > perf_counter()`, `time() < end`), or a "
              "read of a clock that counts from an arbitrary point (`monotonic`, `perf_counter`) in a "
              "difference other than one taking a fixed amount from it (`monotonic() - 10000` is a point in time).",
     "HT203": "warning; a note for a variable that only changes presentation (listed here).",
