@@ -96,6 +96,12 @@ EXPECTED += [   # library I/O on the caller's behalf (catalogue entries of issue
     Expect("ipython-history-db", "HT101", L, "InteractiveShellEmbed()()", tests=[T + "test_shell"],
            origin="home"),
     Expect("settings-subclass-reads-environ", "HT103", L, "return RelaySettings()", tests=[T + "test_settings"]),
+    # round 29 (a new user's trial on portalocker, tldextract): redis-py's class where it is
+    # defined, and a filelock lock's file (not the one in tmp_path: near miss)
+    Expect("redis-client-module", "HT101", L, "return client.Redis()", tests=[T + "test_queue_connection"],
+           origin="library-default"),
+    Expect("filelock-lock-file", "HT102", L, 'return filelock.FileLock(path or "/var/lock/relay.lock")',
+           tests=[T + "test_spool_lock"], origin="literal"),
     # a file object's own operation ([file.handle_methods]): extractall writes where it is told, or
     # into the working directory when told nothing
     Expect("zip-extractall-into-tree", "HT102", L, "bundle.extractall(path=dest)", tests=[T + "test_unpack_into_tree"],

@@ -145,10 +145,11 @@ def test_process_state_key_is_validated(tmp_path):
         parse_hermetic({"process-state": ["app.logs.setup"]}, tmp_path / "pyproject.toml")
 
 
-def test_the_time_zone_and_recursion_limit_have_their_own_fix():
+def test_the_time_zone_recursion_limit_and_logging_config_have_their_own_fix():
     # time.tzset() and sys.setrecursionlimit() got the general hint (syspath_prepend / chdir /
     # patch), which does not apply to them (a new user's trial on schedule)
     from hermetic.catalogue.process_state import process_state
 
     ps = process_state()
     assert "time.tzset()" in ps.fixes["tz"] and "getrecursionlimit" in ps.fixes["recursionlimit"]
+    assert "caplog" in ps.fixes["logging-config"]   # logging.basicConfig (tldextract's CLI tests)
