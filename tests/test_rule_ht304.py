@@ -57,6 +57,8 @@ LISTED = [
 SILENT = [
     Silent("library-attribute-put-back", TR, "    datetime.datetime = FrozenNow",
            "the finally writes the saved class back"),
+    Silent("sys-path-put-back-whole", TR, 'sys.path.insert(0, "/opt/toolkit/plugins")',
+           "sys.path = saved in the finally is the snapshot's restore, not a library attribute replaced"),
     Silent("finalizer-partial", TR, "partial_logger.addHandler(handler)",
            "request.addfinalizer(partial(logger.removeHandler, handler)) removes it at teardown"),
     Silent("per-thread-state-in-a-thread", TR, "        asyncio.set_event_loop(asyncio.new_event_loop())",

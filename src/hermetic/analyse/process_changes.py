@@ -114,6 +114,10 @@ def _shown(e) -> str:
     return "logger"
 
 
+# attributes whose replacement the scan keys itself (``pollution._assign``)
+_OWN_KEYS = frozenset({"os.environ", "sys.path", "sys.modules"})
+
+
 def process_assign(w: Walk, t, value_saved: bool, pos, restoring: bool) -> bool:
     """``sys.argv = ...`` / ``sys.stdout = ...`` / ``sys.argv[1:] = ...``; True when handled."""
     cat = process_state()
@@ -133,6 +137,8 @@ def process_assign(w: Walk, t, value_saved: bool, pos, restoring: bool) -> bool:
             (w.frame.is_module or owner[NAME_ID] not in w.frame.locals) else ()
         for base in bases:
             name = f"{base}.{t[ATTR_ATTR]}"
+            if name in _OWN_KEYS:
+                continue   # the scan's own states (sys.path = saved puts "syspath" back)
             add(w.sc, Mutation("HT304", ("libattr", name), pos, f"{name} = ...", value_saved), restoring)
             return True
         if t[ATTR_ATTR] in cat.logger_attributes and _is_logger(w, t[ATTR_VALUE]):
