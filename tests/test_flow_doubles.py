@@ -31,6 +31,10 @@ EXPECTED = [
     Expect("per-key", "HT106", G, 'subprocess.run(["echo", "rendering"])', tests=BOTH + SET_AFTER),
     # the comprehension's filter on a key's text is not decided: both are listed
     Expect("listed", "HT106", G, 'subprocess.run(["echo", "listed"])', tests=BOTH + SET_AFTER),
+    # an attribute the test set on a double's result (run.return_value.stdout = "") may be falsy:
+    # `if status.stdout:` is undecided; a plain MagicMock's is truthy: it stops first (near miss)
+    Expect("configured-attribute-not-truthy", "HT102", G, 'with open("CHANGELOG.md", encoding="utf-8")',
+           tests=[T + "test_publish_with_a_clean_tree"], origin="literal"),
 ]
 SILENT = [Silent("context-read", G, "with open(path", "load_context is patched in every test")]
 

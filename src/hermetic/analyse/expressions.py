@@ -502,8 +502,10 @@ class Expressions:
                 out = out | (of(("func", m[1], a[3])) if m else UNKNOWN_V)
             elif a == DOUBLE or a[0] == "double":
                 # m.side_effect.errno = ...: the instance the test gave it
+                # (once the test set attributes on doubles, one read may be what it set: m.stdout = "")
                 out = out | ((name == "side_effect" and effect_of(a, self.ctx.effects))
-                             or (name == "return_value" and len(a) > 2 and returned(a, self.ctx.returns)) or DOUBLE_V)
+                             or (name == "return_value" and len(a) > 2 and returned(a, self.ctx.returns))
+                             or (DOUBLE_V | UNKNOWN_V if self.ctx.doubles_set and name != "return_value" else DOUBLE_V))
             elif t == "modobj":
                 out = out | (of(Origin("project-file", expr="module.__file__")) if name == "__file__" else UNKNOWN_V)
             elif t == "fixture" and a[1] == "request" and name == "param":
