@@ -25,6 +25,10 @@ def _ids(*names):
 
 
 EXPECTED = [
+    # argparse: set_defaults(func=purge) then args.func(args) calls the handlers the parser names
+    # (which one the line picks is not read: medium); audit, which no subcommand names, is not
+    Expect("argparse-handler", "HT102", "src/tool/argcli.py", 'shutil.rmtree("/srv/tool/argcache")',
+           tests=["tests/test_argcli.py::test_argparse_purge"], origin="literal"),
     # a word built from "--config=" and a computed value is that option (not any option): only the
     # test that passes --code reads the variable
     # click's Context.exit() raises (catalogue [raises]): the test whose options it refuses stops there

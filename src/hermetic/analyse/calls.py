@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
-from . import clickmodel
+from . import argparsemodel, clickmodel
 from .controls import double, side_effect_given
 from .decide import constructs, regex_result
 from .expected import callable_form, note_raise
@@ -98,6 +98,10 @@ class Calls:
             self.added = (("attr", fexpr[1][1][1], fexpr[1][2]), fexpr[2], args)
         if frame.in_test and (made := callable_form(self, fexpr, callee, args, kwargs, frame, pos)) is not None:
             return made   # pytest.raises(E, f, x): the call of f
+        if fexpr[0] == "attr" and fexpr[2] == "set_defaults" and kwargs:
+            argparsemodel.record_defaults(self, kwargs)   # parser.set_defaults(func=handler)
+        elif fexpr[0] == "attr" and fexpr[2] == "parse_args" and (ns := argparsemodel.parsed(callee)) is not None:
+            return ns
         return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,
@@ -160,6 +164,12 @@ class Calls:
         if t == "meth":
             return self.call_meth(a[1], a[2], args, kwargs, frame, pos)
         if t == "dmeth":
+            if (h := argparsemodel.handler(self, a)) is not None:   # args.func(args): which one is not read
+                self.undecided += 1
+                try:
+                    return self.apply(h, args, kwargs, frame, pos)
+                finally:
+                    self.undecided -= 1
             return self.call_data_method(a[1], a[2], args, kwargs, frame, pos)
         if t == "missed":
             self.missed_depth += 1
