@@ -57,6 +57,8 @@ LISTED = [
 SILENT = [
     Silent("library-attribute-put-back", TR, "    datetime.datetime = FrozenNow",
            "the finally writes the saved class back"),
+    Silent("with-target-named-like-a-module", TR, "mock.return_value = (1, 0)",
+           "`with ... as mock` binds a double in the test: not the mock module's attribute"),
     Silent("sys-path-put-back-whole", TR, 'sys.path.insert(0, "/opt/toolkit/plugins")',
            "sys.path = saved in the finally is the snapshot's restore, not a library attribute replaced"),
     Silent("finalizer-partial", TR, "partial_logger.addHandler(handler)",

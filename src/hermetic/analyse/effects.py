@@ -16,7 +16,7 @@ from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
     GLOBAL_NAMES, IF_BODY, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, \
-    TRY_FINALLY, TUPLE_ITEMS, dotted_name, flat
+    TRY_FINALLY, TUPLE_ITEMS, FOR_TARGET, WITH_ITEMS, dotted_name, flat
 from ..summarise.unparse import calls_in, module_imports
 from .values import V
 
@@ -268,10 +268,13 @@ def locals_of(f: dict) -> Set[str]:
 
 
 def assigned_names(f: dict) -> Set[str]:
-    """The names ``f``'s body assigns (``x = ...``, ``a, b = ...``, ``x += 1``)."""
+    """The names ``f``'s body assigns (``x = ...``, ``a, b = ...``, ``x += 1``, a ``for`` loop's
+    target, ``with ... as x``)."""
     names: Set[str] = set()
     for st in flat(f["body"]):
-        todo = list(st[ASSIGN_TARGETS]) if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else []
+        todo = list(st[ASSIGN_TARGETS]) if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else \
+            [st[FOR_TARGET]] if st[TAG] == "for" else \
+            [t for _e, t in st[WITH_ITEMS] if t is not None] if st[TAG] == "with" else []
         while todo:
             t = todo.pop()
             if t[TAG] == "name":
