@@ -8,6 +8,10 @@ L = "src/exporter/layout.py"
 T = "tests/test_report.py::"
 
 EXPECTED = [
+    # a default argument a call computes at definition (directory=tempfile.gettempdir()) is a
+    # default argument: the contract's origin kind (a new user's trial on portalocker)
+    Expect("default-computed-by-a-call", "HT102", R, 'with open(os.path.join(directory, name + ".lock"), "w")',
+           tests=[T + "test_lock_in_the_shared_temporary_folder"], origin="default-argument"),
     # a temporary file made in the folder dir= names is a write there; the near miss spools into tmp_path
     Expect("temporary-file-in-a-folder", "HT102", R, "with tempfile.NamedTemporaryFile(dir=folder or settings.EXPORT_DIR",
            tests=[T + "test_spool_into_the_export_folder"]),

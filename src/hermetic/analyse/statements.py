@@ -467,6 +467,10 @@ class Statements:
                 if dexpr[0] == "lit" and isinstance(dexpr[1], str):
                     dv = of(Origin("default-argument", expr=f"{name}={dexpr[1]!r}"[:60], path=frame.path,
                                    line=f["line"], inner=tuple(dv.origins())))
+                elif dexpr[0] == "call" and len(dv.atoms) == 1 and isinstance(o := next(iter(dv.atoms)), Origin) \
+                        and o.kind == "literal" and o.expr.endswith("()"):   # directory=tempfile.gettempdir()
+                    dv = of(Origin("default-argument", expr=f"{name}={o.expr}"[:60], path=frame.path,
+                                   line=f["line"], inner=(o,)), is_path=dv.is_path)
                 defaults[name] = dv
         self.defaults[qn] = defaults
         if not frame.is_module:
