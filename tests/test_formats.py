@@ -162,3 +162,21 @@ def test_sarif_related_locations_are_the_tests_def_lines_from_any_folder(quickst
             [rel] = result["relatedLocations"]
             assert rel["physicalLocation"]["artifactLocation"]["uri"] == uri
             assert rel["physicalLocation"]["region"]["startLine"] == 4
+
+
+def test_inventory_names_what_a_test_s_imports_do(tmp_path, monkeypatch):
+    # check lists the tests whose imports run an operation at a module's top level: the
+    # inventory says so too (it said "no I/O operation reached": a new user's trial on tldextract)
+    (tmp_path / "src" / "app").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
+    (tmp_path / "src" / "app" / "__init__.py").write_text(
+        'CONF = open("/etc/app.conf").read()\n\n\ndef f():\n    return 1\n', encoding="utf-8")
+    (tmp_path / "tests" / "test_a.py").write_text("from app import f\n\n\ndef test_f():\n    assert f() == 1\n",
+                                                  encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    inv = json.loads(CliRunner().invoke(cli, ["inventory", "--format", "json"]).output)["tests"]
+    (test,) = inv
+    assert [(o["path"], o["line"], o["status"], o["severity"]) for o in test["operations"]] == [
+        ("src/app/__init__.py", 1, "uncontrolled", "warning")]
+    assert "at import" in test["operations"][0]["by"] and test["uncontrolled"] == 1

@@ -252,7 +252,7 @@ def _rules(run: Run, analysis: _Analysis) -> Tuple[Outcome, dict]:
     outcome = Outcome(
         findings=findings[0], unknown=findings[1], tests=len(items),
         unresolved=dict(ip.unresolved),
-        inventory=inventory_of(runs),
+        inventory=inventory_of(runs, findings[0]),
         ran=ip.files_of(ran),
         sinks=len({(e.path, e.pos) for r in runs for e in r.events} | {(e.path, e.pos) for e in import_events}),
         def_lines={it.node_id: (it.path, it.def_line) for it in items},

@@ -20,11 +20,24 @@ GROUPS = (("error", "can change something outside its sandbox or reach a real se
           ("controlled", ""))
 
 
-def inventory_of(runs) -> List[dict]:
-    """Per test: every I/O operation it reaches, and whether (and by what) it is controlled."""
+def inventory_of(runs, findings=()) -> List[dict]:
+    """Per test: every I/O operation it reaches, and whether (and by what) it is controlled;
+    with ``findings``, also the uncontrolled operations the imports it runs do (an HT1xx finding
+    anchored at a module's top level lists the tests whose imports run it), as ``check`` does."""
+    at_import: Dict[str, List[dict]] = {}
+    category = {code: cat for cat, code in CATEGORY_CODE.items()}
+    for f in findings:
+        if f.code in category and f.trace and f.trace[0].function == "<module>":
+            op = {"category": category[f.code], "path": f.path, "line": f.line, "operation": f.anchor.split("(")[0],
+                  "status": "uncontrolled", "severity": f.severity, "by": f.message.split(": ")[0], "column": f.column}
+            for t in f.tests:
+                at_import.setdefault(t, []).append(op)
     out = []
     for run in sorted(runs, key=lambda r: r.item.node_id):
         ops: Dict[tuple, dict] = {}
+        for op in at_import.get(run.item.node_id, ()):
+            op = dict(op)
+            ops[(op["path"], op["line"], op.pop("column"), op["category"])] = op
         for e in run.events:
             key = (e.path, e.pos[0], e.pos[1], e.category)
             if key in ops and ops[key]["status"] == "uncontrolled":
