@@ -52,6 +52,9 @@ REACHED = [
     ("identity", "HT103", T, 'return os.environ.get("DECIDED_CONFIG")', "test_default_config_file"),
     ("regex-and-return-value", "HT106", T, 'subprocess.check_output(["git", "clone", url])', "test_remote_template"),
     ("library-instance", "HT103", T, 'return os.environ.get("DECIDED_COOKIE_MAX_AGE")', "test_morsel_cookie"),
+    # changes.pop("id") takes the entry out of the **changes dict: empty, it is falsy
+    ("dict-emptied-by-pop", "HT103", "src/decided/changes.py", 'self.home = os.environ.get("DECIDED_JOB_HOME")',
+     "test_job_with_its_id"),
     # a standard class's instance (datetime.datetime(...)) is typed by the class itself
     ("standard-class-instance", "HT104", T, "return datetime.datetime.now() + until", "test_deadline_in_an_hour"),
     ("cwd-relative-cache", "HT102", C, 'shutil.rmtree(".decided_cache"', "test_cache_cleared_here"),

@@ -102,7 +102,10 @@ class Calls:
             argparsemodel.record_defaults(self, kwargs)   # parser.set_defaults(func=handler)
         elif fexpr[0] == "attr" and fexpr[2] == "parse_args" and (ns := argparsemodel.parsed(callee)) is not None:
             return ns
-        return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
+        out = self.apply(callee, args, kwargs, frame, pos, fexpr, star)
+        if fexpr[0] == "attr" and fexpr[2] == "pop" and fexpr[1][0] == "name" and args:
+            self._drop_key(fexpr[1][1], args[0], frame)   # changes.pop("id"): no longer in it
+        return out
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,
               star=False) -> V:

@@ -86,6 +86,18 @@ class Containers:
             return args[1] if len(args) > 1 else EMPTY
         return self._element(args[0]) if method == "extend" else args[0]
 
+    def _drop_key(self, name: str, key: V, frame: Frame) -> None:
+        """``name.pop(key)`` on a local dict, at a literal key: the dict no longer holds it (a
+        ``**changes`` emptied by its pops is falsy when it was known whole)."""
+        k = _literal_str(key)
+        v = frame.locals.get(name)
+        if k is None or v is None or frame.is_module or not any(
+                isinstance(a, tuple) and a[0] == "dict" for a in v.atoms):
+            return
+        frame.locals[name] = V(frozenset(
+            (a[0], tuple(e for e in a[1] if e[0] != k)) + tuple(a[2:]) if isinstance(a, tuple) and a[0] == "dict" else a
+            for a in v.atoms), v.is_path)
+
     def _forget_members(self, name: str, frame: Frame, kinds=("seq", "dict"), put: V = EMPTY) -> None:
         """A local list, set or dict (of ``kinds``) changed in place: its members are no longer
         all known (membership tests on it are then undecided); a list or set may hold ``put``
