@@ -31,6 +31,8 @@ _PURE_BUILTINS = frozenset("builtins." + n for n in (
     "len", "list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate", "zip", "any", "all", "sum",
     "min", "max", "print", "str", "repr", "bool", "isinstance", "id", "hash", "type", "map", "filter", "dict"))
 _WRAPS = "functools.wraps()"   # what functools.wraps(f) gives: the decorated function back
+# six's dict helpers, each the dict method it stands for on Python 3
+_SIX_VIEWS = {f"six.{p}{m}": m for p in ("iter", "view") for m in ("items", "keys", "values")}
 
 
 class Calls:
@@ -366,6 +368,8 @@ class Calls:
                 captured = (frame.path, pos[0])
             return of(("partial", args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])),
                        captured))
+        if d in _SIX_VIEWS and len(args) == 1 and not kwargs:   # six.iteritems(d) is d.items()
+            return self.apply(self.eval_attr(args[0], _SIX_VIEWS[d], frame), [], {}, frame, pos)
         if d == "functools.wraps":   # a decorator giving back what it decorates: never calls `wrapped`
             return of(("ext", _WRAPS))
         if d in (_WRAPS, "functools.lru_cache", "functools.cache", "contextlib.contextmanager",
