@@ -52,6 +52,9 @@ EXPECTED = [
            tests=[T + "test_session_over_the_wire"]),
     Expect("instance-called", "HT102", M, 'self.log.write_text("hit")',
            tests=[T + "test_middleware_called", T + "test_middleware_in_test_client"], origin="module-constant"),
+    # pytest.importorskip("relay.optional") is the module (a new user's trial on APScheduler)
+    Expect("importorskip-module", "HT102", "src/relay/optional.py", 'self.fh = open("relay-journal.log", "a")',
+           tests=[T + "test_journal_where_installed"], origin="literal"),
     # functools.wraps(export) gives back what it decorates: it never calls export (at import,
     # for every test that imports the module); a test calling export reaches its write
     Expect("wraps-calls-nothing", "HT102", D, 'with open("/var/spool/relay/export.txt", "w") as fh:',

@@ -368,6 +368,8 @@ class Calls:
                 captured = (frame.path, pos[0])
             return of(("partial", args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])),
                        captured))
+        if d == "pytest.importorskip" and args and (name := _literal_str(args[0])) is not None:
+            return self._import_value(name)   # the module itself (imported: its top level runs)
         if d in _SIX_VIEWS and len(args) == 1 and not kwargs:   # six.iteritems(d) is d.items()
             return self.apply(self.eval_attr(args[0], _SIX_VIEWS[d], frame), [], {}, frame, pos)
         if d == "functools.wraps":   # a decorator giving back what it decorates: never calls `wrapped`
