@@ -111,3 +111,12 @@ def test_a_module_named_like_a_test_outside_testpaths_is_code_under_test(tmp_pat
     assert {sf.rel: sf.is_test for sf in proj.files}["src/app/ab_test.py"] is True
     cfg_missing = PytestConfig(testpaths=["nowhere"])   # matches nothing: everywhere, as pytest
     assert _names(root, cfg_missing)["src/app/ab_test.py"][2] is True
+
+
+def test_a_file_named_as_a_target_is_a_test_module_whatever_its_name(tmp_path):
+    # pytest collects a file given on its command line even where python_files does not match
+    # it (aiosqlite's tests/smoke.py; a new user's trial): so does hermetic
+    root = _tree(tmp_path / "p", ["pkg/__init__.py", "pkg/tests/__init__.py", "pkg/tests/smoke.py"])
+    named = PJ.discover(root, Config(), PytestConfig(), [root / "pkg" / "tests" / "smoke.py"])
+    assert {sf.rel: sf.is_test for sf in named.files}["pkg/tests/smoke.py"] is True
+    assert _names(root)["pkg/tests/smoke.py"][2] is False   # near miss: the folder checked whole

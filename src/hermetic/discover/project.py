@@ -66,7 +66,8 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
 
     A file matching ``python_files`` is a test module where pytest would collect it: under one
     of ``collect_in`` (the targets given), else under the ``testpaths`` that exist, else
-    anywhere. ``src/app/ab_test.py`` is then code under test, not a test, when the tests live
+    anywhere; a file ``collect_in`` names itself is one whatever its name (pytest collects a file
+    given on its command line). ``src/app/ab_test.py`` is then code under test, not a test, when the tests live
     in ``tests/``. ``skip``: a folder left out of the walk (the cache folder, which each run
     writes)."""
     spec = None
@@ -154,8 +155,10 @@ def discover(root: Path, config: Config, pytest_cfg: PytestConfig,
         is_pkg = p.name == "__init__.py"
         base = p.name
         is_conftest = base == "conftest.py"
-        is_test = not is_conftest and test_named and (
-            not collect_dirs or any(p == t or _is_under(p, t) for t in collect_dirs))
+        # a file named on the command line is collected whatever its name, as pytest does
+        named = bool(collect_in) and any(p == t for t in collect_in)
+        is_test = not is_conftest and (named or test_named and (
+            not collect_dirs or any(p == t or _is_under(p, t) for t in collect_dirs)))
         if is_test and any(_norecurse(part, pytest_cfg.norecursedirs) for part in rel_parts[:-1]):
             is_test = False
         in_tree = is_test or is_conftest or bool(set(rel_parts[:-1]) & {"tests", "test"}) or any(
