@@ -19,7 +19,7 @@ from .origins import START_CWD
 from .tmptree import fresh_root
 from .state import ANY_VARIABLE, DELETED, SPREAD, SYS_MODULES, Frame
 from .decide import regex_result
-from .values import DOUBLE, DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
+from .values import DOUBLE, DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom, union
 
 
 class Controls:
@@ -228,6 +228,9 @@ class Controls:
             if fx == "request":
                 if name == "param":
                     return frame.locals.get("__request_param__", UNKNOWN_V)
+                if name == "getfixturevalue" and args and (names := _literal_strs(args[0])) and \
+                        self.fixture_scope is not None:
+                    return union(self.fixture_scope.get(n) for n in names)   # request.getfixturevalue(request.param)
                 if name == "addfinalizer" and args and self.in_own_body():
                     # run at teardown, after the test (Runner.run)
                     self.finalizers.append((args[0], frame))

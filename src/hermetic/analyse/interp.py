@@ -139,6 +139,7 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         self.deep_calls: set = set()
         self.short_key = False   # the call being looked up is keyed without them
         self.test_instance = None   # the running test method's ``self`` atom: a fixture's ``request.instance``
+        self.fixture_scope = None   # the running test's fixtures (``FixtureScope``): request.getfixturevalue
         self.way_cut = False   # the statement just run left what follows on an undecided way (``exec_block``)
         self.raising = False   # the block that just ended ended by raising, on every way (not by a return)
         self.jumping = False   # ... by a `break` or `continue` on every way (``loops``)

@@ -366,6 +366,7 @@ class Runner:
                 ip.ctx.frozen = True
 
         fx = FixtureScope(self.ip, self.fixture_defs, self.config, item, chain)
+        ip.fixture_scope = fx   # request.getfixturevalue(name) in the test's fixtures
         params = [p for p in test_fn["params"]]
         if item.cls and params and params[0][PARAM_KIND] == "pos":
             params = params[1:]
