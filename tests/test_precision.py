@@ -414,3 +414,17 @@ def test_pytest_own_suite_keeps_its_test_api_modelled(tmp_path, monkeypatch):
     assert len(reads) == 1 and "APP_INI" in reads[0].message
     assert reads[0].tests == ["testing/test_app.py::test_settings"]
     assert reads[0].confidence == "high"   # the row that made no app.ini, decided
+
+
+def test_a_dict_holding_only_entries_the_analysis_cannot_name_may_be_empty():
+    # `if changes: raise` on a **changes a caller spread an unknown dict into: it may be empty
+    # (APScheduler's Job._modify refused every job; a new user's trial); one known whole and
+    # empty is falsy, one with a named entry truthy
+    from hermetic.analyse.contents import WHOLE
+    from hermetic.analyse.literals import truthiness
+    from hermetic.analyse.values import UNKNOWN_V, Origin, of
+
+    named = of(Origin("literal", expr="'x'", value="x", in_test=True))   # (not values.lit: it interns)
+    assert truthiness(of(("dict", ((None, UNKNOWN_V),)))) is None
+    assert truthiness(of(("dict", (), WHOLE))) is False
+    assert truthiness(of(("dict", (("id", named), (None, UNKNOWN_V))))) is True

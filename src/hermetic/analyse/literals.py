@@ -234,8 +234,10 @@ def truthiness(v: V, inst_truth=None) -> Optional[bool]:
             if len(a) > 3 and a[3] == MAYBE_EMPTY:
                 return None
             states.add(bool(a[2]))
-        elif a[0] == "dict" and a[1]:
-            states.add(True)   # a dict with entries (an empty one may be filled elsewhere)
+        elif a[0] == "dict" and any(k is not None for k, _v in a[1]):
+            states.add(True)   # a dict with a named entry (an empty one may be filled elsewhere)
+        elif a[0] == "dict" and not a[1] and a[2:] == ("whole",):   # ``contents.WHOLE``: none, for certain
+            states.add(False)
         else:
             return None
     if len(states) == 1:
