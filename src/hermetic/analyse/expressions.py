@@ -312,7 +312,8 @@ class Expressions:
             return union(lit(n, frame.path, frame.line, frame.in_test) for n in numbers)
         if op == "Modulo" and _literal_str(left, prefix=True) is not None:
             tmpl = _literal_str(left, prefix=True)
-            if tmpl.startswith("%"):
+            if tmpl.startswith("%") or _SCHEME.match(tmpl.split("%", 1)[0]):
+                # "%s/x" % folder, "sqlite:///%s" % db_path: the value put first is the origin
                 return _head(_first_item(right)).with_path(False)
             return _head(left)
         if op == "Add":

@@ -430,8 +430,10 @@ def _short(text: str, n: int = 60) -> str:
 
 # -- classification ---------------------------------------------------------------------
 
-_MEMORY = {":memory:", "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://", "sqlite+pysqlite:///:memory:",
-           "sqlite+aiosqlite://", "sqlite+aiosqlite:///:memory:", "duckdb:///:memory:", "memory://", "mem://"}
+# (SQLAlchemy's pysqlite dialect opens ":memory:" for a URL with no database: "sqlite:///" too)
+_MEMORY = {":memory:", "sqlite://", "sqlite:///", "sqlite:///:memory:", "sqlite+pysqlite://", "sqlite+pysqlite:///",
+           "sqlite+pysqlite:///:memory:", "sqlite+aiosqlite://", "sqlite+aiosqlite:///", "sqlite+aiosqlite:///:memory:",
+           "duckdb:///:memory:", "memory://", "mem://"}
 _LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "ip6-localhost"}
 
 
