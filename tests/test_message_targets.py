@@ -30,3 +30,13 @@ def test_a_literal_a_library_call_gives_is_shown_by_the_call():
     assert tmp["expression"] == "tempfile.gettempdir()"
     written = origin_json(Origin("literal", expr="'/var/x'", path="t.py", line=4, value="/var/x"))
     assert written["expression"] == "'/var/x'"   # near miss: a literal in the code, by its value
+
+
+def test_one_more_target_is_singular():
+    shown = _env("A_DIR")
+    what = {"A_DIR": (shown, {"t::a"})}
+    for i, name in enumerate(("B_DIR", "C_DIR", "D_DIR")):
+        what[name] = (_env(name), {f"t::{i}"})
+    assert _others(shown, what).endswith("; 1 more target")
+    what["E_DIR"] = (_env("E_DIR"), {"t::9"})
+    assert _others(shown, what).endswith("; 2 more targets")

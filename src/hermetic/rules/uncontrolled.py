@@ -318,7 +318,7 @@ def _others(ev: I.SinkEvent, what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str
     if not rest:
         return out
     parts = [f"{t}" + (f" and {n - 1} more reach" if n > 1 else " reaches") + f" it with {w}" for t, w, n in rest[:2]]
-    more = f"; {len(rest) - 2} more targets" if len(rest) > 2 else ""
+    more = f"; {len(rest) - 2} more target{'s' if len(rest) > 3 else ''}" if len(rest) > 2 else ""
     return out + "; " + "; ".join(parts) + more
 
 
