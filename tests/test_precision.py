@@ -55,6 +55,8 @@ REACHED = [
     # changes.pop("id") takes the entry out of the **changes dict: empty, it is falsy
     ("dict-emptied-by-pop", "HT103", "src/decided/changes.py", 'self.home = os.environ.get("DECIDED_JOB_HOME")',
      "test_job_with_its_id"),
+    ("dict-emptied-by-del", "HT103", "src/decided/changes.py", 'return os.environ.get("DECIDED_RENAME_HOME")',
+     "test_rename_with_the_old_name"),
     # a standard class's instance (datetime.datetime(...)) is typed by the class itself
     ("standard-class-instance", "HT104", T, "return datetime.datetime.now() + until", "test_deadline_in_an_hour"),
     ("cwd-relative-cache", "HT102", C, 'shutil.rmtree(".decided_cache"', "test_cache_cleared_here"),

@@ -231,8 +231,10 @@ class Statements:
                 frame.returned = True
             return True
         if kind == "del":
-            for t in (st[1][1] if st[1][0] == "tuple" else [st[1]]) if frame.in_test else ():
-                if t[0] == "sub":   # del cache[key] in a test: the class's __delitem__
+            for t in st[1][1] if st[1][0] == "tuple" else [st[1]]:
+                if t[0] == "sub" and t[1][0] == "name" and t[2][0] != "slice":   # del changes["id"]: out of it
+                    self._drop_key(t[1][1], self.eval(t[2], frame), frame)
+                if t[0] == "sub" and frame.in_test:   # del cache[key] in a test: the class's __delitem__
                     for a in self.eval(t[1], frame).refs():
                         if a[0] == "inst":
                             self.call_method_of(a, "__delitem__", [self.eval(t[2], frame)], {}, frame)
