@@ -93,20 +93,23 @@ class Calls:
                 base = self.eval(fexpr[1], frame)
                 self.ctx.raising = side_effect_given(base, self.ctx.raising)
                 self.ctx.effects = effects_given(base, UNKNOWN_V, self.ctx.effects, False)   # not followed: unknown
-        if fexpr[0] == "attr" and fexpr[2] in ("append", "add", "insert", "extend") and fexpr[1][0] == "name":
-            self.added = (fexpr[1][1], fexpr[2], args)   # what a local list or set takes in (Statements)
-        elif fexpr[0] == "attr" and fexpr[2] in ("append", "add", "insert", "extend") and fexpr[1][0] == "attr" \
-                and fexpr[1][1][0] == "name":   # ... or one an instance holds (self.jobs.append(job))
-            self.added = (("attr", fexpr[1][1][1], fexpr[1][2]), fexpr[2], args)
-        if frame.in_test and (made := callable_form(self, fexpr, callee, args, kwargs, frame, pos)) is not None:
+        meth, owner = (fexpr[2], fexpr[1]) if fexpr[0] == "attr" else (None, None)
+        if meth in ("append", "add", "insert", "extend"):   # what a list or set takes in (Statements)
+            if owner[0] == "name":   # a local one
+                self.added = (owner[1], meth, args)
+            elif owner[0] == "attr" and owner[1][0] == "name":   # ... or one an instance holds (self.jobs)
+                self.added = (("attr", owner[1][1], owner[2]), meth, args)
+        elif meth is None:
+            return self.apply(callee, args, kwargs, frame, pos, fexpr, star)
+        elif frame.in_test and (made := callable_form(self, fexpr, callee, args, kwargs, frame, pos)) is not None:
             return made   # pytest.raises(E, f, x): the call of f
-        if fexpr[0] == "attr" and fexpr[2] == "set_defaults" and kwargs:
+        elif meth == "set_defaults" and kwargs:
             argparsemodel.record_defaults(self, kwargs)   # parser.set_defaults(func=handler)
-        elif fexpr[0] == "attr" and fexpr[2] == "parse_args" and (ns := argparsemodel.parsed(callee)) is not None:
+        elif meth == "parse_args" and (ns := argparsemodel.parsed(callee)) is not None:
             return ns
         out = self.apply(callee, args, kwargs, frame, pos, fexpr, star)
-        if fexpr[0] == "attr" and fexpr[2] == "pop" and fexpr[1][0] == "name" and args:
-            self._drop_key(fexpr[1][1], args[0], frame)   # changes.pop("id"): no longer in it
+        if meth == "pop" and owner[0] == "name" and args:
+            self._drop_key(owner[1], args[0], frame)   # changes.pop("id"): no longer in it
         return out
 
     def apply(self, callee: V, args: List[V], kwargs: Dict[str, V], frame: Frame, pos, fexpr=None,

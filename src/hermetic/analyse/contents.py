@@ -21,9 +21,8 @@ except ImportError:   # pragma: no cover - Python 3.10
 from .literals import _literal_str
 from .shipped import NOT_JSON, is_data
 from .tmptree import answer as tmp_answer, under
-from .values import RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom
+from .values import RAISED_V, UNKNOWN_V, WHOLE, Origin, V, lit, of, seq_atom
 
-WHOLE = "whole"       # the dict mark: every key is known (json.loads of a literal)
 _MAX_TEXT = 4096      # longer texts are not kept
 _MAX_ITEMS = 64       # nor parsed data with more entries than this, at any level
 

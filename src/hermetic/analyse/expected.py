@@ -222,10 +222,9 @@ def callable_form(ip, fexpr, callee, args, kwargs, frame, pos):
     unittest's ``self.assertRaises(E, f, *args, **kwargs)`` (``assertRaisesRegex(E, regex, f, ...)``,
     ``assertWarns``, Django's ``assertRaisesMessage``) in a test: the call of ``f`` they make, as a
     ``with`` block of the same would (what ``f`` raises goes no further); None where the call is
-    not one of them (a project's own method of that name, the context-manager form)."""
-    if not frame.in_test or fexpr[TAG] != "attr":
-        return None
-    at = _CALLABLE_AT.get(fexpr[2])
+    not one of them (a project's own method of that name, the context-manager form). The caller
+    asks only in test code."""
+    at = _CALLABLE_AT.get(fexpr[2]) if fexpr[TAG] == "attr" else None
     if at is None or len(args) <= at or any(a[0] == "func" for a in callee.refs()):
         return None
     if fexpr[2] in ("raises", "warns", "deprecated_call") and not dotted_name(fexpr).startswith("pytest."):

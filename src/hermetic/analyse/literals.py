@@ -9,7 +9,7 @@ import collections
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .limits import TEST_HEAP_BASE
-from .values import MAYBE_EMPTY, Origin, V, anchored_path, instance_class
+from .values import MAYBE_EMPTY, WHOLE, Origin, V, anchored_path, instance_class
 
 
 # builtins a name resolves to when nothing binds it (``Interp.lookup``)
@@ -236,7 +236,7 @@ def truthiness(v: V, inst_truth=None) -> Optional[bool]:
             states.add(bool(a[2]))
         elif a[0] == "dict" and any(k is not None for k, _v in a[1]):
             states.add(True)   # a dict with a named entry (an empty one may be filled elsewhere)
-        elif a[0] == "dict" and not a[1] and a[2:] == ("whole",):   # ``contents.WHOLE``: none, for certain
+        elif a[0] == "dict" and not a[1] and a[2:] == (WHOLE,):   # known whole: none, for certain
             states.add(False)
         else:
             return None

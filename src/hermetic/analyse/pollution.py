@@ -23,7 +23,7 @@ from ..summarise.unparse import calls_in
 from ..catalogue.process_state import process_state
 from .effects import CONTAINER_METHODS, changed_state   # what project functions change: computed there
 from .mpwrap import forwarded_saves
-from .process_changes import note_binding, process_assign, process_call, protected_by_patch
+from .process_changes import library_attr_assign, note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, cached_io, covering, fixture_method, reset_names  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
     function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
@@ -137,7 +137,7 @@ def _puts_back(ip, call, frame) -> Set[str]:
 
 def scan_module(ip: I.Interp, summary: dict, mod: str, effects) -> List[Mutation]:
     frame = _frame(ip, mod)
-    frame.is_module = True   # its imports are the module's (``process_assign``)
+    frame.is_module = True   # its imports are the module's (``library_attr_assign``)
     sc = Scan()
     for st in summary["body"]:
         if st[TAG] in ("def", "class"):
@@ -343,6 +343,8 @@ def _assign(w: _Walk, t, value, st, restoring: bool) -> None:
         if g is not None:
             back = value_saved or (restoring and _import_literal(ip, g[0], g[1], value))
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]} = ...", back), restoring)
+        else:
+            library_attr_assign(w, t, value_saved, pos, restoring)
 
 
 def _import_literal(ip: I.Interp, mod: str, name: str, value) -> bool:

@@ -114,10 +114,6 @@ def _shown(e) -> str:
     return "logger"
 
 
-# attributes whose replacement the scan keys itself (``pollution._assign``)
-_OWN_KEYS = frozenset({"os.environ", "sys.path", "sys.modules"})
-
-
 def process_assign(w: Walk, t, value_saved: bool, pos, restoring: bool) -> bool:
     """``sys.argv = ...`` / ``sys.stdout = ...`` / ``sys.argv[1:] = ...``; True when handled."""
     cat = process_state()
@@ -127,20 +123,6 @@ def process_assign(w: Walk, t, value_saved: bool, pos, restoring: bool) -> bool:
             if name in cat.attributes:
                 add(w.sc, Mutation("HT304", (cat.attributes[name],), pos, f"{name} = ...", value_saved), restoring)
                 return True
-        owner = t[ATTR_VALUE]
-        # any other library module's (or class's) attribute, named by what the test module
-        # imports at its top (datetime.datetime = Fake): replaced for every later test unless
-        # written back; not through an attribute (mod.cassandra.cluster, where the test may have
-        # put a double at mod.cassandra) nor a name imported in the function (after a test
-        # replaced the module in sys.modules)
-        bases = ext_names(resolve(w.ip, owner, w.frame)) if owner[TAG] == "name" and \
-            (w.frame.is_module or owner[NAME_ID] not in w.frame.locals) else ()
-        for base in bases:
-            name = f"{base}.{t[ATTR_ATTR]}"
-            if name in _OWN_KEYS:
-                continue   # the scan's own states (sys.path = saved puts "syspath" back)
-            add(w.sc, Mutation("HT304", ("libattr", name), pos, f"{name} = ...", value_saved), restoring)
-            return True
         if t[ATTR_ATTR] in cat.logger_attributes and _is_logger(w, t[ATTR_VALUE]):
             st = cat.logger_attributes[t[ATTR_ATTR]]
             # after a yield or in a finally, setting a logger's handlers or level is a reset
@@ -187,3 +169,19 @@ def protected_by_patch(w_ip, call, frame, names: Set[str]) -> Set[tuple]:
         return {("sysmod", "*")}
     st = process_state().attributes.get(target)
     return {(st,)} if st else set()
+
+
+def library_attr_assign(w: Walk, t, value_saved: bool, pos, restoring: bool) -> None:
+    """``mod.attr = ...`` of a library module's (or class's) attribute no other state names
+    (``pollution._assign`` decides those first): replaced for every later test unless written
+    back (``datetime.datetime = Fake``). The owner must be a name the test module imports at its
+    top: not an attribute chain (``mod.cassandra.cluster``, where the test may have put a double
+    at ``mod.cassandra``), nor a name the function imports itself (after a test replaced the
+    module in ``sys.modules``)."""
+    owner = t[ATTR_VALUE]
+    if owner[TAG] != "name" or (not w.frame.is_module and owner[NAME_ID] in w.frame.locals):
+        return
+    for base in ext_names(resolve(w.ip, owner, w.frame)):
+        name = f"{base}.{t[ATTR_ATTR]}"
+        add(w.sc, Mutation("HT304", ("libattr", name), pos, f"{name} = ...", value_saved), restoring)
+        return

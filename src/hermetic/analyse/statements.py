@@ -16,7 +16,7 @@ from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, dotted_name, subscript_root
 from .state import ANY_VARIABLE, Frame, _Return
 from .ways import ModuleWays, TreeWays, WayWrites, union_locals
-from .values import EMPTY, UNKNOWN_V, Origin, V, holds_item, of, seq_atom, union
+from .values import EMPTY, UNKNOWN_V, Origin, V, from_call, holds_item, of, seq_atom, union
 
 
 # methods that change a list, set or dict in place
@@ -232,12 +232,16 @@ class Statements:
             return True
         if kind == "del":
             for t in st[1][1] if st[1][0] == "tuple" else [st[1]]:
-                if t[0] == "sub" and t[1][0] == "name" and t[2][0] != "slice":   # del changes["id"]: out of it
-                    self._drop_key(t[1][1], self.eval(t[2], frame), frame)
-                if t[0] == "sub" and frame.in_test:   # del cache[key] in a test: the class's __delitem__
+                local = t[0] == "sub" and t[1][0] == "name" and t[2][0] != "slice"
+                if t[0] != "sub" or not (local or frame.in_test):
+                    continue
+                key = self.eval(t[2], frame)
+                if local:   # del changes["id"]: no longer in it
+                    self._drop_key(t[1][1], key, frame)
+                if frame.in_test:   # del cache[key] in a test: the class's __delitem__
                     for a in self.eval(t[1], frame).refs():
                         if a[0] == "inst":
-                            self.call_method_of(a, "__delitem__", [self.eval(t[2], frame)], {}, frame)
+                            self.call_method_of(a, "__delitem__", [key], {}, frame)
             return False
         if kind == "global":
             frame.globals_decl = tuple(frame.globals_decl) + tuple(st[1])
@@ -470,7 +474,7 @@ class Statements:
                     dv = of(Origin("default-argument", expr=f"{name}={dexpr[1]!r}"[:60], path=frame.path,
                                    line=f["line"], inner=tuple(dv.origins())))
                 elif dexpr[0] == "call" and len(dv.atoms) == 1 and isinstance(o := next(iter(dv.atoms)), Origin) \
-                        and o.kind == "literal" and o.expr.endswith("()"):   # directory=tempfile.gettempdir()
+                        and from_call(o):   # directory=tempfile.gettempdir()
                     dv = of(Origin("default-argument", expr=f"{name}={o.expr}"[:60], path=frame.path,
                                    line=f["line"], inner=(o,)), is_path=dv.is_path)
                 defaults[name] = dv

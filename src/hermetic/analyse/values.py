@@ -275,6 +275,7 @@ DOUBLE_V = of(DOUBLE)
 # name, an attribute or a function it was handed to is not seen: docs/limits.md). A list a
 # comprehension made is MAYBE_EMPTY where its filter or its iterable may leave it with no item:
 # its truth is not known (``[p for p in paths if p.exists()]``).
+WHOLE = "whole"   # the dict mark: every key is known (``contents``: json.loads of a literal)
 NONEMPTY, EXACT, COUNTED, MAYBE_EMPTY = "nonempty", "exact", "counted", "maybe-empty"
 # ("seq", "tuple", items, PREFIX): the items but the last are its first items, in order; the last
 # stands for any number of further ones (``p.parents`` of a path in tmp_path: its folders there,
@@ -435,6 +436,11 @@ _MEMORY = {":memory:", "sqlite://", "sqlite:///", "sqlite:///:memory:", "sqlite+
            "sqlite+pysqlite:///:memory:", "sqlite+aiosqlite://", "sqlite+aiosqlite:///", "sqlite+aiosqlite:///:memory:",
            "duckdb:///:memory:", "memory://", "mem://"}
 _LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0", "ip6-localhost"}
+
+
+def from_call(o: Origin) -> bool:
+    """A literal a library call gives (``tempfile.gettempdir()`` -> '/tmp'): named by the call."""
+    return o.kind == "literal" and o.expr.endswith("()")
 
 
 def is_memory(text: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..analyse.values import Origin
+from ..analyse.values import Origin, from_call
 
 
 def origin_json(o: Optional[Origin]) -> Optional[dict]:
@@ -20,7 +20,7 @@ def origin_json(o: Optional[Origin]) -> Optional[dict]:
         kind = "literal"
     # a literal is shown by its value, but one a library call gives by the call (tempfile.gettempdir())
     out = {"kind": kind, "path": o.path, "line": o.line, "expression": o.expr if kind != "literal" else (
-        repr(o.value) if o.value is not None and not o.expr.endswith("()") else o.expr)}
+        repr(o.value) if o.value is not None and not from_call(o) else o.expr)}
     if o.kind in ("module-constant", "default-argument") and o.inner:
         leaf = _leaf(o)
         if leaf is not None and leaf.kind != o.kind:
