@@ -5,7 +5,9 @@ empty, a loop or comprehension over it runs no body, and ``x in m`` is False
 (``controls.mock_items``). Near misses: a mock the test configured
 (``m.return_value.keys.return_value = [...]``, ``configure_mock(...)``), and a context given as
 ``return_value``, or set on the double after the patch (``patch(...).return_value = {...}``:
-``Ctx.returns``). A side effect ``OSError(ENOSYS, ...)`` whose code the analysis does not know is
+``Ctx.returns``). Setting one patched function's ``return_value`` configures no other double:
+the context stays MagicMock's defaults (cookiecutter's replay tests set ``generate_context``'s).
+A side effect ``OSError(ENOSYS, ...)`` whose code the analysis does not know is
 an OSError of no known subclass (it once crashed the analysis: a new user's trial on filelock).
 """
 from hermetic.analyse.controls import mock_items
@@ -20,6 +22,9 @@ BOTH = [T + "test_generate_with_a_configured_mock", T + "test_generate_with_a_gi
         T + "test_generate_with_a_mock_configured_by_a_call"]
 GIVEN = [T + "test_generate_with_a_given_context"]
 SET_AFTER = [T + "test_generate_with_a_context_set_after_the_patch", T + "test_generate_with_a_remote_set_after_the_patch"]
+# another double's return_value set (not test_generate_with_settings_set_after_the_patch) leaves the
+# context MagicMock's defaults; an attribute set on a double's result does not (near miss)
+NEAR = [T + "test_generate_with_settings_configured_on_their_result"]
 
 EXPECTED = [
     # not test_generate_with_a_plain_mock: set() of its keys is empty, nothing is in it, no item
@@ -28,9 +33,9 @@ EXPECTED = [
     # (the two configured mocks' keys are not followed: they may reach these, counted, not listed)
     Expect("remote", "HT106", G, 'subprocess.run(["git", "clone"', tests=GIVEN + SET_AFTER[1:]),
     Expect("post", "HT106", G, 'subprocess.run(["sh", "post.sh"])', tests=GIVEN),
-    Expect("per-key", "HT106", G, 'subprocess.run(["echo", "rendering"])', tests=BOTH + SET_AFTER),
+    Expect("per-key", "HT106", G, 'subprocess.run(["echo", "rendering"])', tests=BOTH + SET_AFTER + NEAR),
     # the comprehension's filter on a key's text is not decided: both are listed
-    Expect("listed", "HT106", G, 'subprocess.run(["echo", "listed"])', tests=BOTH + SET_AFTER),
+    Expect("listed", "HT106", G, 'subprocess.run(["echo", "listed"])', tests=BOTH + SET_AFTER + NEAR),
     # an attribute the test set on a double's result (run.return_value.stdout = "") may be falsy:
     # `if status.stdout:` is undecided; a plain MagicMock's is truthy: it stops first (near miss)
     Expect("configured-attribute-not-truthy", "HT102", G, 'with open("CHANGELOG.md", encoding="utf-8")',

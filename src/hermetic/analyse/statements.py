@@ -347,8 +347,11 @@ class Statements:
             self._bind(frame, t[1], val)
         elif k == "attr":
             base = self.eval(t[1], frame)
-            if any(a[0] == "double" for a in base.refs()):
-                self.ctx.doubles_set = True   # m.return_value = ...: not MagicMock's defaults (``mock_items``)
+            doubles = [a for a in base.refs() if a[0] == "double"]
+            if doubles and not (t[2] == "return_value" and all(len(a) > 2 for a in doubles)):
+                # m.return_value.stdout = "": not MagicMock's defaults (``mock_items``); a patched
+                # function's return_value is what its calls give (``Ctx.returns``), no other double's
+                self.ctx.doubles_set = True
             if t[2] == "return_value":   # what the double returns from now on
                 self.ctx.returns = returns_given(base, val, self.ctx.returns,
                                                  not (self.undecided or self.guarded or self.missed_depth))
