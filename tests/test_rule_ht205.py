@@ -5,7 +5,9 @@ Reported, at the patch statement: `mock.patch("shop.rates.fetch")` (decorator) m
 `monkeypatch.setattr(rates, "fetch", ...)` missing invoice's binding; `patch.object(clock, "utcnow")`
 missing receipt's binding; `monkeypatch.setattr(transport, "deliver", ...)` missing a default
 argument that captured the function; a freeze_time missing a default argument (the default itself is
-HT204); `patch("time.sleep")` missing a project module's `from time import sleep`.
+HT204); `patch("time.sleep")` missing a project module's `from time import sleep`. A missed
+binding reached only past a branch the test's values do not decide is reported with medium
+confidence (contract section 4), one reached on a decided way with high (near miss).
 Silent: a patch where the name is looked up; a patch of m.f while another module's `from m import f`
 is never reached by the test; `patch("time.sleep")` reaching `import time; time.sleep()`; a
 freeze_time reaching a call-time datetime.now(); and (contract S1) the sink behind a missed binding,
@@ -35,6 +37,8 @@ EXPECTED = [
     Expect("default-argument-clock", "HT204", RC, "def stamp(sale_id, at=datetime.now()):", origin="clock"),
     Expect("patch-time-sleep-from-import", "HT205", TF, '@mock.patch("time.sleep")',
            tests=[T + "test_backoff_without_waiting"]),
+    Expect("missed-on-an-undecided-way", "HT205", TF, '@mock.patch("shop.rates.fetch", return_value={"EUR": 0.5})',
+           tests=[T + "test_convert_on_odd_days_patching_the_source"]),
 ]
 
 SILENT = [
@@ -87,3 +91,12 @@ def test_ht204_lists_the_tests_that_reach_the_default(findings):
         T + "test_stamp_under_freeze"}
 
 
+
+
+def test_confidence_is_medium_where_the_miss_is_reached_only_on_undecided_ways(findings):
+    odd = line_of(FIX, TF, '@mock.patch("shop.rates.fetch", return_value={"EUR": 0.5})')
+    [found] = at(findings, TF, odd, "HT205")
+    assert found.confidence == "medium"
+    both = line_of(FIX, TF, '@mock.patch("shop.rates.fetch", return_value={"USD": 1.25})')
+    [found] = at(findings, TF, both, "HT205")
+    assert found.confidence == "high"   # quote.convert's lookup has no condition before it

@@ -93,7 +93,7 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         self.escapes: List[tuple] = []   # HT202 candidates: (site, base, derived constant origin)
         self.escape_keys: List[tuple] = []   # the same, by the patched key (for memo replay)
         self.miss_keys: List[tuple] = []
-        self.misses: List[tuple] = []    # HT205 candidates: (site, what the patch misses, right target)
+        self.misses: List[tuple] = []    # HT205 candidates: (site, patched, binding, kind, undecided)
         self.sweep = False
         self.missed_depth = 0   # > 0 while running code reached through a binding a patch misses
         self.undecided = 0   # > 0 while running one of alternatives the values do not decide (confidence)

@@ -99,10 +99,11 @@ def ht2_findings(facts: Facts) -> List[Finding]:
     # -- HT205: one per patch statement
     by_site2: Dict[tuple, dict] = {}
     for run in runs:
-        for site, patched, binding, kind in run.misses:
-            e = by_site2.setdefault(site, {"items": set(), "tests": set()})
+        for site, patched, binding, kind, undecided in run.misses:
+            e = by_site2.setdefault(site, {"items": set(), "tests": set(), "high": False})
             e["items"].add((patched, binding, kind))
             e["tests"].add(run.item.node_id)
+            e["high"] = e["high"] or not undecided
     for site, e in sorted(by_site2.items()):
         path, pos = site
         items = sorted(e["items"])
@@ -117,9 +118,12 @@ def ht2_findings(facts: Facts) -> List[Finding]:
             msg = f"freezes the clock, but {', '.join(what)} {'was' if len(what) == 1 else 'were'} bound before " \
                   f"the freeze and still read{'s' if len(what) == 1 else ''} the real clock"
             fix = "compute the value at call time: a default of None, or call the clock function directly"
-        out.append(Finding("HT205", severity("HT205"), path, pos[0], pos[1], pos[2], pos[3], msg,
-                           sorted(e["tests"]), [], None, fix=fix, function="<patch>",
-                           anchor="; ".join(f"{p}->{b}" for p, b, _ in items)))
+        f = Finding("HT205", severity("HT205"), path, pos[0], pos[1], pos[2], pos[3], msg,
+                    sorted(e["tests"]), [], None, fix=fix, function="<patch>",
+                    anchor="; ".join(f"{p}->{b}" for p, b, _ in items))
+        # the missed binding reached only past branches the test's values do not decide
+        f.confidence = "high" if e["high"] else "medium"
+        out.append(f)
     return out
 
 

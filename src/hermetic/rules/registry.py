@@ -161,7 +161,8 @@ def stamp(at=time.time()):   # HT204: the default is evaluated once, at import
        "A test patches a name, but the code it reaches looks the object up through another binding (`from m "
        "import f`), a default argument or a captured function object that holds the original.",
        "The patch is silently ineffective: the real function runs, and the test passes or fails for reasons "
-       "unrelated to what it claims to test.",
+       "unrelated to what it claims to test. Medium confidence where the missed binding is reached only past "
+       "branches the test's values do not decide.",
        """
 # src/shop/receipt.py
 from shop.clock import utcnow
