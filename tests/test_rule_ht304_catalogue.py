@@ -5,7 +5,8 @@ ht304-process-catalogue; contract section 4, HT302 / HT304 and "Restores").
 Fires: ``sys.argv`` assigned or appended to, a logger's ``setLevel`` / ``addHandler``,
 ``logging.disable``, ``signal.signal``, ``socket.setdefaulttimeout``, a warnings filter set at a
 test module's top level (collection), ``logging.basicConfig`` / ``sys.argv = ...`` / an
-``os.environ`` write in a project function the test calls (anchored at the call), a snapshot
+``os.environ`` write / a logger's ``setLevel`` or ``addHandler`` (a module's logger, or one
+the function gets) in a project function the test or its ``setUp`` calls (anchored at the call), a snapshot
 taken and never restored, ``os.chdir`` in a test without ``pytester``, and a teardown that
 writes a variable back only ``if saved is not None:``.
 Silent: monkeypatch / ``patch.object(sys, "argv")`` (decorator, ``with``),
@@ -49,11 +50,16 @@ EXPECTED = [
     Expect("conditional-restore", "HT302", TC, 'os.environ["RELAY_TOKEN"] = "t0k3n"'),
     Expect("decorator-restores-nothing", "HT303", TC, 'cli.HOOKS.append("plain")'),
     Expect("global-set-by-project-function", "HT303", TC, 'cli.set_mode("fast")'),
+    # a project function called from setUp changing a module logger's level and a local
+    # logger's handlers: one finding per state, at the call (near miss: a handler's own level)
+    Expect("logger-methods-through-project-function", "HT304", TC, "cli.verbose()   # a project function"),
     Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
            tests=[TC + "::test_nested_helper_changes"]),
 ]
 
 SILENT = [
+    Silent("handler-methods-in-project-function", TC, "assert cli.formatted(io.StringIO()).level",
+           "setLevel / addFilter on a handler the function made, not on a logger"),
     Silent("argv-monkeypatched", TR, 'monkeypatch.setattr(sys, "argv"', "restored by monkeypatch"),
     Silent("argv-patched-decorator", TR, 'sys.argv.append("--dry-run")', "inside patch.object(sys, 'argv')"),
     Silent("argv-patched-with", TR, 'sys.argv = ["relay", "--other"]', "inside patch.object(sys, 'argv')"),
@@ -153,3 +159,10 @@ def test_the_time_zone_recursion_limit_and_logging_config_have_their_own_fix():
     ps = process_state()
     assert "time.tzset()" in ps.fixes["tz"] and "getrecursionlimit" in ps.fixes["recursionlimit"]
     assert "caplog" in ps.fixes["logging-config"]   # logging.basicConfig (tldextract's CLI tests)
+
+
+def test_every_catalogued_state_has_its_own_fix():
+    from hermetic.catalogue.process_state import process_state
+    cat = process_state()
+    states = set(cat.calls.values()) | set(cat.attributes.values()) | {s for s, _u in cat.logger_methods.values()}
+    assert sorted(s for s in states if s not in cat.fixes) == []

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from . import interp as I
 from ..catalogue.process_state import process_state
 from ..summarise.bodies import transient_bodies
-from ..summarise.ir import ASSIGN_TARGETS, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
+from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
     GLOBAL_NAMES, IF_BODY, IF_TEST, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, \
     TRY_FINALLY, TUPLE_ITEMS, FOR_TARGET, WITH_ITEMS, dotted_name, flat
 from ..summarise.unparse import calls_in, module_imports
@@ -70,8 +70,9 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
                 names = {n for n, _ in held}
                 empty = {n for n, e in held if e}
                 aliases = module_imports(program.summaries.get(mod))
+                loggers = _loggers_bound(program.summaries.get(mod, {}).get("body", ()), aliases)
                 for qn, f in funcs:
-                    fx = _direct_effects(f, mod, names, empty, aliases)
+                    fx = _direct_effects(f, mod, names, empty, aliases, loggers)
                     if fx:
                         found[qn] = sorted(fx)
             per_module[mod] = (key, held, found)
@@ -81,7 +82,7 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
 
 
 def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = frozenset(),
-                    aliases: Optional[Dict[str, str]] = None) -> Set[tuple]:
+                    aliases: Optional[Dict[str, str]] = None, loggers: Set[str] = frozenset()) -> Set[tuple]:
     """``f``'s direct writes to its module's state; ``containers``: the module's globals
     holding containers, ``empty``: those the module defines empty.
 
@@ -120,7 +121,7 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
         if ("glob", mod, n) in keys:   # only taken out of: a cleanup where it runs as one, else no change
             keys.discard(("glob", mod, n))
             keys.add(("takes", mod, n))
-    keys |= _process_effects(f["body"], aliases or {})
+    keys |= _process_effects(f["body"], aliases or {}, loggers | _loggers_bound(f["body"], aliases or {}))
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
     keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
@@ -169,17 +170,19 @@ def _lazy_inits(stmts, declared: Set[str]) -> Set[str]:
     return {g for g in guarded if counts.get(g, 0) <= 0}
 
 
-def _process_effects(body, aliases: Dict[str, str]) -> Set[tuple]:
+def _process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset()) -> Set[tuple]:
     """What a function changes of the process directly (by the dotted names it writes, as
     ``import os`` / ``import logging`` spell them): catalogued process state (``calls``,
-    ``attributes``: ``(state,)``) and environment variables it names (``("env", NAME)``; a
-    variable whose name is computed, ``os.environ[key] = value`` over a file's entries, is not
-    known here and not reported), less
+    ``attributes``: ``(state,)``; a logger's ``logger-methods`` where the logger is
+    ``logging.getLogger(...)``, ``logging.root`` or a name in ``loggers``) and environment
+    variables it names (``("env", NAME)``; a variable whose name is computed, ``os.environ[key] =
+    value`` over a file's entries, is not known here and not reported), less
     what its own ``finally`` blocks write again (a set-and-restore)."""
     cat = process_state()
     out: Set[tuple] = set()
     for st in flat(body):
         out |= _process_writes(st, cat, aliases=aliases)
+        out |= _logger_writes(st, cat, aliases, loggers)
         if any(_spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
             out.add(("env", "*"))   # load_dotenv(): the variables of a file
     for st in flat(body):
@@ -222,6 +225,34 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
             if args and args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str):
                 out.add(("env", args[0][LIT_VALUE]))
     return out
+
+
+def _loggers_bound(body, aliases: Dict[str, str]) -> Set[str]:
+    """Names these statements bind to ``logging.getLogger(...)`` (``log = logging.getLogger(__name__)``)."""
+    out: Set[str] = set()
+    for st in flat(body):
+        if st[TAG] == "assign" and _is_get_logger(st[ASSIGN_VALUE], aliases):
+            out |= {t[NAME_ID] for t in st[ASSIGN_TARGETS] if t[TAG] == "name"}
+    return out
+
+
+def _is_get_logger(e, aliases: Dict[str, str]) -> bool:
+    return e[TAG] == "call" and _spelt(dotted_name(e[CALL_FUNC]), aliases) == "logging.getLogger"
+
+
+def _logger_writes(st, cat, aliases: Dict[str, str], loggers: Set[str]) -> Set[tuple]:
+    """``logger.setLevel(...)`` / ``addHandler`` / ``addFilter`` on a logger (the calls that undo
+    one, ``removeHandler``, are no change): the logging state it changes."""
+    if st[TAG] != "expr" or st[EXPR_VALUE][TAG] != "call" or st[EXPR_VALUE][CALL_FUNC][TAG] != "attr":
+        return set()
+    fn = st[EXPR_VALUE][CALL_FUNC]
+    recv, meth = fn[ATTR_VALUE], fn[ATTR_ATTR]
+    if meth not in cat.logger_methods:
+        return set()
+    if _is_get_logger(recv, aliases) or _spelt(dotted_name(recv), aliases) == "logging.root" or (
+            recv[TAG] == "name" and recv[NAME_ID] in loggers):
+        return {(cat.logger_methods[meth][0],)}
+    return set()
 
 
 def _spelt(name: str, aliases: Dict[str, str]) -> str:

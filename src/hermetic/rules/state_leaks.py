@@ -9,7 +9,8 @@ one finding per state change with the selected tests it reaches.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Set
 
 from ..analyse import interp as I
@@ -227,8 +228,34 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
             # a snapshot fixture's teardown runs after every fixture and test body of its tests
             mutations = [m for m in mutations if not all(
                 any(t in scope.snapshot_restored.get(c, ()) for c in P.covering(m)) for t in tests)]
-        for m in mutations:
-            out.append(_ht3_finding(m, s["path"], sorted(tests), qn))
+        for m, fixes in _one_per_call(mutations):
+            out.append(_ht3_finding(m, s["path"], sorted(tests), qn, fixes))
+    return out
+
+
+_STATES_CHANGED = re.compile(r"(.*\(\) changes process state) \((.*)\)$")
+
+
+def _one_per_call(mutations: list) -> list:
+    """``(mutation, fixes)`` pairs: a project function changing several process states at one
+    call (a logger's level and its handlers) is one mutation naming them all, with each state's fix."""
+    out: list = []
+    at: Dict[tuple, int] = {}
+    for m in mutations:
+        found = _STATES_CHANGED.match(m.what) if m.code == "HT304" and not m.undone else None
+        fix = process_state().fixes.get(m.key[0]) if found else None
+        if found is None:
+            out.append((m, []))
+            continue
+        k = (m.pos, found.group(1))
+        if k not in at:
+            at[k] = len(out)
+            out.append((m, [fix] if fix else []))
+            continue
+        first, fixes = out[at[k]]
+        states = _STATES_CHANGED.match(first.what).group(2)
+        out[at[k]] = (replace(first, what=f"{found.group(1)} ({states}, {found.group(2)})"),
+                      fixes + ([fix] if fix and fix not in fixes else []))
     return out
 
 
@@ -398,7 +425,7 @@ _UNDONE_FIX = ("move the line that puts it back into a `finally:` (or a fixture'
                "with monkeypatch")
 
 
-def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
+def _ht3_finding(m, path: str, tests: List[str], func: str, fixes: Optional[List[str]] = None) -> Finding:
     if m.code == "HT301":
         msg = "importlib.reload() re-runs the module's top level and resets its state" + (
             f" ({m.what})" if m.what else "") + " for every test that runs after this one"
@@ -414,7 +441,7 @@ def _ht3_finding(m, path: str, tests: List[str], func: str) -> Finding:
     line, col, end_line, end_col = m.pos
     fix = _UNDONE_FIX if m.undone and m.code != "HT301" else _HT3_FIX[m.code]
     if m.code == "HT304" and not m.undone and m.key and m.key[0] in process_state().fixes:
-        fix = process_state().fixes[m.key[0]]   # the state's own fix (catalogue)
+        fix = "; ".join(fixes) if fixes else process_state().fixes[m.key[0]]   # the state's own fix (catalogue)
     if m.code == "HT302" and func == "<module>" and not m.undone:   # no test's monkeypatch reaches a module's top
         fix = _MODULE_ENV_FIX
     if m.key[:1] == ("lru",) and not m.undone:   # the cache of a function that read files or the environment
