@@ -9,7 +9,8 @@ None, and the clone's method returns before its read). A dict display is known w
 ``get`` of a key it lacks is the default, until a key is stored or a mutator changes it through
 the attribute that holds it (near misses). A function a factory made and the class body stored
 (``str = _reader(str)``) is a method: the instance comes first, so the variable read is the
-test's name, not its default (near miss: the variable the test set).
+test's name, not its default (near miss: the variable the test set). ``self.__dict__.update(kw)``
+sets the attributes ``kw`` names (an attribute bag).
 """
 import pytest
 
@@ -27,6 +28,10 @@ EV = "src/shelf/env.py"
 
 
 EXPECTED = [
+    # self.__dict__.update(kwargs) sets the attributes the keywords name (celery's Bunch); the
+    # bag made with a tmp_path path writes there (near miss)
+    Expect("attribute-bag", "HT102", "src/shelf/bag.py", 'with open(settings.path, "w") as fh:',
+           tests=["tests/test_bag.py::test_export_to_the_working_directory"], origin="literal"),
     # kwargs.pop("store", self.default_store) of the **kwargs the call filled is the class the test
     # named (a new user's trial on tinydb); the default store opens nothing (near miss)
     Expect("class-popped-from-kwargs", "HT102", "src/shelf/db.py", 'self.fh = open(path, "a")',

@@ -87,6 +87,8 @@ class Calls:
                 and not frame.in_test and self._missing_key(fexpr[1], self.lookup(fexpr[1][1], frame), args[0], frame)):
             self.call_raised = True   # d.pop(key) without a default, on a dict that lacks it: KeyError
             return EMPTY
+        if fexpr[0] == "attr" and fexpr[2] == "update" and fexpr[1][0] == "attr" and fexpr[1][2] == "__dict__":
+            self._dict_update(fexpr[1][1], args, kwargs, frame)   # Bunch(**kw): self.__dict__.update(kw)
         if fexpr[0] == "attr" and fexpr[2] == "configure_mock":
             self.ctx.doubles_set = True   # its attributes set: not MagicMock's defaults (``mock_items``)
             if any("side_effect" in k for k in kwargs):
@@ -548,6 +550,18 @@ class Calls:
             return home.with_path(True)
         return of(Origin("home", expr=d.split(".")[-1] + "()", path=frame.path, line=frame.line), is_path=True)
 
+    def _dict_update(self, owner, args, kwargs, frame) -> None:
+        """``obj.__dict__.update(mapping, **kw)``: each entry the analysis can name sets that
+        attribute of ``obj`` (an attribute bag: celery's ``Bunch(open=...)``)."""
+        entries = [(k, v) for k, v in kwargs.items() if k != SPREAD]
+        if len(args) == 1 and len(args[0].atoms) == 1:
+            (a,) = args[0].atoms
+            if isinstance(a, tuple) and a[0] == "dict":
+                entries = [(k, v) for k, v in a[1] if k is not None] + entries
+        for k, v in entries:
+            if k.isidentifier():
+                self.assign(("attr", owner, k), v, frame)
+
 
 # a standard stream's isatty(): False in a test while pytest captures its output (the default)
 _STD_STREAMS_ISATTY = {f"sys.{s}.isatty" for s in ("stdout", "stderr", "stdin", "__stdout__", "__stderr__")}
@@ -557,3 +571,4 @@ _RECORD_CLASSES = {"collections.namedtuple", "typing.NamedTuple"}
 
 # library calls that set environment variables named in a file (python-dotenv)
 _ENV_LOADERS = {"dotenv.load_dotenv", "dotenv.main.load_dotenv"}
+
