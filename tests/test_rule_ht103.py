@@ -1,4 +1,5 @@
-"""HT103: environment reads at call time (fixture ht103-env)."""
+"""HT103: environment reads at call time (fixture ht103-env); a loop over the whole environment's
+items reads every variable."""
 import pytest
 
 from helpers import fixture_suite, Expect, Silent
@@ -24,6 +25,10 @@ EXPECTED = [
     Expect("pytester-environment-later-read", "HT103", C, 'os.environ.get("NOTIFIER_COLOUR_SCHEME")',
            tests=[T + "test_colour_scheme"]),
     Expect("pytester-home", "HT102", C, '(Path.home() / ".notifierrc").read_text()', tests=[T + "test_rc_file"]),
+    # os.environ handed to a function that loops over its items reads every variable: a setenv of one
+    # does not control it, a cleared environment does (near miss: not listed)
+    Expect("whole-environment", "HT103", C, "return {k[len(prefix):].lower(): v for k, v in environ.items()",
+           tests=[T + "test_all_settings_with_one_set"]),
 ]
 
 SILENT = [
@@ -52,3 +57,10 @@ def test_controlled_test_not_listed(findings, snippet, test):
     assert T + test not in listed_at(FIX, findings, "HT103", C, snippet)
 
 
+
+
+def test_a_read_of_every_variable_says_so(findings):
+    from helpers import at, line_of
+    line = line_of(FIX, C, "return {k[len(prefix):].lower(): v for k, v in environ.items()")
+    [found] = at(findings, C, line, "HT103")
+    assert "the whole environment" in found.message and "clear=True" in found.fix, (found.message, found.fix)

@@ -261,8 +261,9 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
         msg = f"{subject} reads the real clock ({ev.call}()) with no frozen clock: its result depends on when " \
               f"the tests run"
     elif cat == "env":
-        msg = f"{subject} reads the environment variable {ev.target}, which the test does not set: " \
-              f"{consequence(cat, ev.write, o)}"
+        what_read = "the whole environment (every variable)" if ev.target == "os.environ" else \
+            f"the environment variable {ev.target}, which the test does not set"
+        msg = f"{subject} reads {what_read}: {consequence(cat, ev.write, o)}"
     else:
         verb = {"connection": f"opens a {ev.call} connection to", "file": f"{_file_verb(ev)} "
                 f"({ev.call})", "network": f"sends a request ({ev.call}) to", "subprocess": f"runs ({ev.call})"}[cat]
@@ -333,6 +334,8 @@ def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:
         return ("freeze the clock in the test (freezegun.freeze_time, time_machine.travel, or the freezer fixture), "
                 "or pass the time in as a parameter")
     if cat == "env":
+        if ev.target == "os.environ":   # every variable: only a cleared environment is the test's
+            return 'mock.patch.dict(os.environ, {...}, clear=True) around the call (or a fixture that does it)'
         return f'monkeypatch.setenv("{ev.target}", ...) (or delenv) in the test or a fixture'
     if cat == "network":
         return ("mock the HTTP client (responses / requests-mock / respx / pytest-httpx), or patch the function that "
