@@ -11,7 +11,8 @@ taken and never restored, ``os.chdir`` in a test without ``pytester``, and a tea
 writes a variable back only ``if saved is not None:``.
 Silent: monkeypatch / ``patch.object(sys, "argv")`` (decorator, ``with``),
 ``patch.object(sys, "path", list(sys.path))``, a fixture putting the level back or calling
-``logging.disable(logging.NOTSET)`` after ``yield``, ``caplog.set_level``, ``removeHandler`` in a
+``logging.disable(logging.NOTSET)`` after ``yield``, ``caplog.set_level``, a logger's handlers written back from a snapshot by an
+autouse fixture (the logger a module global: ``ROOT = logging.getLogger()``), ``removeHandler`` in a
 ``finally``, a saved signal handler put back, a warnings filter or a replaced ``sys.stdout`` in
 a test (pytest's warnings and capture plugins put them back after each test), snapshots whose
 ``restore()`` runs, ``_sys_snapshot``, ``pytester`` (requested, or autouse through a fixture),
@@ -58,6 +59,10 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("root-handlers-snapshot", "tests/test_logger_snapshot.py", "logging.getLogger().addHandler(",
+           "an autouse fixture writes back list(ROOT.handlers), ROOT = logging.getLogger() at the module's top"),
+    Silent("named-handlers-snapshot", "tests/test_logger_snapshot.py", 'logging.getLogger("relay.snapshot").addHandler(',
+           "the same for a named logger held in a module global"),
     Silent("handler-methods-in-project-function", TC, "assert cli.formatted(io.StringIO()).level",
            "setLevel / addFilter on a handler the function made, not on a logger"),
     Silent("argv-monkeypatched", TR, 'monkeypatch.setattr(sys, "argv"', "restored by monkeypatch"),

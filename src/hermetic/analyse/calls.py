@@ -17,7 +17,7 @@ from .handlers import (EXCEPTIONS, effects_given, exception_instance, instance_c
 from .libvalues import value_call
 from .parametrize import param_row
 from .literals import (_BUILTIN_NAMES, _CONTAINER_METHODS, _any_literal_tilde, _canonical, dotted_qualname, _expr_text, _literal_str, _literal_strs, _pick,
-                       truthiness)
+                       is_none, truthiness)
 from .origins import (in_temp_folder, _CWD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _whole_join,
                       _PATH_CTORS, _TEMP_FUNCS, _head, joined_path)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
@@ -349,6 +349,9 @@ class Calls:
             return self._home(frame, d)
         if d in _CWD_FUNCS:
             return self.working_dir(d.split(".")[-1] + "()", frame.path, frame.line)
+        if d == "logging.getLogger":   # a logger, process-wide (HT304 reads its changes and resets)
+            name = args[0] if args else kwargs.get("name")
+            return of(("ext", "logging.root" if name is None or is_none(name) else "logging.getLogger()"))
         if d == "tempfile.mkdtemp":
             return fresh_root(self.ctx, d, False)   # a new folder of the test's
         if d in _TEMP_FUNCS:

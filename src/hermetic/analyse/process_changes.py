@@ -29,12 +29,13 @@ def _is_saved(w: Walk, e) -> bool:
 
 
 def _is_logger(w: Walk, e) -> bool:
-    """``logging.getLogger(...)``, ``logging.root``, or a variable the walk saw bound to one."""
+    """``logging.getLogger(...)``, ``logging.root``, a variable the walk saw bound to one, or a
+    global the module bound to one (``LOGGER = logging.getLogger()``)."""
     if e[TAG] == "call":
         return "logging.getLogger" in ext_names(resolve(w.ip, e[CALL_FUNC], w.frame))
     if e[TAG] == "name" and _LOGGER_PREFIX + e[NAME_ID] in w.saved:
         return True
-    return "logging.root" in ext_names(resolve(w.ip, e, w.frame))
+    return bool({"logging.root", "logging.getLogger()"} & ext_names(resolve(w.ip, e, w.frame)))
 
 
 def _class_names(w: Walk, e) -> Set[str]:
