@@ -32,6 +32,9 @@ EXPECTED = [
     Expect("cache-left-filled", "HT303", TL, 'optional._loaders = {"stub": "stub"}'),
     Expect("setattr-builtin", "HT303", TL, 'setattr(settings, "RETRIES", 1)'),
     Expect("item-assignment", "HT303", TL, 'registry.RUNNERS["shout"] = shout'),
+    # a module container imported by name is the same object (a new user's trial on structlog)
+    Expect("item-assignment-through-an-imported-name", "HT303", "tests/test_imported_by_name.py",
+           'RUNNERS["by-name"] = str.upper'),
     Expect("append", "HT303", TL, "registry.HOOKS.append(print)"),
     Expect("extend", "HT303", TL, 'settings.QUEUES.extend(["bulk"])'),
     Expect("add", "HT303", TL, 'settings.FEATURES.add("beta")'),
@@ -101,6 +104,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("local-list-of-the-same-name", "tests/test_imported_by_name.py", "HOOKS.append(print)",
+           "the test rebound HOOKS to a list of its own"),
     Silent("finally-resets-an-import-time-switch", TR, "optional.yaml_available = False",
            "the finally sets one of the values the module binds at import"),
     Silent("teardown-empties-the-cache", TR, 'optional._loaders = {"stub": "stub"}',

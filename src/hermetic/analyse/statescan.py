@@ -11,7 +11,7 @@ from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
                             FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, flat, EXPR_VALUE, RETURN_VALUE,
                             YIELD_VALUE, dotted_name)
-from ..summarise.unparse import calls_in
+from ..summarise.unparse import calls_in, module_imports
 from .effects import is_container, locals_of
 from .literals import ext_names
 from .values import V
@@ -186,6 +186,15 @@ def project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> 
                 if container and not (e[ATTR_ATTR] in g and is_container(g[e[ATTR_ATTR]])):
                     return None
                 return a[1], e[ATTR_ATTR]
+    elif e[TAG] == "name" and container and e[NAME_ID] not in frame.locals:
+        # a project module's container imported by name (``from app.registry import REGISTRY``): the
+        # same object, so an item stored through the name changes the module's state
+        full = module_imports(ip.p.summaries.get(frame.module)).get(e[NAME_ID], "")
+        mod, _dot, name = full.rpartition(".")
+        if mod in ip.p.summaries and not ip.p.in_test.get(mod, False):
+            g = ip.globals.get(mod, {})
+            if name in g and is_container(g[name]):
+                return mod, name
     return None
 
 
