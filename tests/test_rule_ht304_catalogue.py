@@ -6,7 +6,8 @@ Fires: ``sys.argv`` assigned or appended to, a logger's ``setLevel`` / ``addHand
 ``logging.disable``, ``signal.signal``, ``socket.setdefaulttimeout``, a warnings filter set at a
 test module's top level (collection), ``logging.basicConfig`` / ``sys.argv = ...`` / an
 ``os.environ`` write / a logger's ``setLevel`` or ``addHandler`` (a module's logger, or one
-the function gets) in a project function the test or its ``setUp`` calls (anchored at the call), a snapshot
+the function gets) in a project function the test or its ``setUp`` calls, or in the ``__init__`` of a project class the test makes
+(``logging.setLoggerClass``), and ``logging.config.dictConfig`` (anchored at the call), a snapshot
 taken and never restored, ``os.chdir`` in a test without ``pytester``, and a teardown that
 writes a variable back only ``if saved is not None:``.
 Silent: monkeypatch / ``patch.object(sys, "argv")`` (decorator, ``with``),
@@ -54,11 +55,15 @@ EXPECTED = [
     # a project function called from setUp changing a module logger's level and a local
     # logger's handlers: one finding per state, at the call (near miss: a handler's own level)
     Expect("logger-methods-through-project-function", "HT304", TC, "cli.verbose()   # a project function"),
+    # a class whose __init__ changes process state (structlog's LoggerFactory; a new user's trial)
+    Expect("logger-class-through-a-constructor", "HT304", TC, "cli.LoggerFactory()   # its __init__"),
+    Expect("dict-config-through-project-function", "HT304", TC, "cli.configure_from_dict()"),
     Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
            tests=[TC + "::test_nested_helper_changes"]),
 ]
 
 SILENT = [
+    Silent("constructor-changing-nothing", TC, "assert cli.Formatter().fmt", "its __init__ sets its own attribute"),
     Silent("root-handlers-snapshot", "tests/test_logger_snapshot.py", "logging.getLogger().addHandler(",
            "an autouse fixture writes back list(ROOT.handlers), ROOT = logging.getLogger() at the module's top"),
     Silent("named-handlers-snapshot", "tests/test_logger_snapshot.py", 'logging.getLogger("relay.snapshot").addHandler(',

@@ -530,10 +530,14 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             _add(sc, Mutation("HT304", ("lru", a[1]), pos,
                               f"{I.dotted_qualname(a[1])}() fills its lru_cache with what it read"), restoring)
             return
-    # a project function that mutates its module's state (anchored at this call)
+    # a project function (or class, by its __init__) that mutates its module's or the process's
+    # state (anchored at this call)
     for a in callee.refs():
-        if a[0] == "func" and a[1] in effects:
-            for key in sorted(effects[a[1]]):
+        init = ip.find_method(a[1], "__init__") if a[0] == "cls" else None
+        qn = a[1] if a[0] == "func" else init[1] if init else None
+        if qn in effects:
+            called = a[1]   # the function, or the class the test called
+            for key in sorted(effects[qn]):
                 if key[0] == "takes":   # only takes entries out: a cleanup, never a change
                     if restoring:
                         _restored(sc, changed_state(key))
@@ -544,7 +548,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                     _restored(sc, key)
                     continue
                 code, what = _effect_shown(key)
-                shown = re.sub(r"@\d+$", "", I.dotted_qualname(a[1]))
+                shown = re.sub(r"@\d+$", "", I.dotted_qualname(called))
                 _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}"), restoring)
             return
 
