@@ -73,11 +73,12 @@ EXPECTED = [
     # the test fills HOOKS through a project function and empties it later: the filling is the change
     Expect("filled-then-emptied", "HT303", TL, "registry.add_hook(print)",
            tests=[TL + "::test_hooks_filled_then_emptied_later"]),
-    # near misses of a project function that only takes entries out (Silent "take-one-entry-out"):
-    # what the test put in, clear() of a container others fill, one entry of one defined full
+    # near misses of a project function that only takes entries out (Silent "take-one-entry-out",
+    # "clear-through-a-project-function"): what the test put in, one entry of one defined full
     Expect("put-in-before-taken-out", "HT303", TL, "registry.checkout(conn)  # reported", tests=[TL + "::test_checked_out_then_in"]),
-    Expect("clear-through-a-project-function", "HT303", TL, "registry.check_all_in()",
-           tests=[TL + "::test_all_checked_in"]),
+    # filled, then emptied outside a finally: the filling is the change (near miss: emptied only)
+    Expect("filled-then-cleared-outside-a-finally", "HT303", "tests/test_imported_by_name.py",
+           'registry.CHECKED_OUT["c1"] = object()', tests=["tests/test_imported_by_name.py::test_checked_out_filled_then_emptied"]),
     Expect("entry-taken-from-a-filled-container", "HT303", TL, 'registry.drop_default("echo")',
            tests=[TL + "::test_default_dropped"]),
     Expect("put-back-outside-a-finally", "HT303", TL, "settings.RETRIES = 9  # put back below",
@@ -104,6 +105,10 @@ LISTED = [
 ]
 
 SILENT = [
+    # clear() of a container the module defines and leaves empty puts it back as imported (a reset)
+    Silent("clear-through-a-project-function", TL, "registry.check_all_in()", "CHECKED_OUT starts empty"),
+    Silent("clear-in-the-test", "tests/test_imported_by_name.py", "registry.CHECKED_OUT.clear()   # the module starts",
+           "CHECKED_OUT starts empty"),
     Silent("local-list-of-the-same-name", "tests/test_imported_by_name.py", "HOOKS.append(print)",
            "the test rebound HOOKS to a list of its own"),
     Silent("finally-resets-an-import-time-switch", TR, "optional.yaml_available = False",

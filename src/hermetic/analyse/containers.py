@@ -102,9 +102,15 @@ class Containers:
         """A local list, set or dict (of ``kinds``) changed in place: its members are no longer
         all known (membership tests on it are then undecided); a list or set may hold ``put``
         (what an ``append`` put in: a loop over it reaches it)."""
+        shared = False
         if frame.is_module or name not in frame.locals:
-            return
-        v = frame.locals[name]
+            # at import, a module's own list or dict filled by a function it runs then (a registry:
+            # add_hook(h) appends to HOOKS): what every test starts from is no longer empty
+            if not self.import_time or frame.is_module or name not in self.globals.get(frame.module, {}):
+                return
+            v, shared = self.globals[frame.module][name], True
+        else:
+            v = frame.locals[name]
         if not any(isinstance(a, tuple) and a[0] in kinds for a in v.atoms):
             return
         atoms = []
@@ -114,7 +120,10 @@ class Containers:
             elif isinstance(a, tuple) and a[0] == "dict" and "dict" in kinds:
                 a = ("dict", tuple(a[1]) + ((None, UNKNOWN_V),))
             atoms.append(a)
-        frame.locals[name] = V(frozenset(atoms), v.is_path)
+        if shared:
+            self.write_state("gattr", frame.module, name, V(frozenset(atoms), v.is_path))
+        else:
+            frame.locals[name] = V(frozenset(atoms), v.is_path)
 
     def maybe_filled(self, name: str, frame: Frame) -> None:
         """An empty local list (``items = []``) handed to a call or bound to another name may be

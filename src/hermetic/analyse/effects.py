@@ -20,8 +20,9 @@ from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, 
 from ..summarise.unparse import calls_in, module_imports
 from .values import V
 
-# the methods that take one given entry out (not clear(): it empties what others filled)
-_TAKE_ONE = {"pop", "discard", "remove", "__delitem__"}
+# the methods that take entries out: of a container its module defines (and leaves) empty, what
+# they take out was put in by a call, reported there; clear() empties it as imported (a reset)
+_TAKE_ONE = {"pop", "discard", "remove", "__delitem__", "clear"}
 # the container methods that change a container in place
 CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
                       "discard", "popitem", "__setitem__", "__delitem__"}
@@ -86,10 +87,11 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
     """``f``'s direct writes to its module's state; ``containers``: the module's globals
     holding containers, ``empty``: those the module defines empty.
 
-    A container the module defines empty that ``f`` only takes single entries out of (``pop(k)``,
-    ``discard(x)``, ``remove(x)``) is ``("takes", mod, NAME)``: no change (it removes what a call
-    put in, and that call is where the change is reported: a pool's finalizer popping the record
-    its checkout added), but a cleanup where it runs in a ``finally`` or a teardown."""
+    A container the module defines empty that ``f`` only takes entries out of (``pop(k)``,
+    ``discard(x)``, ``remove(x)``, ``clear()``) is ``("takes", mod, NAME)``: no change (it removes
+    what a call put in, and that call is where the change is reported: a pool's finalizer popping
+    the record its checkout added; emptied, it is as imported), but a cleanup where it runs in a
+    ``finally`` or a teardown."""
     declared = set()
     keys: Set[tuple] = set()
     added: Set[str] = set()   # containers f changes other than by taking one entry out

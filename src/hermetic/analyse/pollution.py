@@ -21,7 +21,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR,
     WHILE_BODY, WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
 from ..catalogue.process_state import process_state
-from .effects import CONTAINER_METHODS, changed_state   # what project functions change: computed there
+from .effects import CONTAINER_METHODS, changed_state, is_empty_container   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import library_attr_assign, note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, cached_io, covering, fixture_method, reset_names  # noqa: F401  (the rules read them from here)
@@ -507,6 +507,13 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS:
         g = _project_global(ip, fn[ATTR_VALUE], frame, container=True)
         if g is not None:
+            if fn[ATTR_ATTR] == "clear" and is_empty_container(ip.globals.get(g[0], {}).get(g[1], I.EMPTY)):
+                # emptying a container the module starts empty puts it back as imported: a reset
+                if restoring:
+                    _restored(sc, ("glob",) + g)
+                else:
+                    _put_back(sc, ("glob",) + g, pos[0])
+                return
             item = args[0][LIT_VALUE] if fn[ATTR_ATTR] in _ITEM_METHODS and args and args[0][TAG] == "lit" else None
             _add(sc, Mutation("HT303", ("glob",) + g, pos, f"{g[0]}.{g[1]}.{fn[ATTR_ATTR]}(...)",
                               fn[ATTR_ATTR] in ("pop", "remove", "discard", "clear", "update"), item=item), restoring)
