@@ -59,6 +59,9 @@ REACHED = [
      "test_rename_with_the_old_name"),
     # a standard class's instance (datetime.datetime(...)) is typed by the class itself
     ("standard-class-instance", "HT104", T, "return datetime.datetime.now() + until", "test_deadline_in_an_hour"),
+    # a built-in class's instance (object()) is typed by the class too: object() is no int
+    ("builtin-class-instance", "HT103", T, 'return os.environ.get("DECIDED_ROTATION_UNIT")',
+     "test_rotation_every_kilobyte"),
     ("cwd-relative-cache", "HT102", C, 'shutil.rmtree(".decided_cache"', "test_cache_cleared_here"),
     ("program-from-the-code", "HT106", "tests/test_reached.py", 'subprocess.run(commands.client_args("joe")',
      "test_real_client"),
@@ -430,3 +433,13 @@ def test_a_dict_holding_only_entries_the_analysis_cannot_name_may_be_empty():
     assert truthiness(of(("dict", ((None, UNKNOWN_V),)))) is None
     assert truthiness(of(("dict", (), WHOLE))) is False
     assert truthiness(of(("dict", (("id", named), (None, UNKNOWN_V))))) is True
+
+
+def test_an_object_instance_is_ruled_out_by_isinstance_int(findings):
+    # object() is typed by the built-in class: test_rotation_refused raises first, not even counted
+    line = line_of(FIX, T, 'return os.environ.get("DECIDED_ROTATION_UNIT")')
+    [found] = [f for f in findings if f.path == T and f.line == line]
+    assert "may reach it" not in found.message, found.message
+    made = of(Origin("unknown", expr="object()", value="instance builtins.object"))
+    assert isinstance_of(made, [("builtin", "int")], lambda a, c: None) is False
+    assert isinstance_of(made, [("builtin", "object")], lambda a, c: None) is True

@@ -1,5 +1,6 @@
 """The standard library's value classes, as the running Python has them: ``datetime.datetime``,
-``datetime.timedelta``, ``decimal.Decimal``, ``uuid.UUID``, ``ipaddress.IPv4Address`` ...
+``datetime.timedelta``, ``decimal.Decimal``, ``uuid.UUID``, ``ipaddress.IPv4Address``, and the
+built-in classes (``object()`` is no ``int``) ...
 
 A call of one makes an instance of it (``datetime.datetime(3000, 1, 1)``, though its name is
 not capitalised), and ``isinstance`` of such an instance is decided by the classes themselves
@@ -16,7 +17,7 @@ from typing import Optional
 
 # modules whose classes are plain values (importing them does nothing else)
 # (not numbers, abc or collections: their ABCs hold built-in values too, which ``decide`` types itself)
-_MODULES = frozenset({"datetime", "decimal", "fractions", "uuid", "ipaddress", "zoneinfo"})
+_MODULES = frozenset({"builtins", "datetime", "decimal", "fractions", "uuid", "ipaddress", "zoneinfo"})
 
 
 @functools.lru_cache(maxsize=None)
