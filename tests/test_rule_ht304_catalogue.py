@@ -58,11 +58,16 @@ EXPECTED = [
     # a class whose __init__ changes process state (structlog's LoggerFactory; a new user's trial)
     Expect("logger-class-through-a-constructor", "HT304", TC, "cli.LoggerFactory()   # its __init__"),
     Expect("dict-config-through-project-function", "HT304", TC, "cli.configure_from_dict()"),
+    # a helper defined under a version branch the running Python takes (near miss: one it does not)
+    Expect("helper-defined-on-this-python", "HT304", TC, "socket.setdefaulttimeout(8)",
+           tests=[TC + "::test_a_call_named_run"]),
     Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
            tests=[TC + "::test_nested_helper_changes"]),
 ]
 
 SILENT = [
+    Silent("helper-defined-only-on-an-old-python", TC, "socket.setdefaulttimeout(9)",
+           "def run(...) under `if sys.version_info < (3, 7):` is never bound (loguru's conftest)"),
     Silent("constructor-changing-nothing", TC, "assert cli.Formatter().fmt", "its __init__ sets its own attribute"),
     Silent("root-handlers-snapshot", "tests/test_logger_snapshot.py", "logging.getLogger().addHandler(",
            "an autouse fixture writes back list(ROOT.handlers), ROOT = logging.getLogger() at the module's top"),

@@ -192,9 +192,12 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
     registered = registered_in[mod] if mod in registered_in else _finalizers(s)
     finalizers = set().union(*registered.values()) if registered else set()
     scopes: Dict[object, FixtureScope] = {}   # a class (or the module) -> its fixture lookup, made when asked
+    bound = ip.globals.get(mod)
     for qn, f in sorted(s["functions"].items()):
         if f["name"] in _TEARDOWNS or qn in finalizers:
             continue
+        if bound is not None and qn == f"{mod}.{f['name']}" and f["name"] not in bound:
+            continue   # defined under a branch the module's import did not take (sys.version_info < (3, 7))
         is_fixture = runner.fixture_of(f, mod) is not None
         restores = set(class_restores.get(f.get("class") or "", set()))
         nested = [(s["functions"][q], mod) for q in sorted(registered.get(qn, ()))]
