@@ -68,9 +68,11 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
             else:
                 scope.release()
                 found = {}
-                names = {n for n, _ in held}
-                empty = {n for n, e in held if e}
                 aliases = module_imports(program.summaries.get(mod))
+                # a weak container's entries go with their objects: what a call adds lasts no longer
+                # than the object the test made (Django's AdminSite() in admin.sites.all_sites)
+                names = {n for n, _ in held} - _weak_containers(program.summaries.get(mod, {}).get("body", ()), aliases)
+                empty = {n for n, e in held if e}
                 loggers = _loggers_bound(program.summaries.get(mod, {}).get("body", ()), aliases)
                 for qn, f in funcs:
                     fx = _direct_effects(f, mod, names, empty, aliases, loggers)
@@ -226,6 +228,19 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
             args = call[CALL_ARGS]
             if args and args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str):
                 out.add(("env", args[0][LIT_VALUE]))
+    return out
+
+
+_WEAK_CTORS = {"weakref.WeakSet", "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
+
+
+def _weak_containers(body, aliases: Dict[str, str]) -> Set[str]:
+    """Names a module's top level binds to a weak container (``all_sites = WeakSet()``)."""
+    out: Set[str] = set()
+    for st in body:
+        if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] == "call" and \
+                _spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases) in _WEAK_CTORS:
+            out |= {t[NAME_ID] for t in st[ASSIGN_TARGETS] if t[TAG] == "name"}
     return out
 
 
