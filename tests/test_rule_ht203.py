@@ -4,7 +4,8 @@ Reported: a module-level read, a default argument, a class body, and a read in a
 conftest imports *before* it sets the variable. Silent: a variable the conftest sets at module
 level before the import, one set by pytest-env (session configuration), a module no test imports,
 and a test's setenv that comes too late but feeds no operation (no HT202). A call-time read is
-HT103, never HT203.
+HT103, never HT203. A helper read at import for several bindings (``X = env("X")``) is one
+finding per binding, naming its variable and listing the tests that use that binding.
 """
 import pytest
 
@@ -44,7 +45,20 @@ SILENT = [
     Silent("conftest-import", "tests/conftest.py", "from inventory import audit", "HT203 is anchored at the read"),
 ]
 
-findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+D = "src/inventory/defaults.py"
+# a helper read at import for three bindings: one finding per binding, naming its variable
+OPTIONAL = [Expect("helper-read-per-binding", "HT203", D, "if key not in os.environ:")]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT, OPTIONAL)
+
+
+def test_a_helper_read_at_import_is_one_finding_per_binding(findings):
+    # (loguru's _defaults.py: 32 bindings through env(), all reported as the first variable)
+    found = at(findings, D, line_of(FIX, D, "if key not in os.environ:"), "HT203")
+    named = {f.message.split()[2]: f.tests for f in found}
+    assert named == {"INVENTORY_AUTOINIT": [], "INVENTORY_FORMAT": [],
+                     "INVENTORY_LEVEL": [T + "test_default_level"]}, named
+    assert not at(findings, D, line_of(FIX, D, "return os.environ[key]"), "HT203")   # the same bindings
 
 # section 8: HT203 lists "the tests that reach a consumer" of the value read at import
 CONSUMERS = [

@@ -227,7 +227,9 @@ class Sinks:
             while todo and seen < 50:
                 o = todo.pop()
                 seen += 1
-                if o.kind in ("environment", "clock") and o.value == "import" and o.path:
+                if o.kind == "environment" and o.value == "import" and o.path:
+                    found.append((o.path, o.line, o.expr))   # the variable: a helper reads many
+                elif o.kind == "clock" and o.value == "import" and o.path:
                     found.append((o.path, o.line))
                 elif o.inner:
                     todo.extend(o.inner)

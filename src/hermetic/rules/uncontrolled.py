@@ -25,6 +25,13 @@ from .facts import Facts
 from .registry import CATEGORY_CODE, severity_of
 
 
+def _binding(ev: I.SinkEvent) -> tuple:
+    """``(path, line, variable)`` of the module-level statement an import-time read binds (the
+    last ``<module>`` frame of its trace: ``APP_LEVEL = env("APP_LEVEL")`` for a read in ``env``)."""
+    top = next((t for t in reversed(ev.trace) if t[2] == "<module>"), (ev.path, ev.pos[0], ""))
+    return (top[0], top[1], ev.target if ev.category == "env" else "")
+
+
 def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     """``(findings, unknown origins)``: HT1xx, HT203 and HT204 (module docstring)."""
     runs, import_events, ip, runner = facts.runs, facts.import_events, facts.ip, facts.runner
@@ -110,11 +117,13 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         if not its:
             continue
         if code in ("HT203", "HT204"):
-            # section 8: the tests that reach a consumer of the value (may be empty)
-            key = (code, ev.path, ev.pos)
+            # section 8: the tests that reach a consumer of the value (may be empty); one per
+            # binding: a helper read at import for several variables (env("APP_LEVEL")) is one
+            # finding per variable
+            read = (ev.path, ev.pos[0], ev.target) if code == "HT203" else (ev.path, ev.pos[0])
+            key = (code, ev.path, ev.pos) + _binding(ev)
             _keep_least(agg, key, ev, code)
-            agg[key]["tests"] |= {run.item.node_id for run in runs
-                                  if (ev.path, ev.pos[0]) in run.consumed and run.item in its}
+            agg[key]["tests"] |= {run.item.node_id for run in runs if read in run.consumed and run.item in its}
             continue
         if code.startswith("HT1"):
             its = [it for it in its if not (integration(it) and ev.category in allow)]
@@ -128,7 +137,13 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     findings: List[Finding] = []
     reported_pos = set()
     durations = _Durations(ip, files_by_module)
-    for (code, path, pos), entry in agg.items():
+    merged: Dict[tuple, tuple] = {}   # a binding's reads (a helper's `in` test and its read): one finding
+    for key in sorted(agg, key=lambda k: (len(k), k[1], k[2])):
+        if len(key) > 3:
+            first = merged.setdefault(key[:1] + key[3:], key)
+            if first != key:
+                agg[first]["tests"] |= agg.pop(key)["tests"]
+    for (code, path, pos, *_binding_of), entry in agg.items():
         ev: I.SinkEvent = entry["ev"]
         if entry.get("changes") and not ev.may_write:   # the shown test reads, another writes: say so
             ev = dataclasses.replace(ev, may_write=True)
