@@ -5,7 +5,8 @@ ruled out for the tests in tests/test_ruled_out.py: by a type (isinstance), None
 member, membership in a known list or in the environment the test set, a falsy value, an order, a statement that always raises (also a library call that never returns:
 sys.exit, pytest.skip, in a test or a test module's top level),
 the platform, a string that is not a path, a file descriptor, a library's shipped file that exists, a sentinel set on the instance, a stream in memory that is no terminal, an exception the test expects (or a warning it expects as one), an enumeration called with a value, a URL scheme in front of tmp_path, a name built at run time, a handler whose try body only calls
-a test double with no side effect (or one raising an exception whose errno the test set), a module's object() sentinel, a key the test's dict lacks, a lazy proxy, and
+a test double with no side effect (or one raising an exception whose errno the test set), a module's object() sentinel, an object the test made compared by identity with a library's
+(`stream is sys.__stdout__`), a key the test's dict lacks, a lazy proxy, and
 controls made through mocker.patch.dict and a loop of setenv.
 """
 import sys
@@ -60,6 +61,9 @@ REACHED = [
     # a standard class's instance (datetime.datetime(...)) is typed by the class itself
     ("standard-class-instance", "HT104", T, "return datetime.datetime.now() + until", "test_deadline_in_an_hour"),
     # a built-in class's instance (object()) is typed by the class too: object() is no int
+    # an object the test made (a StringIO, a function) is none of a library module's objects
+    ("identity-with-a-library-object", "HT103", T, 'return os.environ.get("DECIDED_CI")',
+     "test_colour_for_the_real_stdout"),
     ("builtin-class-instance", "HT103", T, 'return os.environ.get("DECIDED_ROTATION_UNIT")',
      "test_rotation_every_kilobyte"),
     ("cwd-relative-cache", "HT102", C, 'shutil.rmtree(".decided_cache"', "test_cache_cleared_here"),
@@ -443,3 +447,9 @@ def test_an_object_instance_is_ruled_out_by_isinstance_int(findings):
     made = of(Origin("unknown", expr="object()", value="instance builtins.object"))
     assert isinstance_of(made, [("builtin", "int")], lambda a, c: None) is False
     assert isinstance_of(made, [("builtin", "object")], lambda a, c: None) is True
+
+
+def test_an_object_the_test_made_is_no_library_object(findings):
+    line = line_of(FIX, T, 'return os.environ.get("DECIDED_CI")')
+    [found] = [f for f in findings if f.path == T and f.line == line]
+    assert "may reach it" not in found.message, found.message   # the two ruled out are not counted

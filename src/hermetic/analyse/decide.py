@@ -177,6 +177,15 @@ def _distinct_object(a) -> bool:
     return a[0] in ("inst", "func", "cls", "seq", "dict")
 
 
+def _made_here(a) -> bool:
+    """A project function, class or instance, a container, or an instance a library class call
+    made at run time (``io.StringIO()``): never an object a library module holds
+    (``sys.__stdout__``) unless the test put it there, which its patch records instead."""
+    if isinstance(a, Origin):
+        return a.kind == "unknown" and instance_class(a) is not None and a.line is None
+    return a[0] in ("inst", "func", "cls", "seq", "dict")
+
+
 def is_sentinel(a) -> bool:
     """Atom ``a`` is the one object a module's top level made with ``object()`` (``MISSING``)."""
     return (isinstance(a, Origin) and a.expr == "object()" and a.line is not None
@@ -206,6 +215,9 @@ def identical(left: V, right: V) -> Optional[bool]:
             return _same_as_sentinel(next(iter(one.atoms)), other)
     if _literal_like(left) and _literal_like(right):
         return None
+    for one, other in ((left, right), (right, left)):
+        if all(_made_here(a) for a in one.atoms) and all(isinstance(b, tuple) and b[0] == "ext" for b in other.atoms):
+            return False   # a project object, or one a call just made, is none of a library's own objects
     if not all(_distinct_object(a) for a in left.atoms | right.atoms):
         return None
     only = next(iter(left.atoms))
