@@ -59,6 +59,8 @@ def test_a_helper_read_at_import_is_one_finding_per_binding(findings):
     assert named == {"INVENTORY_AUTOINIT": [], "INVENTORY_FORMAT": [],
                      "INVENTORY_LEVEL": [T + "test_default_level"]}, named
     assert not at(findings, D, line_of(FIX, D, "return os.environ[key]"), "HT203")   # the same bindings
+    level = next(f for f in found if "INVENTORY_LEVEL" in f.message)
+    assert f"for the binding at {D}:{line_of(FIX, D, 'INVENTORY_LEVEL = env(')}" in level.message, level.message
 
 # section 8: HT203 lists "the tests that reach a consumer" of the value read at import
 CONSUMERS = [

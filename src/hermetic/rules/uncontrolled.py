@@ -260,10 +260,15 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
         else:
             msg = f"{ev.call}() read at import time; freezing the clock in a test cannot change it"
             fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"
+        bpath, bline, _var = _binding(ev)
+        anchor = f"{ev.call}({ev.target})"
+        if (bpath, bline) != (ev.path, line):   # read in a helper: name the binding it is for
+            msg = msg.replace(" read at import time", f" read at import time for the binding at {bpath}:{bline}", 1)
+            anchor += f"@{bpath}:{bline}"
         origin = origin_json(o) if code == "HT203" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"}
         return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests,
-                       trace, origin, fix=fix, function=func, anchor=f"{ev.call}({ev.target})",
+                       trace, origin, fix=fix, function=func, anchor=anchor,
                        benign=f"env:{ev.target}" if code == "HT203" else "")
     who = func.rsplit(".", 1)[-1] if func != "<module>" else "module import"
     if ev.import_time:
