@@ -135,10 +135,15 @@ def child(a: Origin, texts: List[str]) -> Optional[Origin]:
 
 
 def parent(a: Origin) -> Origin:
-    """``.parent`` of a path under tmp_path: a part up; the folder's own parent is unmarked."""
+    """``.parent`` of a path under tmp_path: a part up. The parent of tmp_path itself, or of a
+    fresh folder, is none of the test's: pytest's base temporary folder, shared by the run, or the
+    machine's temporary folder (a literal absolute path: a fixed location)."""
     part = part_of(a)
-    if not part or part == _root_of(part):   # tmp_path's or a fresh folder's own parent: unmarked
-        return collapse(a) if part is not None else a
+    if part is None:
+        return a
+    if part == _root_of(part):
+        above = "/tmp" if a.expr == "tempfile.mkdtemp" else "/tmp/pytest-of-<user>/pytest-<N>"
+        return Origin("literal", expr=f"{a.expr}.parent", path=a.path, line=a.line, value=above, in_test=a.in_test)
     return dataclasses.replace(a, value=TMP + posixpath.dirname(part))
 
 
