@@ -342,8 +342,8 @@ def _is_absolute(v: V) -> bool:
             return False
         if a.kind in ("test-value", "project-file", "home"):
             continue
-        if a.kind == "literal" and (a.value or "").startswith("/") and a.expr[:1] in ("'", '"'):
-            continue
+        if a.kind == "literal" and isinstance(a.value, str) and a.value.startswith("/"):
+            continue   # also one a call gives (tempfile.gettempdir(), tmp_path.parent)
         if a.kind == "module-constant" and a.inner and _is_absolute(V(frozenset(a.inner))):
             continue
         return False
