@@ -10,7 +10,8 @@ None, and the clone's method returns before its read). A dict display is known w
 the attribute that holds it (near misses). A function a factory made and the class body stored
 (``str = _reader(str)``) is a method: the instance comes first, so the variable read is the
 test's name, not its default (near miss: the variable the test set). ``self.__dict__.update(kw)``
-sets the attributes ``kw`` names (an attribute bag).
+sets the attributes ``kw`` names (an attribute bag); an attribute a class lacks is what its
+``__getattr__`` gives (a proxy).
 """
 import pytest
 
@@ -28,6 +29,10 @@ EV = "src/shelf/env.py"
 
 
 EXPECTED = [
+    # an attribute a class does not have is what its __getattr__ gives (structlog's BoundLogger,
+    # a new user's trial); the proxy called with a tmp_path path writes there (near miss)
+    Expect("getattr-proxy", "HT102", "src/shelf/bag.py", 'with open(path, "a") as fh:',
+           tests=["tests/test_bag.py::test_record_through_a_proxy"], origin="literal"),
     # self.__dict__.update(kwargs) sets the attributes the keywords name (celery's Bunch); the
     # bag made with a tmp_path path writes there (near miss)
     Expect("attribute-bag", "HT102", "src/shelf/bag.py", 'with open(settings.path, "w") as fh:',

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER
 from .literals import _literal_str
-from .objects import set_in
+from .dictwrites import set_in
 from .state import Frame
 from .values import EMPTY, MAYBE_EMPTY, UNKNOWN_V, V, opened
 
