@@ -111,7 +111,7 @@ def test_statistics_count_the_calls_cut_at_the_budget(tmp_path, monkeypatch):
     from hermetic.report.text import render_terminal
     out = io.StringIO()
     render_terminal(report, out, color=False, width=200)
-    assert f"({report.statistics['budget_cuts']} at the analysis budget)" in out.getvalue()
+    assert f"({report.statistics['budget_cuts']} where one test's run reached the analysis step budget)" in out.getvalue()
 
 
 def test_a_warm_run_counts_the_budget_cuts_the_cold_run_made(tmp_path, monkeypatch):
@@ -126,8 +126,8 @@ def test_a_warm_run_counts_the_budget_cuts_the_cold_run_made(tmp_path, monkeypat
     monkeypatch.setattr(interp, "STEP_BUDGET", 60)
     args = ["check", "--statistics", "--cache-dir", str(tmp_path / "cache")]
     cold, warm = (CliRunner().invoke(cli, args).stderr for _ in range(2))
-    line = [ln for ln in cold.splitlines() if "at the analysis budget" in ln]
-    assert line and not line[0].startswith("hermetic: 0 ") and "(0 at" not in line[0]
-    assert [ln for ln in warm.splitlines() if "at the analysis budget" in ln] == line
+    line = [ln for ln in cold.splitlines() if "reached the analysis step budget" in ln]
+    assert line and not line[0].startswith("hermetic: 0 ") and "(0 where" not in line[0]
+    assert [ln for ln in warm.splitlines() if "reached the analysis step budget" in ln] == line
     timed = CliRunner().invoke(cli, ["check", "--timings", "--cache-dir", str(tmp_path / "cache")]).stderr
     assert "whole-run result hit" in timed and "of them at the analysis budget" in timed

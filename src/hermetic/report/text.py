@@ -119,7 +119,7 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
             console.print(f"  {escape(u['path'])}:{u['line']}:{u['column']} {escape(u['call'])}")
     if show_unknown and report.unknown_origins:
         console.print("[bold]Operations with an unknown origin[/bold] (not reported: the analysis does not guess "
-                      "an origin it cannot see; docs/semantics.md):")
+                      "an origin it cannot see):")
         for u in report.unknown_origins:
             console.print(f"  {escape(u['path'])}:{u['line']}:{u['column']} {escape(u['operation'])} "
                           f"({u['category']})")
@@ -129,7 +129,7 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
     if report.unresolved_calls or report.unknown_origins:
         cuts = sum(1 for u in report.unresolved_calls if budget_cut(str(u.get("call", ""))))
         console.print(f"not followed: {_count(len(report.unresolved_calls), 'unresolved call')}"
-                      + (f" ({cuts} at the analysis budget)" if cuts else "")
+                      + (f" ({cuts} where one test's run reached the analysis step budget)" if cuts else "")
                       + f", {_count(len(report.unknown_origins), 'unknown origin')} (--show-unresolved, --show-unknown)")
     n = len(report.findings)
     errs = sum(1 for f in report.findings if f.severity == "error")
