@@ -346,6 +346,8 @@ def _others(ev: I.SinkEvent, what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str
 def _fix_hint(cat: str, o: Optional[Origin], ev: I.SinkEvent) -> str:
     kind = o.kind if o else ""
     in_test_body = len(ev.trace) == (2 if ev.via_fixture else 1) and not ev.import_time   # a test or fixture body
+    if in_test_body and cat == "file" and kind == "home":
+        return 'monkeypatch.setenv("HOME", str(tmp_path)) before the home folder is looked up, or build the path from tmp_path'
     if in_test_body and cat == "file":
         return "build the path from tmp_path (or monkeypatch.chdir(tmp_path) before using relative paths)"
     if in_test_body and cat == "connection":
