@@ -7,7 +7,9 @@ missing receipt's binding; `monkeypatch.setattr(transport, "deliver", ...)` miss
 argument that captured the function; a freeze_time missing a default argument (the default itself is
 HT204); `patch("time.sleep")` missing a project module's `from time import sleep`. A missed
 binding reached only past a branch the test's values do not decide is reported with medium
-confidence (contract section 4), one reached on a decided way with high (near miss).
+confidence (contract section 4), one reached on a decided way with high (near miss). A standard
+library object bound by name (`from sys import stdout`) misses the patch where the code uses it
+(`stdout.write`, an argument), not where it only compares it (near miss).
 Silent: a patch where the name is looked up; a patch of m.f while another module's `from m import f`
 is never reached by the test; `patch("time.sleep")` reaching `import time; time.sleep()`; a
 freeze_time reaching a call-time datetime.now(); and (contract S1) the sink behind a missed binding,
@@ -37,11 +39,17 @@ EXPECTED = [
     Expect("default-argument-clock", "HT204", RC, "def stamp(sale_id, at=datetime.now()):", origin="clock"),
     Expect("patch-time-sleep-from-import", "HT205", TF, '@mock.patch("time.sleep")',
            tests=[T + "test_backoff_without_waiting"]),
+    # a standard object bound by name and used (stdout.write) misses the patch; one only compared
+    # (`self._file is not stdout`, structlog's PrintLogger) does not (near miss)
+    Expect("standard-object-used", "HT205", TF, 'monkeypatch.setattr(sys, "stdout", io.StringIO())   # shout',
+           tests=[T + "test_shout_with_a_patched_stdout"]),
     Expect("missed-on-an-undecided-way", "HT205", TF, '@mock.patch("shop.rates.fetch", return_value={"EUR": 0.5})',
            tests=[T + "test_convert_on_odd_days_patching_the_source"]),
 ]
 
 SILENT = [
+    Silent("standard-object-only-compared", TF, 'monkeypatch.setattr(sys, "stdout", io.StringIO())   # the printer',
+           "console.Printer only compares its stdout binding; print() looks sys.stdout up"),
     Silent("patched-where-looked-up", TF, '@mock.patch("shop.quote.fetch"', "quote looks fetch up as shop.quote.fetch"),
     Silent("from-import-never-reached", TF, 'with mock.patch("shop.rates.fetch", return_value={"CHF": 0.5}):',
            "quote/invoice bind fetch with from-imports, but this test reaches only catalog (rates.fetch at call time)"),

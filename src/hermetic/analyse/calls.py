@@ -78,6 +78,9 @@ class Calls:
                 continue
             kwargs[kname] = v
         args = WrittenArgs(args) if written else args
+        if self.ctx.sites:   # print(msg, file=stdout): a missed standard object handed to a call is used
+            for v in list(args) + list(kwargs.values()):
+                self.used_missed(v)
         if not frame.is_module and not all(a[0] == "ext" and a[1] in _PURE_BUILTINS for a in callee.refs()):
             for a in list(aexprs) + [k for _n, k in kwexprs]:
                 if a[0] == "name":

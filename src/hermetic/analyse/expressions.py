@@ -464,7 +464,10 @@ class Expressions:
                     out = out | of(("dmeth", of(a, is_path=base.is_path), name))
                 continue
             t = a[0]
-            if t == "mod":
+            if t == "missed-obj":   # a standard object a patch misses, used: the patch's HT205
+                self.used_missed(of(a))
+                out = out | self.eval_attr(of(a[1]), name, frame)
+            elif t == "mod":
                 out = out | self.module_attr(a[1], name)
             elif t == "ext":
                 key = (("ext", a[1]), name)

@@ -15,6 +15,7 @@ from .literals import env_name, _canonical, _literal_str, _pick, sendable
 from .origins import FD, origin_bases, _control_reason, _head, _origin_sort, _origin_text
 from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
 from .contents import forget as forget_text, ini_value, kept
+from .stdtypes import std_object
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_relative, made as tmp_made, marked_only, maybe as tmp_maybe, \
     removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
@@ -283,10 +284,21 @@ class Sinks:
                 key = (("ext", owner), attr)
             if key is None or key == (("mod", mod), name) or key not in self.ctx.patches:
                 continue
-            if self._add_miss(key, (f"{key[0][1]}.{key[1]}", what or f"{mod}.{name}",
-                                    "default" if what else "binding")):
+            rest = (f"{key[0][1]}.{key[1]}", what or f"{mod}.{name}", "default" if what else "binding")
+            if a[0] == "ext" and std_object(a[1]) and key in self.ctx.sites:
+                # a standard library object (sys.stdout): missed where the code uses it (reads an
+                # attribute, hands it to a call), not where it only compares it (`f is not stdout`)
+                out[-1] = ("missed-obj", a, key, rest)
+            elif self._add_miss(key, rest):
                 out[-1] = ("missed", a)
         return V(frozenset(out), v.is_path) if len(out) == len(v.atoms) else v
+
+    def used_missed(self, v: V) -> None:
+        """``v`` is used (an attribute read, an argument): each standard object in it that a patch
+        misses is the HT205 of that patch."""
+        for a in v.atoms:
+            if isinstance(a, tuple) and a[0] == "missed-obj":
+                self._add_miss(a[2], a[3])
 
     def _escapes(self, target: V, frame: Frame, pos) -> None:
         """HT202: the operation uses a constant derived at import from a base this test

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import functools
 import importlib
+import sys
 from typing import Optional
 
 # modules whose classes are plain values (importing them does nothing else)
@@ -44,3 +45,15 @@ def std_isinstance(made: str, kind: str, wanted: str) -> Optional[bool]:
         return False
     target = getattr(builtins, wanted, None) if kind == "builtin" else stdlib_class(wanted)
     return issubclass(cls, target) if isinstance(target, type) else None
+
+
+@functools.lru_cache(maxsize=None)
+def std_object(dotted: str) -> bool:
+    """``dotted`` names an object that is no function or class of a standard library module the
+    running Python has already imported (``sys.stdout``, ``os.environ``); nothing is imported here."""
+    module, _, name = dotted.rpartition(".")
+    mod = sys.modules.get(module)
+    if mod is None or module.split(".")[0] not in getattr(sys, "stdlib_module_names", ()):
+        return False
+    obj = getattr(mod, name, None)
+    return obj is not None and not callable(obj)
