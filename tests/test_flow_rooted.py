@@ -21,7 +21,8 @@ import os
 
 import pytest
 
-from hermetic.analyse.decide import compare, regex_result
+from hermetic.analyse.decide import compare
+from hermetic.analyse.regexes import regex_result
 from hermetic.analyse.expressions import _dict_entry
 from hermetic.analyse.literals import sendable
 from hermetic.analyse.origins import FD, START_CWD, joined_path

@@ -386,7 +386,7 @@ def test_a_pattern_rules_out_strings_by_their_first_character():
     """re.match on a string known by its start: ruled out when the pattern cannot begin with
     its first character; left open where the pattern may match an empty string, ignores case,
     or begins with something not read here."""
-    from hermetic.analyse.decide import _first_chars
+    from hermetic.analyse.regexes import _first_chars
 
     starts = _first_chars(r"^(\s+)?\{.*}(\s+)?$", 16)
     assert not starts("/") and starts("{") and starts(" ")

@@ -10,7 +10,8 @@ from typing import Dict, List, Optional
 from ..catalogue.controls import _DOUBLE_CTORS
 from . import argparsemodel, clickmodel
 from .controls import double, side_effect_given
-from .decide import constructs, regex_result
+from .decide import constructs
+from .regexes import regex_result
 from .expected import callable_form, note_raise
 from .handlers import (EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, returned,
                        watch_entry)

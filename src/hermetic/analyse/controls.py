@@ -18,7 +18,7 @@ from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .origins import START_CWD
 from .tmptree import fresh_root
 from .state import ANY_VARIABLE, DELETED, SPREAD, SYS_MODULES, Frame
-from .decide import regex_result
+from .regexes import regex_result
 from .values import DOUBLE, DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom, union
 
 

@@ -7,7 +7,8 @@ import re
 from pathlib import PurePosixPath
 from typing import List, Optional
 
-from .decide import _arithmetic, regex_flag, set_algebra, values
+from .decide import _arithmetic, set_algebra, values
+from .regexes import regex_flag
 from .controls import mock_items
 from .handlers import effect_of, returned
 from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, truthiness
