@@ -11,7 +11,7 @@ the attribute that holds it (near misses). A function a factory made and the cla
 (``str = _reader(str)``) is a method: the instance comes first, so the variable read is the
 test's name, not its default (near miss: the variable the test set). ``self.__dict__.update(kw)``
 sets the attributes ``kw`` names (an attribute bag); an attribute a class lacks is what its
-``__getattr__`` gives (a proxy).
+``__getattr__`` gives (a proxy); methods are looked up in Python's C3 order.
 """
 import pytest
 
@@ -29,6 +29,10 @@ EV = "src/shelf/env.py"
 
 
 EXPECTED = [
+    # a method is looked up in Python's C3 order (filelock's AsyncSoftFileLock, a new user's trial):
+    # AsyncSoft's save() is AsyncBase's; Soft's is Base's (near miss)
+    Expect("c3-method-order", "HT102", "src/shelf/locks.py", 'with open("state.txt", "w") as fh:',
+           tests=["tests/test_locks.py::test_soft_saves_its_fixed_file"], origin="literal"),
     # an attribute a class does not have is what its __getattr__ gives (structlog's BoundLogger,
     # a new user's trial); the proxy called with a tmp_path path writes there (near miss)
     Expect("getattr-proxy", "HT102", "src/shelf/bag.py", 'with open(path, "a") as fh:',

@@ -42,16 +42,20 @@ class Objects:
         return self._mro(qn, seen)
 
     def _mro(self, qn: str, seen) -> List[str]:
+        """Python's C3 order over the project classes (``class A(B, C)`` with both deriving from
+        ``Base``: A, B, C, Base); ``seen`` guards against a cycle the static lookup may make."""
         if qn in seen or qn not in self.p.classes:
             return []
-        seen.add(qn)
-        out = [qn]
+        seen = set(seen) | {qn}
         c, mod = self.p.classes[qn]
-        for b in c["bases"]:
-            for bq in self.static_class(b, mod):
-                for x in self._mro(bq, seen):
-                    if x not in out:
-                        out.append(x)
+        bases = [bq for b in c["bases"] for bq in self.static_class(b, mod)]
+        seqs = [s for s in [self._mro(bq, seen) for bq in bases] + [bases] if s]
+        out = [qn]
+        while seqs:
+            # the first head in no other sequence's tail (an inconsistent order: the first head)
+            head = next((s[0] for s in seqs if not any(s[0] in t[1:] for t in seqs)), seqs[0][0])
+            out.append(head)
+            seqs = [t for t in ([x for x in s if x != head] for s in seqs) if t]
         return out
 
     def static_class(self, expr, mod: str) -> List[str]:
