@@ -48,6 +48,7 @@ SILENT = [
 D = "src/inventory/defaults.py"
 # a helper read at import for three bindings: one finding per binding, naming its variable
 OPTIONAL = [Expect("helper-read-per-binding", "HT203", D, "if key not in os.environ:")]
+EXPECTED.append(Expect("one-binding-two-variables", "HT203", D, 'if os.getenv("INVENTORY_ANDROID_DATA") == "/data"'))
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT, OPTIONAL)
 
@@ -90,3 +91,9 @@ def test_lists_the_tests_that_reach_a_consumer(findings, form, path, snippet, te
     assert listed_at(FIX, findings, "HT203", path, snippet) == {T + t for t in tests}
 
 
+
+
+def test_a_binding_reading_two_variables_is_one_finding_naming_both(findings):
+    line = line_of(FIX, D, 'if os.getenv("INVENTORY_ANDROID_DATA") == "/data"')
+    [found] = at(findings, D, line, "HT203")
+    assert "environment variables INVENTORY_ANDROID_DATA, INVENTORY_ANDROID_ROOT read" in found.message, found.message

@@ -137,10 +137,13 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     findings: List[Finding] = []
     reported_pos = set()
     durations = _Durations(ip, files_by_module)
-    merged: Dict[tuple, tuple] = {}   # a binding's reads (a helper's `in` test and its read): one finding
-    for key in sorted(agg, key=lambda k: (len(k), k[1], k[2])):
+    # one finding per binding (section 4): its reads (a helper's `in` test and its read of one
+    # variable; two variables a binding's condition reads) merged into the first
+    merged: Dict[tuple, tuple] = {}
+    for key in sorted(agg, key=lambda k: (len(k), k[1], k[2], k[-1])):
         if len(key) > 3:
-            first = merged.setdefault(key[:1] + key[3:], key)
+            first = merged.setdefault(key[:1] + key[3:5], key)
+            agg[first].setdefault("vars", set()).add(key[5])
             if first != key:
                 agg[first]["tests"] |= agg.pop(key)["tests"]
     for (code, path, pos, *_binding_of), entry in agg.items():
@@ -149,6 +152,10 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             ev = dataclasses.replace(ev, may_write=True)
         tests, maybe, what = _listed(entry)
         f = _make_finding(code, ev, tests, runner, what, maybe)
+        if len(entry.get("vars", ())) > 1:   # if os.getenv("A") == ... and os.getenv("B") == ...
+            names = ", ".join(sorted(entry["vars"]))
+            f.message = f.message.replace(f"environment variable {ev.target} ", f"environment variables {names} ", 1)
+            f.anchor = f.anchor.replace(f"({ev.target})", f"({names})", 1)
         f.confidence = "high" if entry.get("high", True) else "medium"
         if code in ("HT104", "HT204") and durations.is_duration(ev):
             f.benign = "duration"
