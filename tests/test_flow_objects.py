@@ -11,7 +11,7 @@ the attribute that holds it (near misses). A function a factory made and the cla
 (``str = _reader(str)``) is a method: the instance comes first, so the variable read is the
 test's name, not its default (near miss: the variable the test set). ``self.__dict__.update(kw)``
 sets the attributes ``kw`` names (an attribute bag); an attribute a class lacks is what its
-``__getattr__`` gives (a proxy); methods are looked up in Python's C3 order.
+``__getattr__`` gives (a proxy); methods are looked up in Python's C3 order; ``Box[str](...)`` makes a ``Box``.
 """
 import pytest
 
@@ -29,6 +29,10 @@ EV = "src/shelf/env.py"
 
 
 EXPECTED = [
+    # Box[str](...) is Box(...): a generic class's alias (watchdog's DelayedQueue[str](2), a new
+    # user's trial); near miss: the box in tmp_path
+    Expect("generic-alias-made", "HT102", "src/shelf/bag.py", 'with open(self.path, "a") as fh:',
+           tests=["tests/test_bag.py::test_keep_in_a_box_made_through_its_alias"], origin="literal"),
     # a method is looked up in Python's C3 order (filelock's AsyncSoftFileLock, a new user's trial):
     # AsyncSoft's save() is AsyncBase's; Soft's is Base's (near miss)
     Expect("c3-method-order", "HT102", "src/shelf/locks.py", 'with open("state.txt", "w") as fh:',

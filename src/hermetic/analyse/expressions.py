@@ -394,6 +394,9 @@ class Expressions:
                 out = out | self.env_read(env_name(key), tuple(e[3]), frame, "os.environ")
             elif isinstance(a, Origin):
                 out = out | of(a, is_path=base.is_path)
+            elif a[0] == "cls" and not self.is_enum(a[1]) and self.find_method(a[1], "__class_getitem__") is None:
+                out = out | of(a)   # Store[str]: a generic class's alias, made and called as the class
+                # (not an enum's member by name, Color["RED"], nor a class's own __class_getitem__)
             elif a[0] == "seq":
                 idx = _literal_int(key)
                 if idx is not None and -len(a[2]) <= idx < len(a[2]):
