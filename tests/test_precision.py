@@ -171,6 +171,9 @@ REACHED = [
     # way its values do not decide, so it is counted in the message, not listed)
     ("lazy-regular-expression", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_JSON_SOURCE")',
      "test_json_source"),
+    # a lazy proxy made at import reads nothing then (Django's gettext_lazy in WEEKDAYS); called in a test it does
+    ("lazy-function-used", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_LANGUAGE", "en") + message',
+     "test_translated_when_used"),
     ("lazy-function", "HT103", "src/decided/proxies.py", 'return os.environ.get("DECIDED_ADMIN_TITLE")',
      "test_admin_title"),
     # a fresh Morsel() holds its reserved keys, each "" (catalogue [mappings]): the entry the test
@@ -453,3 +456,8 @@ def test_an_object_the_test_made_is_no_library_object(findings):
     line = line_of(FIX, T, 'return os.environ.get("DECIDED_CI")')
     [found] = [f for f in findings if f.path == T and f.line == line]
     assert "may reach it" not in found.message, found.message   # the two ruled out are not counted
+
+
+def test_a_lazy_proxy_made_at_import_reads_nothing_then(findings):
+    line = line_of(FIX, "src/decided/proxies.py", 'return os.environ.get("DECIDED_LANGUAGE", "en") + message')
+    assert not [f for f in findings if f.code == "HT203" and f.line == line and f.path == "src/decided/proxies.py"]

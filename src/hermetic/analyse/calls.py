@@ -167,6 +167,8 @@ class Calls:
             return self.lazy_value(a[1], args, frame, pos)
         if t == "func":
             return self.call_function(a[1], args, kwargs, frame, self_atom=a[2])
+        if t == "lazyfn":   # gettext_lazy("x"): a proxy, computed when used, never while modules import
+            return UNKNOWN_V if self.import_time else self.apply(of(a[1]), args, kwargs, frame, pos)
         if t == "cls":
             return self.instantiate(a[1], args, kwargs, frame)
         if t == "ext":
@@ -233,7 +235,7 @@ class Calls:
         """A lazy proxy (catalogue ``[lazy]``) as the value it stands for: what calling its first
         argument returns ("result"), or that argument itself ("function")."""
         if self.p.catalogue.lazy[name] == "function":
-            return args[0]
+            return V(frozenset(("lazyfn", a) if isinstance(a, tuple) else a for a in args[0].atoms), args[0].is_path)
         return self.apply(args[0], [], {}, frame, pos)
 
     def call_lambda(self, lid: int, args: List[V], frame: Frame) -> V:

@@ -36,7 +36,7 @@ class Types:
         for a in value.ordered():
             if isinstance(a, Origin):
                 results.append(False if a.kind == "literal" and not value.is_path else None)
-            elif a[0] in ("func", "cls", "lambda", "partial", "double"):
+            elif a[0] in ("func", "cls", "lambda", "partial", "double", "lazyfn"):
                 results.append(True)
             elif a[0] in ("seq", "dict"):
                 results.append(False)
