@@ -39,6 +39,7 @@ EXPECTED = [
            tests=["tests/test_locks.py::test_soft_saves_its_fixed_file"], origin="literal"),
     # an attribute a class does not have is what its __getattr__ gives (structlog's BoundLogger,
     # a new user's trial); the proxy called with a tmp_path path writes there (near miss)
+    # (not a proxy made while modules import: Django's settings, set up once per process)
     Expect("getattr-proxy", "HT102", "src/shelf/bag.py", 'with open(path, "a") as fh:',
            tests=["tests/test_bag.py::test_record_through_a_proxy"], origin="literal"),
     # self.__dict__.update(kwargs) sets the attributes the keywords name (celery's Bunch); the

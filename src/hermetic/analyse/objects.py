@@ -188,8 +188,11 @@ class Objects:
         for ext in self.external_bases(cls):
             if ext.endswith("TestCase"):
                 return of(("meth", ("testcase", a[1]), name))
-        hook = self.find_method(cls, "__getattr__") if not name.startswith("__") else None
-        if hook is not None:   # a proxy: what its __getattr__ gives for the name (structlog's BoundLogger)
+        # a proxy the test's run made: what its __getattr__ gives for the name (structlog's
+        # BoundLogger); not one made while modules import, a process-wide singleton whose deferred
+        # work runs once per process, as the run configures it (Django's settings, translation's _trans)
+        hook = self.find_method(cls, "__getattr__") if not name.startswith("__") and a[1] >= TEST_HEAP_BASE else None
+        if hook is not None:
             return self.settled(self.call_function(hook[1], [lit(name, None, None, False)], {}, frame, self_atom=a))
         return UNKNOWN_V
 
