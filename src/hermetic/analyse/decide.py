@@ -425,7 +425,6 @@ def platform_facts(platform: Optional[str] = None) -> dict:
     }
 
 
-# -- regular expressions on known strings --------------------------------------------------
 
 _INSTANCE_BUILTINS = {"builtins.object", "builtins.Exception", "builtins.ValueError", "builtins.TypeError",
                       "builtins.RuntimeError", "builtins.KeyError", "builtins.OSError"}
