@@ -7,8 +7,7 @@ taken for a repository URL (near miss: an abbreviated URL is cloned). A path joi
 absolute one is that path: the test's own folder, which it made, is found, and the working
 directory is never looked at (near miss: a folder never made). A folder ``mkdtemp()`` or
 ``tmp_path_factory.mktemp()`` made is a new one of the test's: it is there, and so is what the
-test made in it (near misses: a path in it never made, the folder above it, which is pytest's
-base temporary folder: a read there is of a fixed location shared by the run).
+test made in it (near misses: a path in it never made, the folder above it, which is pytest's).
 ``os.dup`` gives a descriptor:
 ``open`` of it opens no path and leaves what the test made in tmp_path as it was.
 
@@ -50,8 +49,6 @@ EXPECTED = [
     # (test_factory_folder_parent reaches the check on a way its values do not decide: counted)
     Expect("cwd-fallback-dir", "HT102", AN, "if anchor.is_dir():", tests=NEVER_MADE[1:]),
     Expect("cwd-fallback-glob", "HT102", AN, 'return sorted(anchor.glob("settings*"))', tests=NEVER_MADE),
-    # the folder above a mktemp() folder is pytest's base temporary folder, shared by the run
-    Expect("above-the-factory-folder", "HT102", AN, "if anchor.exists():", tests=NEVER_MADE[:1], origin="literal"),
     # not test_archive_in_the_checkout (no scheme) nor test_archive_in_tmp_with_settings (no
     # built-in abbreviation is a path in tmp_path)
     Expect("abbreviated-archive-sent", "HT105", AR, "return requests.get(location, timeout=10).content",

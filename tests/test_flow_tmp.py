@@ -19,8 +19,9 @@ path in tmp_path is in no dict of other keys and splits on no colon, and a relat
 inside a block that runs in such a folder is a path there (near miss: a template with hooks). An ini file
 the test wrote (or touched) is what ``iniconfig.IniConfig`` reads, a toml text what
 ``tomllib.loads`` reads, and two paths in tmp_path compare by their parts (near misses: an
-empty ini file, another tool's table, a sibling folder). The parent of tmp_path itself is
-none of the test's (near miss: the parent of a folder in it).
+empty ini file, another tool's table, a sibling folder). The parent of tmp_path is pytest's base
+temporary folder for the run; the folder above it is none of the test's (near misses: tmp_path's
+parent, two folders above a folder in tmp_path).
 """
 import dataclasses
 
@@ -55,10 +56,11 @@ EXPECTED = [
            tests=[T + "test_cache_maybe", T + "test_cache_missing", T + "test_cache_removed"]),
     # not test_setup_root_found (setup.py in tmp_path), test_config_root_found (a dict is not
     # None), test_shared_root_of_two_paths (tmp_path exists)
-    # tmp_path's own parent is pytest's base temporary folder (a new user's trial on
-    # pydantic-settings: a pyproject.toml looked up above tmp_path); near miss: a folder's in it
-    Expect("above-tmp-path", "HT102", R, 'return (folder.parent / "shared.cfg").is_file()',
-           tests=[TR + "test_sibling_of_tmp_path"], origin="literal"),
+    # above pytest's base temporary folder (tmp_path's parent, the run's) is the machine's (a new
+    # user's trial on pydantic-settings: a pyproject.toml looked up above tmp_path); near misses:
+    # tmp_path's parent, two folders above a folder in tmp_path
+    Expect("above-tmp-path", "HT102", R, 'return (folder.parent.parent / "shared.cfg").is_file()',
+           tests=[TR + "test_two_folders_above_tmp_path"], origin="literal"),
     Expect("starting-folder-after-the-parents", "HT102", R, "no folder holds setup.py",
            tests=[TR + "test_setup_root_not_made"]),
     # not test_folder_template: the lower-cased text of its path ends as the path does

@@ -153,8 +153,8 @@ def _climb(o: Origin, levels: Optional[int]) -> Origin:
     if o.kind in ("module-constant", "default-argument") and o.inner:
         inner = tuple(_climb(i, levels) for i in o.inner)
         return o if inner == o.inner else dataclasses.replace(o, inner=inner)
-    if part_of(o) is not None:
-        return tmp_parent(o) if levels == 1 else collapse(o)
+    if part_of(o) is not None or (o.kind == "test-value" and o.expr.endswith(".parent")):
+        return tmp_parent(o) if levels == 1 else collapse(o) if part_of(o) is not None else o
     return _partial(o) if o.kind == "cwd" else o   # the starting folder's parent is another folder
 
 

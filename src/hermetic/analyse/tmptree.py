@@ -134,16 +134,25 @@ def child(a: Origin, texts: List[str]) -> Optional[Origin]:
     return dataclasses.replace(a, value=TMP + joined)
 
 
+BASETEMP = ".parent"   # the expression suffix of pytest's base temporary folder for the run
+
+
 def parent(a: Origin) -> Origin:
-    """``.parent`` of a path under tmp_path: a part up. The parent of tmp_path itself, or of a
-    fresh folder, is none of the test's: pytest's base temporary folder, shared by the run, or the
-    machine's temporary folder (a literal absolute path: a fixed location)."""
+    """``.parent`` of a path under tmp_path: a part up. The parent of tmp_path (or of a folder
+    ``tmp_path_factory.mktemp()`` made) is pytest's base temporary folder, made new for the run:
+    the test's run's, not the machine's (kept as a test value, no part known). Above it, and
+    above a ``mkdtemp()`` folder, is the machine's: a literal absolute path, a fixed location."""
     part = part_of(a)
     if part is None:
+        if a.kind == "test-value" and a.expr.endswith(BASETEMP) and a.value is None:
+            return Origin("literal", expr=f"{a.expr}.parent", path=a.path, line=a.line,
+                          value="/tmp/pytest-of-<user>", in_test=a.in_test)
         return a
     if part == _root_of(part):
-        above = "/tmp" if a.expr == "tempfile.mkdtemp" else "/tmp/pytest-of-<user>/pytest-<N>"
-        return Origin("literal", expr=f"{a.expr}.parent", path=a.path, line=a.line, value=above, in_test=a.in_test)
+        if a.expr == "tempfile.mkdtemp":
+            return Origin("literal", expr=f"{a.expr}().parent", path=a.path, line=a.line, value="/tmp",
+                          in_test=a.in_test)
+        return Origin("test-value", expr=f"{a.expr}{BASETEMP}", path=a.path, line=a.line, in_test=a.in_test)
     return dataclasses.replace(a, value=TMP + posixpath.dirname(part))
 
 
