@@ -78,6 +78,9 @@ EXPECTED = [
     Expect("put-in-before-taken-out", "HT303", TL, "registry.checkout(conn)  # reported", tests=[TL + "::test_checked_out_then_in"]),
     # filled, then emptied outside a finally: the filling is the change (near miss: emptied only)
     # a project class whose __init__ appends to its module's list (near miss: a weak set)
+    # in a `with pytest.raises(...)` block, the statements before the last one run through
+    Expect("before-the-expected-raise", "HT303", "tests/test_imported_by_name.py", 'registry.register("dup", str)',
+           tests=["tests/test_imported_by_name.py::test_strict_registration_refused"]),
     Expect("constructor-fills-a-module-list", "HT303", "tests/test_imported_by_name.py", "registry.CountedRunner()"),
     Expect("filled-then-cleared-outside-a-finally", "HT303", "tests/test_imported_by_name.py",
            'registry.CHECKED_OUT["c1"] = object()', tests=["tests/test_imported_by_name.py::test_checked_out_filled_then_emptied"]),
@@ -107,6 +110,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("the-call-expected-to-raise", "tests/test_imported_by_name.py", 'registry.register_strict("dup", str)',
+           "the block's last statement raises what the test expects: what it would change after does not happen"),
     Silent("constructor-adds-to-a-weak-set", "tests/test_imported_by_name.py", "assert registry.LiveRunner() in",
            "LIVE is a WeakSet: the entry goes with the object the test made"),
     # clear() of a container the module defines and leaves empty puts it back as imported (a reset)

@@ -22,7 +22,7 @@ from .values import UNKNOWN_V
 from ..summarise.ir import CALL_ARGS, CALL_FUNC, CALL_KWARGS, EXPR_VALUE, RAISE_EXC, TAG, dotted_name, flat
 
 # the calls whose context manager passes only when the block raises their first argument
-_EXPECTING = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesMessage")
+EXPECTING_CALLS = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesMessage")
 # the category of the mark a raise of an expected exception leaves among the events
 EXPECTED_RAISE = "expected-raise"
 # the most places one expected exception may be raised at for the run to find the one it reaches
@@ -43,7 +43,7 @@ def expected_classes(ip, items, frame) -> Tuple[FrozenSet[str], FrozenSet[str]]:
         if expr[TAG] != "call" or not expr[CALL_ARGS]:
             continue
         leaf = dotted_name(expr[CALL_FUNC]).rsplit(".", 1)[-1]
-        if leaf not in _EXPECTING:
+        if leaf not in EXPECTING_CALLS:
             continue
         message = None
         if leaf == "assertRaisesMessage" and len(expr[CALL_ARGS]) > 1:

@@ -82,6 +82,9 @@ class Walk:
     # inside a `with` whose context puts sys.modules back: a module imported there is a fresh
     # copy the block's end discards, so writes to it change no module state
     fresh_modules: int = 0
+    # in the statement a `with pytest.raises(...)` (or `assertRaises*`) block expects to raise: a
+    # project call there stops at its raise, before what it would change after
+    expecting: int = 0
     # the modules this code took out of sys.modules (``sys.modules.pop``, also in a comprehension,
     # or ``del sys.modules[...]``), "*" for a name not known: ``import_module`` of one of them
     # after it makes a copy no one else holds
