@@ -40,6 +40,8 @@ def at(findings, path, snippet, code=None):
     (J, '# only ever "r"', "warning"),
     (J, '"r" from one test, "w" from another', "error"),             # one writing test makes it an error
     (J, "# the default, or", "warning"),                              # every alternative a read mode
+    (J, "# read-only flags: a warning", "warning"),                   # os.open by its flags (watchdog's kqueue)
+    (J, "# creates: an error", "error"),
     (C, "start = time.monotonic()", "note"),                          # a duration's start
     (C, "return time.monotonic() - start", "note"),                   # ... and its end
     (C, "self.began = time.perf_counter()", "note"),                  # across the methods of a class

@@ -3,6 +3,7 @@ operators, conditions, subscripts and attributes; calls go to ``calls``.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import PurePosixPath
 from typing import List, Optional
@@ -485,6 +486,8 @@ class Expressions:
                     out = out | lit(False, None, None, False)   # the imports only type checkers read
                 elif a[1] == "re" and regex_flag(name) is not None:
                     out = out | lit(regex_flag(name), None, None, False)
+                elif a[1] == "os" and name.startswith("O_") and type(getattr(os, name, None)) is int:
+                    out = out | lit(getattr(os, name), None, None, False)   # the running Python's open flag
                 elif a[1] in _SENTINELS:
                     out = out | DOUBLE_V   # sentinel.name: a unique object made for the test, never None
                 else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Optional, Tuple
 
-from ..catalogue.loader import SinkSpec, mode_writes
+from ..catalogue.loader import SinkSpec, flags_write, mode_writes
 from .decide import values
 from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_answer
 from .shipped import made_in_tree, may_be_missing, shipped_rel
@@ -540,6 +540,10 @@ class Sinks:
 def writes_of(spec: SinkSpec, args, kwargs) -> Tuple[bool, bool]:
     """``(write, may_write)`` of one call of ``spec``: an ``open``-like call by its mode, which,
     when the analysis cannot read it, is judged as a read and ranked as a change."""
+    if spec.flags:   # os.open: its flags decide; flags the analysis cannot read may write
+        f = _pick(spec.flags, args, kwargs)
+        w = flags_write(values(f)) if f is not None else False
+        return bool(w), w is not False
     if not spec.mode:
         return spec.write, spec.write
     m = _pick(spec.mode, args, kwargs)

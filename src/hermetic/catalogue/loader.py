@@ -1,6 +1,7 @@
 """The sink catalogue (``catalogue/sinks.toml``), extended and trimmed by configuration."""
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
@@ -30,6 +31,7 @@ class SinkSpec:
     lib: str = ""
     write: bool = False
     mode: Tuple[Any, ...] = ()
+    flags: Tuple[Any, ...] = ()   # where an ``os.open``-like call's flags are (``flags_write``)
     only_with_target: bool = False
     only_without_args: bool = False
     only_with_args: int = 0
@@ -128,6 +130,18 @@ def mode_writes(mode: Any, unknown: bool = True) -> bool:
     return unknown if texts is None else any(c in t for t in texts for c in "wax+")
 
 
+# the os.open flags that make the call change the file system (create, truncate, write)
+_WRITE_FLAGS = sum(getattr(os, n, 0) for n in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND", "O_EXCL"))
+
+
+def flags_write(values: Optional[list]) -> Optional[bool]:
+    """Whether ``os.open`` with these flag values (the running Python's ``os.O_*`` numbers, as
+    the analysis computed them) writes: None when a value is not a known integer."""
+    if not values or any(type(v) is not int for v in values):
+        return None
+    return any(v & _WRITE_FLAGS for v in values)
+
+
 def mode_texts(value: Any) -> Optional[List[str]]:
     """Every string an analysed value can be, when each alternative is a string literal, or a
     constant or default argument bound to one; else None. (Read through the value's ``atoms``:
@@ -153,6 +167,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         write=bool(raw.get("write")) or raw.get("effect") == "change",
         effect=effect_of(category, raw),
         mode=tuple(raw.get("mode", ())),
+        flags=tuple(raw.get("flags", ())),
         only_with_target=bool(raw.get("only_with_target", False)),
         only_without_args=bool(raw.get("only_without_args", False)),
         only_with_args=int(raw.get("only_with_args", 0)),
