@@ -81,6 +81,10 @@ EXPECTED = [
     # in a `with pytest.raises(...)` block, the statements before the last one run through
     Expect("before-the-expected-raise", "HT303", "tests/test_imported_by_name.py", 'registry.register("dup", str)',
            tests=["tests/test_imported_by_name.py::test_strict_registration_refused"]),
+    # ... and what the expected-to-raise call changes before anything in it could raise
+    # (Django's run_with_reloader sets its signal handler first)
+    Expect("changed-before-the-raise", "HT303", "tests/test_imported_by_name.py",
+           'registry.add_hook_then_check("missing", print)'),
     Expect("constructor-fills-a-module-list", "HT303", "tests/test_imported_by_name.py", "registry.CountedRunner()"),
     Expect("filled-then-cleared-outside-a-finally", "HT303", "tests/test_imported_by_name.py",
            'registry.CHECKED_OUT["c1"] = object()', tests=["tests/test_imported_by_name.py::test_checked_out_filled_then_emptied"]),

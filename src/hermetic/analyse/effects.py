@@ -132,6 +132,24 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
     return keys
 
 
+def early_effects(ip: I.Interp, qn: str) -> Set[tuple]:
+    """What a call of project function ``qn`` changes before anything in it could raise: the
+    effects of its body's leading statements, up to and including the first that calls or raises
+    (Django's ``run_with_reloader`` sets a signal handler first; ``Settings()`` sets ``TZ`` only
+    after the checks that raise)."""
+    f, mod = ip.p.functions[qn]
+    prefix = []
+    for st in f["body"]:
+        prefix.append(st)
+        if st[TAG] == "raise" or next(iter(calls_in(st)), None) is not None:
+            break
+    g = ip.globals.get(mod, {})
+    names = {n for n, v in g.items() if is_container(v)}
+    aliases = module_imports(ip.p.summaries.get(mod))
+    return _direct_effects(dict(f, body=prefix), mod, names, {n for n in names if is_empty_container(g[n])},
+                           aliases, _loggers_bound(ip.p.summaries.get(mod, {}).get("body", ()), aliases))
+
+
 def _bound_container_methods(f: dict, containers: Set[str]) -> Dict[str, Tuple[str, str]]:
     """Parameters whose default is a method of a module container (celery's
     ``task_reserved(request, add_request=requests.__setitem__)``) -> (that container, the

@@ -22,7 +22,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR,
 from ..summarise.unparse import calls_in
 from ..catalogue.process_state import process_state
 from .expected import EXPECTING_CALLS
-from .effects import CONTAINER_METHODS, changed_state, is_empty_container   # what project functions change: computed there
+from .effects import CONTAINER_METHODS, changed_state, early_effects, is_empty_container   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import library_attr_assign, note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, cached_io, covering, fixture_method, reset_names  # noqa: F401  (the rules read them from here)
@@ -554,9 +554,11 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     for a in callee.refs():
         init = ip.find_method(a[1], "__init__") if a[0] == "cls" else None
         qn = a[1] if a[0] == "func" else init[1] if init else None
-        if qn in effects and not w.expecting:
+        if qn in effects:
             called = a[1]   # the function, or the class the test called
-            for key in sorted(effects[qn]):
+            # the call the test expects to raise: only what it changes before anything could raise
+            keys = effects[qn] & early_effects(ip, qn) if w.expecting else effects[qn]
+            for key in sorted(keys):
                 if key[0] == "takes":   # only takes entries out: a cleanup, never a change
                     if restoring:
                         _restored(sc, changed_state(key))
