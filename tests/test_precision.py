@@ -218,6 +218,13 @@ EXPECTED += [Expect("user-config-" + kind, code, "src/decided/configs.py", snipp
              for kind, code, snippet in (("constant", "HT201", 'USER_CONFIG = os.path.expanduser("~/.decidedrc")'),
                                          ("opened", "HT102", "with open(path) as fh:"),
                                          ("looked-up", "HT102", "if os.path.exists(USER_CONFIG):"))]
+# a module skipped at import by a project helper's platform answer runs no test, nor its
+# top-level set-up for that platform (watchdog's darwin-only modules, tests/test_darwin_tools.py);
+# near miss: the module the helper keeps (tests/test_other_tools.py)
+EXPECTED.append(Expect("helper-decided-module-kept", "HT103", P, 'return os.environ.get("DECIDED_OTHER_TOOL")',
+                       tests=["tests/test_other_tools.py::test_other_tool"]))
+EXPECTED.append(Expect("helper-decided-top-level-branch", "HT304", "tests/test_other_tools.py",
+                       'logging.getLogger("decided.other").setLevel(logging.DEBUG)'))
 # the registry the test fills is left changed: HT303 at the test's call
 EXPECTED.append(Expect("registry-left-changed", "HT303", "tests/test_reached.py", 'branches.register("tool")',
                        tests=[R + "test_registered"]))

@@ -10,7 +10,7 @@ from typing import Dict, List, Optional
 from ..catalogue.controls import _DOUBLE_CTORS
 from . import argparsemodel, clickmodel
 from .controls import double, side_effect_given
-from .decide import constructs
+from .decide import constructs, values
 from .regexes import regex_result
 from .expected import callable_form, note_raise
 from .handlers import (EXCEPTIONS, effects_given, exception_instance, instance_classes, raising_double, returned,
@@ -142,8 +142,8 @@ class Calls:
             if a[0] == "ext":
                 # in a test's or a module's own code, not under a branch the values decided: those
                 # may be misread there (as a test's assert), the platform's are not
-                raised = a[1] in self.p.catalogue.raises and not (
-                    frame.decided and (frame.in_test or not self._may_raise(frame))) or RAISED in r.atoms
+                raised = a[1] in self.p.catalogue.raises and (_module_skip(a[1], kwargs, frame) or not (
+                    frame.decided and (frame.in_test or not self._may_raise(frame)))) or RAISED in r.atoms
                 self.exits = self.exits or raised
             else:
                 raised = self.call_raised or RAISED in r.atoms
@@ -570,6 +570,14 @@ class Calls:
         for k, v in entries:
             if k.isidentifier():
                 self.assign(("attr", owner, k), v, frame)
+
+
+def _module_skip(name: str, kwargs: Dict[str, V], frame: Frame) -> bool:
+    """``pytest.skip(..., allow_module_level=True)`` at a test module's top: trusted under a branch
+    the values decide, which there tests the machine (``if not platform.is_darwin():``, a helper
+    watchdog's darwin-only modules call), not a test's own values that may be misread."""
+    return frame.is_module and frame.in_test and name in ("pytest.skip", "_pytest.outcomes.skip") and \
+        values(kwargs.get("allow_module_level", EMPTY)) == [True]
 
 
 # a standard stream's isatty(): False in a test while pytest captures its output (the default)

@@ -77,6 +77,8 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         self.lambdas: Dict[int, tuple] = {}
         self._lambda_ids: Dict[tuple, int] = {}
         self.import_time = True
+        # a test module's top-level `if` statements the import decided: (module, line) -> the way taken
+        self.module_ifs: Dict[Tuple[str, int], bool] = {}
         self.import_raised: Set[str] = set()   # modules whose top level raises on every way
         self.steps = 0
         self.budget_hit = False

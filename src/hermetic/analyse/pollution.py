@@ -233,6 +233,9 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 else:   # calls inside an assert, a comparison, ...
                     for call in calls_in(e):
                         _call(w, call, restoring)
+            elif k == "if" and frame.is_module and (frame.module, st[4]) in ip.module_ifs:
+                # a test module's top-level branch its import decided (`if platform.is_darwin():`)
+                _walk(w, st[IF_BODY] if ip.module_ifs[(frame.module, st[4])] else st[IF_ORELSE], in_restore)
             elif k == "if":
                 guard = _set_guard(st[IF_TEST]) if restoring else ""
                 if guard and guard not in w.guarded:

@@ -201,6 +201,8 @@ class Statements:
             if self.call_raised and self._may_raise(frame):   # the condition raises: neither branch runs
                 return False
             if cond is True or cond is False:
+                if frame.is_module and frame.in_test:   # the HT30x scan of the module takes the same way
+                    self.module_ifs[(frame.module, st[4])] = cond
                 by_values = not self.platform_read   # a library exit there may rest on a misread value
                 frame.decided += by_values
                 try:
