@@ -68,6 +68,19 @@ class Statements:
         body, which imports in practice (the analysis misread a value it decided on)."""
         return not frame.is_module and not (frame.cls is not None and frame.name == frame.cls)
 
+    def _concrete_self(self, frame: Frame) -> bool:
+        """``frame`` is a method run on instances of project classes whose own method it is (looked
+        up from their class: no override stands between)."""
+        v = frame.locals.get("self") if frame.cls is not None else None
+        if v is None or not v.atoms:
+            return False
+        for a in v.atoms:
+            cls = self.heap.get(a[1], {}).get("cls") if isinstance(a, tuple) and a[0] == "inst" else None
+            m = self.find_method(cls, frame.name.rsplit(".", 1)[-1]) if cls in self.p.classes else None
+            if m is None or m[1] != frame.name:
+                return False
+        return True
+
     def exec_stmt(self, st, frame: Frame) -> bool:  # noqa: C901 - one dispatch over statement forms
         self.steps += 1
         kind = st[0]
@@ -228,8 +241,9 @@ class Statements:
             if st[1] is not None:
                 note_raise(self, self.eval(st[1], frame), frame)
             self.raising = True
-            if st[1] is not None and dotted_name(st[1]) == "NotImplementedError":
-                # an abstract method: at run time an override is called, which may return
+            if st[1] is not None and dotted_name(st[1]) == "NotImplementedError" and not self._concrete_self(frame):
+                # an abstract method: at run time an override is called, which may return (not
+                # where the method was found on a known instance's own class: that one runs)
                 frame.returned = True
             return True
         if kind == "del":
