@@ -118,8 +118,8 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             continue
         if code in ("HT203", "HT204"):
             # section 8: the tests that reach a consumer of the value (may be empty); one per
-            # binding: a helper read at import for several variables (env("APP_LEVEL")) is one
-            # finding per variable
+            # binding (merged below): a helper read at import for several bindings
+            # (env("APP_LEVEL")) is one finding per binding
             read = (ev.path, ev.pos[0], ev.target) if code == "HT203" else (ev.path, ev.pos[0])
             key = (code, ev.path, ev.pos) + _binding(ev)
             _keep_least(agg, key, ev, code)
