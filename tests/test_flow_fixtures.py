@@ -114,25 +114,26 @@ def test_a_trace_through_a_fixture_starts_at_the_test(findings):
     assert second.path.startswith("tests/") and second.function != first.function
 
 
-def test_a_sink_in_a_fixture_body_gets_the_test_code_fix(tmp_path):
+def _fixture_writing(tmp_path, name: str, write: str):
+    """The one finding of a project whose only test requests fixture ``name``, whose body runs
+    ``write``."""
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_out.py").write_text(
-        "import pytest\nfrom pathlib import Path\n\n\n@pytest.fixture\ndef report():\n"
-        "    Path('out.txt').write_text('x')\n\n\ndef test_report(report):\n    assert True\n", encoding="utf-8")
+    (tmp_path / "tests" / f"test_{name}.py").write_text(
+        f"import pytest\nfrom pathlib import Path\n\n\n@pytest.fixture\ndef {name}():\n"
+        f"    {write}\n\n\ndef test_{name}({name}):\n    assert True\n", encoding="utf-8")
     report, _cfg = run_check([], tmp_path)
     [f] = report.findings
-    assert [s.function for s in f.trace] == ["test_report", "test_out.report"]
+    return f
+
+
+def test_a_sink_in_a_fixture_body_gets_the_test_code_fix(tmp_path):
+    f = _fixture_writing(tmp_path, "report", "Path('out.txt').write_text('x')")
+    assert [s.function for s in f.trace] == ["test_report", "test_report.report"]
     assert f.fix.startswith("build the path from tmp_path")
 
 
 def test_a_home_folder_path_in_a_fixture_body_gets_the_home_fix(tmp_path):
     # a fixture writing into the real home folder: redirect HOME (a new user's trial on pydantic-settings)
-    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_rc.py").write_text(
-        "import pytest\nfrom pathlib import Path\n\n\n@pytest.fixture\ndef rc():\n"
-        "    (Path.home() / '.apprc').write_text('x')\n\n\ndef test_rc(rc):\n    assert True\n", encoding="utf-8")
-    report, _cfg = run_check([], tmp_path)
-    [f] = report.findings
+    f = _fixture_writing(tmp_path, "rc", "(Path.home() / '.apprc').write_text('x')")
     assert f.fix.startswith('monkeypatch.setenv("HOME", str(tmp_path))'), f.fix

@@ -113,13 +113,7 @@ class Containers:
             v = frame.locals[name]
         if not any(isinstance(a, tuple) and a[0] in kinds for a in v.atoms):
             return
-        atoms = []
-        for a in v.ordered():
-            if isinstance(a, tuple) and a[0] == "seq" and "seq" in kinds:
-                a = ("seq", a[1], tuple(a[2]) + ((put,) if put.atoms else ()) + (UNKNOWN_V,))
-            elif isinstance(a, tuple) and a[0] == "dict" and "dict" in kinds:
-                a = ("dict", tuple(a[1]) + ((None, UNKNOWN_V),))
-            atoms.append(a)
+        atoms = [_opened_up(a, put) if isinstance(a, tuple) and a[0] in kinds else a for a in v.ordered()]
         if shared:
             self.write_state("gattr", frame.module, name, V(frozenset(atoms), v.is_path))
         else:
@@ -146,9 +140,15 @@ class Containers:
             return
         table = self.eval(target, frame)
         if table.atoms and all(isinstance(d, tuple) and d[0] == "dict" for d in table.atoms):
-            self.set_attr(a[1], target[2], V(frozenset(("dict", tuple(d[1]) + ((None, UNKNOWN_V),))
-                                                       for d in table.atoms)))
+            self.set_attr(a[1], target[2], V(frozenset(_opened_up(d, EMPTY) for d in table.atoms)))
         elif table.atoms and all(isinstance(s, tuple) and s[0] == "seq" and s[1] in ("list", "set") for s in table.atoms):
             put = self._put_in(added, ("attr", target[1][1], target[2]))
-            self.set_attr(a[1], target[2], V(frozenset(("seq", s[1], tuple(s[2]) + ((put,) if put.atoms else ()) + (UNKNOWN_V,))
-                                                       for s in table.atoms)))
+            self.set_attr(a[1], target[2], V(frozenset(_opened_up(s, put) for s in table.atoms)))
+
+
+def _opened_up(a: tuple, put: V) -> tuple:
+    """A list, set or dict atom changed in place: a list or set may hold ``put`` and more, a dict
+    entries the analysis cannot name (its keys are no longer all known)."""
+    if a[0] == "seq":
+        return ("seq", a[1], tuple(a[2]) + ((put,) if put.atoms else ()) + (UNKNOWN_V,))
+    return ("dict", tuple(a[1]) + ((None, UNKNOWN_V),))

@@ -183,7 +183,7 @@ def _made_here(a) -> bool:
     (``sys.__stdout__``) unless the test put it there, which its patch records instead."""
     if isinstance(a, Origin):
         return a.kind == "unknown" and instance_class(a) is not None and a.line is None
-    return a[0] in ("inst", "func", "cls", "seq", "dict")
+    return _distinct_object(a)
 
 
 def is_sentinel(a) -> bool:
@@ -224,7 +224,6 @@ def identical(left: V, right: V) -> Optional[bool]:
             return False   # a project object, or one a call just made, is none of a library's own objects
     if not all(_distinct_object(a) for a in left.atoms | right.atoms):
         return None
-    only = next(iter(left.atoms))
     if len(left.atoms) == 1 and left.atoms == right.atoms and (
             isinstance(only, tuple) and only[0] == "inst" or is_sentinel(only)):
         return True
@@ -423,7 +422,6 @@ def platform_facts(platform: Optional[str] = None) -> dict:
         "platform.system()": _SYSTEM.get(key, plat.capitalize()),
         "sys.version_info": tuple(sys.version_info[:3]),
     }
-
 
 
 _INSTANCE_BUILTINS = {"builtins.object", "builtins.Exception", "builtins.ValueError", "builtins.TypeError",

@@ -37,9 +37,23 @@ def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
     globals hold containers, nothing else: the per-module part, ``module -> (content key,
     container names, {qualname: sorted keys})``, is what the per-test result cache keeps, and a
     module whose two inputs match its entry in ``prev`` is not read again."""
-    containers = {mod: tuple(sorted((n, is_empty_container(v)) for n, v in g.items() if is_container(v)))
-                  for mod, g in ip.globals.items() if g}
+    containers = {mod: _held(g) for mod, g in ip.globals.items() if g}
     return effects_of(ip.p, containers, keys, prev)
+
+
+def _held(g: Dict[str, V]) -> Tuple[Tuple[str, bool], ...]:
+    """A module's globals holding containers: sorted ``(name, empty as imported)`` pairs."""
+    return tuple(sorted((n, is_empty_container(v)) for n, v in g.items() if is_container(v)))
+
+
+def _module_inputs(summary: Optional[dict], held) -> Tuple[Set[str], Set[str], Dict[str, str], Set[str]]:
+    """What ``_direct_effects`` reads of a function's module: the containers it holds (not weak
+    ones: their entries go with their objects, Django's ``AdminSite()`` in ``all_sites``), those
+    empty as imported, the names its imports bind, and its loggers."""
+    aliases = module_imports(summary)
+    body = (summary or {}).get("body", ())
+    return ({n for n, _ in held} - _weak_containers(body, aliases), {n for n, e in held if e}, aliases,
+            _loggers_bound(body, aliases))
 
 
 def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys: Optional[Dict[str, str]] = None,
@@ -68,12 +82,7 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
             else:
                 scope.release()
                 found = {}
-                aliases = module_imports(program.summaries.get(mod))
-                # a weak container's entries go with their objects: what a call adds lasts no longer
-                # than the object the test made (Django's AdminSite() in admin.sites.all_sites)
-                names = {n for n, _ in held} - _weak_containers(program.summaries.get(mod, {}).get("body", ()), aliases)
-                empty = {n for n, e in held if e}
-                loggers = _loggers_bound(program.summaries.get(mod, {}).get("body", ()), aliases)
+                names, empty, aliases, loggers = _module_inputs(program.summaries.get(mod), held)
                 for qn, f in funcs:
                     fx = _direct_effects(f, mod, names, empty, aliases, loggers)
                     if fx:
@@ -143,11 +152,8 @@ def early_effects(ip: I.Interp, qn: str) -> Set[tuple]:
         prefix.append(st)
         if st[TAG] == "raise" or next(iter(calls_in(st)), None) is not None:
             break
-    g = ip.globals.get(mod, {})
-    names = {n for n, v in g.items() if is_container(v)}
-    aliases = module_imports(ip.p.summaries.get(mod))
-    return _direct_effects(dict(f, body=prefix), mod, names, {n for n in names if is_empty_container(g[n])},
-                           aliases, _loggers_bound(ip.p.summaries.get(mod, {}).get("body", ()), aliases))
+    inputs = _module_inputs(ip.p.summaries.get(mod), _held(ip.globals.get(mod, {})))
+    return _direct_effects(dict(f, body=prefix), mod, *inputs)
 
 
 def _bound_container_methods(f: dict, containers: Set[str]) -> Dict[str, Tuple[str, str]]:

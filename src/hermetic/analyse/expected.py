@@ -22,13 +22,22 @@ from .values import UNKNOWN_V
 from ..summarise.ir import CALL_ARGS, CALL_FUNC, CALL_KWARGS, EXPR_VALUE, RAISE_EXC, TAG, dotted_name, flat
 
 # the calls whose context manager passes only when the block raises their first argument
-EXPECTING_CALLS = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesMessage")
+_EXPECTING = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesMessage")
 # the category of the mark a raise of an expected exception leaves among the events
 EXPECTED_RAISE = "expected-raise"
 # the most places one expected exception may be raised at for the run to find the one it reaches
 MANY_SITES = 16
 # the calls that issue a warning: a raise where the test expects it as an exception
 WARN_CALLS = frozenset({"warnings.warn", "warn"})
+
+
+def expecting(expr) -> Optional[str]:
+    """The name of the call a ``with`` item makes when it expects the block to raise
+    (``pytest.raises(E)``, ``self.assertRaises(E)``), else None."""
+    if expr[TAG] != "call" or not expr[CALL_ARGS]:
+        return None
+    leaf = dotted_name(expr[CALL_FUNC]).rsplit(".", 1)[-1]
+    return leaf if leaf in _EXPECTING else None
 
 
 def expected_classes(ip, items, frame) -> Tuple[FrozenSet[str], FrozenSet[str]]:
@@ -40,10 +49,8 @@ def expected_classes(ip, items, frame) -> Tuple[FrozenSet[str], FrozenSet[str]]:
         return frozenset(), frozenset()
     single, many = set(), set()
     for expr, _tgt in items:
-        if expr[TAG] != "call" or not expr[CALL_ARGS]:
-            continue
-        leaf = dotted_name(expr[CALL_FUNC]).rsplit(".", 1)[-1]
-        if leaf not in EXPECTING_CALLS:
+        leaf = expecting(expr)
+        if leaf is None:
             continue
         message = None
         if leaf == "assertRaisesMessage" and len(expr[CALL_ARGS]) > 1:

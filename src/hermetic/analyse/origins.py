@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional
 
 from .literals import _literal_str
-from .tmptree import collapse, part_of, parent as tmp_parent
+from .tmptree import collapse, is_basetemp, part_of, parent as tmp_parent
 from .values import (DOUBLE, EXISTING, INSTANCE, UNKNOWN_V, Origin, V, _short, anchored_path, holds_item, is_counted, is_exact, lit, seq_atom, union,
                      shipped)
 
@@ -153,8 +153,10 @@ def _climb(o: Origin, levels: Optional[int]) -> Origin:
     if o.kind in ("module-constant", "default-argument") and o.inner:
         inner = tuple(_climb(i, levels) for i in o.inner)
         return o if inner == o.inner else dataclasses.replace(o, inner=inner)
-    if part_of(o) is not None or (o.kind == "test-value" and o.expr.endswith(".parent")):
-        return tmp_parent(o) if levels == 1 else collapse(o) if part_of(o) is not None else o
+    if part_of(o) is not None:
+        return tmp_parent(o) if levels == 1 else collapse(o)
+    if is_basetemp(o) and levels == 1:   # above pytest's base temporary folder: the machine's
+        return tmp_parent(o)
     return _partial(o) if o.kind == "cwd" else o   # the starting folder's parent is another folder
 
 

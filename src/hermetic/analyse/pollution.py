@@ -21,11 +21,11 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR,
     WHILE_BODY, WITH_BODY, WITH_ITEMS, dotted_name
 from ..summarise.unparse import calls_in
 from ..catalogue.process_state import process_state
-from .expected import EXPECTING_CALLS
+from .expected import expecting
 from .effects import CONTAINER_METHODS, changed_state, early_effects, is_empty_container   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import library_attr_assign, note_binding, process_assign, process_call, protected_by_patch
-from .statescan import Mutation, Scan, cached_io, covering, fixture_method, reset_names  # noqa: F401  (the rules read them from here)
+from .statescan import Mutation, Scan, cached_io, covering, fixture_method, reset_names, states_shown  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
     function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
@@ -267,8 +267,7 @@ def _walk(w: _Walk, stmts, in_restore: bool) -> None:
                 sc.protected |= added
                 w.fresh_modules += fresh
                 body = st[WITH_BODY]
-                if body and any(item[TAG] == "call" and dotted_name(item[CALL_FUNC]).rsplit(".", 1)[-1] in EXPECTING_CALLS
-                                for item, _t in st[WITH_ITEMS]):
+                if body and any(expecting(item) for item, _t in st[WITH_ITEMS]):
                     # `with pytest.raises(E): f()`: the last statement raises, so what a project
                     # function changes after its check does not happen (Django's Settings() raising
                     # its deprecation warning before it sets TZ)
@@ -573,7 +572,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
                     continue
                 code, what = _effect_shown(key)
                 shown = re.sub(r"@\d+$", "", I.dotted_qualname(called))
-                _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}"), restoring)
+                _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}", call=shown), restoring)
             return
 
 

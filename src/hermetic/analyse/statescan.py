@@ -28,6 +28,7 @@ class Mutation:
     item: object = None            # the entry of a module container it touches (a literal key), if known
     removes: bool = False          # takes the entry out (del, pop, unsetenv) rather than setting it
     undone: int = 0                # the line of the same body that puts it back, outside a finally
+    call: str = ""                 # the project function (or class) whose call changes it, as shown
 
 
 @dataclass
@@ -189,7 +190,8 @@ def project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> 
                 if container and not (e[ATTR_ATTR] in g and is_container(g[e[ATTR_ATTR]])):
                     return None
                 return a[1], e[ATTR_ATTR]
-    elif e[TAG] == "name" and container and e[NAME_ID] not in frame.locals:
+    elif e[TAG] == "name" and container and e[NAME_ID] not in frame.locals and \
+            is_container(ip.globals.get(frame.module, {}).get(e[NAME_ID], I.EMPTY)):
         # a project module's container imported by name (``from app.registry import REGISTRY``): the
         # same object, so an item stored through the name changes the module's state
         full = module_imports(ip.p.summaries.get(frame.module)).get(e[NAME_ID], "")
@@ -325,7 +327,12 @@ def effect_shown(key: tuple) -> Tuple[str, str]:
         return "HT302", "os.environ" if key[1] == "*" else f"os.environ[{key[1]!r}]"
     if key[0] == "syspath":
         return "HT304", "sys.path"
-    return "HT304", f"process state ({key[0]})"
+    return "HT304", states_shown([key[0]])
+
+
+def states_shown(states: List[str]) -> str:
+    """The words for catalogued process states a call changes: ``process state (a, b)``."""
+    return f"process state ({', '.join(states)})"
 
 
 def fixture_method(w: "Walk", fn) -> V:

@@ -137,6 +137,11 @@ def child(a: Origin, texts: List[str]) -> Optional[Origin]:
 BASETEMP = ".parent"   # the expression suffix of pytest's base temporary folder for the run
 
 
+def is_basetemp(a: Origin) -> bool:
+    """``a`` is pytest's base temporary folder for the run (``tmp_path.parent``: ``parent``)."""
+    return a.kind == "test-value" and a.expr.endswith(BASETEMP) and a.value is None
+
+
 def parent(a: Origin) -> Origin:
     """``.parent`` of a path under tmp_path: a part up. The parent of tmp_path (or of a folder
     ``tmp_path_factory.mktemp()`` made) is pytest's base temporary folder, made new for the run:
@@ -144,7 +149,7 @@ def parent(a: Origin) -> Origin:
     above a ``mkdtemp()`` folder, is the machine's: a literal absolute path, a fixed location."""
     part = part_of(a)
     if part is None:
-        if a.kind == "test-value" and a.expr.endswith(BASETEMP) and a.value is None:
+        if is_basetemp(a):
             return Origin("literal", expr=f"{a.expr}.parent", path=a.path, line=a.line,
                           value="/tmp/pytest-of-<user>", in_test=a.in_test)
         return a

@@ -9,7 +9,6 @@ one finding per state change with the selected tests it reaches.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Set
 
@@ -236,29 +235,27 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
     return out
 
 
-_STATES_CHANGED = re.compile(r"(.*\(\) changes process state) \((.*)\)$")
-
-
 def _one_per_call(mutations: list) -> list:
-    """``(mutation, fixes)`` pairs: a project function changing several process states at one
-    call (a logger's level and its handlers) is one mutation naming them all, with each state's fix."""
+    """``(mutation, fixes)`` pairs: a project function changing several catalogued process states
+    at one call (a logger's level and its handlers) is one mutation naming them all, with each
+    state's fix."""
     out: list = []
     at: Dict[tuple, int] = {}
+    states: Dict[tuple, List[str]] = {}
+    fixes = process_state().fixes
     for m in mutations:
-        found = _STATES_CHANGED.match(m.what) if m.code == "HT304" and not m.undone else None
-        fix = process_state().fixes.get(m.key[0]) if found else None
-        if found is None:
+        if m.code != "HT304" or m.undone or not m.call or m.key[0] == "syspath":
             out.append((m, []))
             continue
-        k = (m.pos, found.group(1))
+        k, fix = (m.pos, m.call), fixes.get(m.key[0])
         if k not in at:
-            at[k] = len(out)
+            at[k], states[k] = len(out), [m.key[0]]
             out.append((m, [fix] if fix else []))
             continue
-        first, fixes = out[at[k]]
-        states = _STATES_CHANGED.match(first.what).group(2)
-        out[at[k]] = (replace(first, what=f"{found.group(1)} ({states}, {found.group(2)})"),
-                      fixes + ([fix] if fix and fix not in fixes else []))
+        states[k].append(m.key[0])
+        first, given = out[at[k]]
+        out[at[k]] = (replace(first, what=f"{m.call}() changes {P.states_shown(states[k])}"),
+                      given + ([fix] if fix and fix not in given else []))
     return out
 
 
