@@ -12,7 +12,7 @@ tells which tests an import-time sink reaches; ``api`` sets the guard's closure 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..analyse import interp as I
 from ..analyse.runner import Runner, TestItem
@@ -151,11 +151,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         if entry.get("changes") and not ev.may_write:   # the shown test reads, another writes: say so
             ev = dataclasses.replace(ev, may_write=True)
         tests, maybe, what = _listed(entry)
-        f = _make_finding(code, ev, tests, runner, what, maybe)
-        if len(entry.get("vars", ())) > 1:   # if os.getenv("A") == ... and os.getenv("B") == ...
-            names = ", ".join(sorted(entry["vars"]))
-            f.message = f.message.replace(f"environment variable {ev.target} ", f"environment variables {names} ", 1)
-            f.anchor = f.anchor.replace(f"({ev.target})", f"({names})", 1)
+        f = _make_finding(code, ev, tests, runner, what, maybe, sorted(entry.get("vars", ())))
         f.confidence = "high" if entry.get("high", True) else "medium"
         if code in ("HT104", "HT204") and durations.is_duration(ev):
             f.benign = "duration"
@@ -247,18 +243,22 @@ def import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dic
 
 
 def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
-                  what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]] = None, maybe: int = 0) -> Finding:
+                  what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]] = None, maybe: int = 0,
+                  variables: Sequence[str] = ()) -> Finding:
     """The finding for sink event ``ev`` reached by ``tests``; ``what``: the targets the tests
     reach the sink with (``_others``); ``maybe``: how many more tests may reach it, on ways their
-    values do not decide (``_listed``)."""
+    values do not decide (``_listed``); ``variables``: for HT203, those its binding reads
+    (``if os.getenv("A") == ... and os.getenv("B") == ...``), when more than the event's."""
     line, col, end_line, end_col = ev.pos
     trace = [TraceStep(p, ln, fn) for p, ln, fn in ev.trace]
     func = ev.trace[-1][2] if ev.trace else "<module>"
     o = ev.origin
     cat = ev.category
     if code in ("HT203", "HT204"):
+        names = ", ".join(variables) if len(variables) > 1 else ev.target
         if code == "HT203":
-            msg = f"environment variable {ev.target} read at import time; a test's setenv cannot change it"
+            msg = f"environment variable{'s' if len(variables) > 1 else ''} {names} read at import time; a " \
+                  "test's setenv cannot change it"
             fix = "read the variable at call time, or set it in session configuration (pytest-env, conftest)"
         elif ev.target == "capture":
             msg = f"{ev.call} captured at import time (a function object bound once); freezing the clock in a " \
@@ -268,7 +268,7 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
             msg = f"{ev.call}() read at import time; freezing the clock in a test cannot change it"
             fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"
         bpath, bline, _var = _binding(ev)
-        anchor = f"{ev.call}({ev.target})"
+        anchor = f"{ev.call}({names})"
         if (bpath, bline) != (ev.path, line):   # read in a helper: name the binding it is for
             msg = msg.replace(" read at import time", f" read at import time for the binding at {bpath}:{bline}", 1)
             anchor += f"@{bpath}:{bline}"
