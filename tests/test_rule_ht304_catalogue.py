@@ -63,9 +63,19 @@ EXPECTED = [
            tests=[TC + "::test_a_call_named_run"]),
     Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
            tests=[TC + "::test_nested_helper_changes"]),
+    # a change two project calls below the test's call (watchdog's add_to_sys_path), and a saved
+    # handler a helper never writes back (`previous = signal.signal(...)`)
+    Expect("sys-path-two-calls-deep", "HT304", TC, 'cli.run_plugins("plugins")'),
+    Expect("handler-two-calls-deep", "HT304", TC, "cli.serve()"),
 ]
 
 SILENT = [
+    Silent("deep-helper-patched", TC, 'cli.run_plugins("patched")',
+           "the helper that changes sys.path is patched for the test: a double runs"),
+    Silent("deep-change-written-back-above", TC, "cli.guarded_plugins()",
+           "the function the test calls puts sys.path back in a finally"),
+    Silent("saved-handler-written-back", TC, "cli.quiet_terminal()",
+           "old = signal.signal(...) ... signal.signal(S, old): Django's ensure_echo_on"),
     Silent("helper-defined-only-on-an-old-python", TC, "socket.setdefaulttimeout(9)",
            "def run(...) under `if sys.version_info < (3, 7):` is never bound (loguru's conftest)"),
     Silent("constructor-changing-nothing", TC, "assert cli.Formatter().fmt", "its __init__ sets its own attribute"),

@@ -156,6 +156,17 @@ def early_effects(ip: I.Interp, qn: str) -> Set[tuple]:
     return _direct_effects(dict(f, body=prefix), mod, *inputs)
 
 
+def finally_writes(body, aliases: Dict[str, str]) -> Set[tuple]:
+    """The process state the ``finally`` blocks of ``body`` write back (``_process_writes``)."""
+    cat = process_state()
+    out: Set[tuple] = set()
+    for st in flat(body):
+        if st[TAG] == "try":
+            for inner in flat(st[TRY_FINALLY]):
+                out |= _process_writes(inner, cat, restoring=True, aliases=aliases)
+    return out
+
+
 def _bound_container_methods(f: dict, containers: Set[str]) -> Dict[str, Tuple[str, str]]:
     """Parameters whose default is a method of a module container (celery's
     ``task_reserved(request, add_request=requests.__setitem__)``) -> (that container, the
@@ -205,19 +216,29 @@ def _process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozense
     ``logging.getLogger(...)``, ``logging.root`` or a name in ``loggers``) and environment
     variables it names (``("env", NAME)``; a variable whose name is computed, ``os.environ[key] =
     value`` over a file's entries, is not known here and not reported), less
-    what its own ``finally`` blocks write again (a set-and-restore)."""
+    what its own ``finally`` blocks write again (a set-and-restore), and less a state whose
+    setter's old value it passes back to the setter (``old = signal.signal(S, h)`` ...
+    ``signal.signal(S, old)``, Django's ``ensure_echo_on``)."""
     cat = process_state()
     out: Set[tuple] = set()
+    saved: Dict[str, str] = {}   # name -> the state whose old value the setter gave it
     for st in flat(body):
+        if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] == "call" and \
+                (state := cat.calls.get(_spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases))):
+            out.add((state,))
+            saved.update((t[NAME_ID], state) for t in st[ASSIGN_TARGETS] if t[TAG] == "name")
+    back = set()
+    for st in flat(body):
+        if st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call" and \
+                (state := cat.calls.get(_spelt(dotted_name(st[EXPR_VALUE][CALL_FUNC]), aliases))) and \
+                any(a[TAG] == "name" and saved.get(a[NAME_ID]) == state for a in st[EXPR_VALUE][CALL_ARGS]):
+            back.add((state,))   # the old value written back
+            continue
         out |= _process_writes(st, cat, aliases=aliases)
         out |= _logger_writes(st, cat, aliases, loggers)
         if any(_spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
             out.add(("env", "*"))   # load_dotenv(): the variables of a file
-    for st in flat(body):
-        if st[TAG] == "try":
-            for inner in flat(st[TRY_FINALLY]):
-                out -= _process_writes(inner, cat, restoring=True, aliases=aliases)
-    return out
+    return out - back - finally_writes(body, aliases)
 
 
 # what adds to sys.path, and what else a ``finally`` may do to put it back (celery's cwd_in_path())

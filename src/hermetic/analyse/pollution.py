@@ -11,7 +11,6 @@ function changes).
 """
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Set, Tuple
 
 from . import interp as I
@@ -22,14 +21,15 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR,
 from ..summarise.unparse import calls_in
 from ..catalogue.process_state import process_state
 from .expected import expecting
-from .effects import CONTAINER_METHODS, changed_state, early_effects, is_empty_container   # what project functions change: computed there
+from .deepeffects import patched_names, project_call
+from .effects import CONTAINER_METHODS, is_empty_container   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import library_attr_assign, note_binding, process_assign, process_call, protected_by_patch
 from .statescan import Mutation, Scan, cached_io, covering, fixture_method, reset_names, states_shown  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
     function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
-    effect_shown as _effect_shown, put_back as _put_back, delete as _delete
+    put_back as _put_back, delete as _delete
 
 _ENV_METHODS = {"update", "pop", "setdefault", "clear", "__setitem__", "__delitem__", "popitem"}
 _ENV_READS = {"os.environ.get", "os.environ.copy", "os.getenv"}
@@ -49,8 +49,8 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
         if dexpr[TAG] == "call":
             sc.protected |= _protected_by(ip, dexpr, frame)
         wrapped |= _decorator_restores(ip, dexpr, frame)
-    _walk(_Walk(ip, frame, sc, effects, literals=literal_locals(f["body"]), fixture=fixture), f["body"],
-          in_restore=False)
+    _walk(_Walk(ip, frame, sc, effects, literals=literal_locals(f["body"]), fixture=fixture,
+                patched=patched_names(ip, f, frame)), f["body"], in_restore=False)
     restores = sc.restores | teardown_restores | wrapped
     out = []
     seen_keys: Set[tuple] = set()
@@ -395,7 +395,7 @@ def _same(a, b) -> bool:
 
 def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     """A call expression ``e``; ``as_context``: the call of a ``with`` item."""
-    ip, frame, sc, saved, effects = w.ip, w.frame, w.sc, w.saved, w.effects
+    ip, frame, sc, saved = w.ip, w.frame, w.sc, w.saved
     pos = tuple(e[CALL_POS])
     fn = e[CALL_FUNC]
     callee = _resolve(ip, fn, frame)
@@ -553,27 +553,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
             return
     # a project function (or class, by its __init__) that mutates its module's or the process's
     # state (anchored at this call)
-    for a in callee.refs():
-        init = ip.find_method(a[1], "__init__") if a[0] == "cls" else None
-        qn = a[1] if a[0] == "func" else init[1] if init else None
-        if qn in effects:
-            called = a[1]   # the function, or the class the test called
-            # the call the test expects to raise: only what it changes before anything could raise
-            keys = effects[qn] & early_effects(ip, qn) if w.expecting else effects[qn]
-            for key in sorted(keys):
-                if key[0] == "takes":   # only takes entries out: a cleanup, never a change
-                    if restoring:
-                        _restored(sc, changed_state(key))
-                    else:
-                        _put_back(sc, changed_state(key), pos[0])
-                    continue
-                if restoring:
-                    _restored(sc, key)
-                    continue
-                code, what = _effect_shown(key)
-                shown = re.sub(r"@\d+$", "", I.dotted_qualname(called))
-                _add(sc, Mutation(code, key, pos, f"{shown}() changes {what}", call=shown), restoring)
-            return
+    project_call(w, callee, pos, restoring)
 
 
 def _module_name(call) -> str:

@@ -5,7 +5,7 @@ module's imports without running calls (``resolve``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
@@ -93,6 +93,8 @@ class Walk:
     # a test's or fixture's parameter -> the qualname of the project fixture pytest passes
     # there, None for another name (``mpwrap``: a fixture wrapping monkeypatch)
     fixture: Optional[Callable[[str], Optional[str]]] = None
+    # the dotted names the function replaces for its run (``deepeffects.patched_names``)
+    patched: FrozenSet[str] = frozenset()
 
 
 def literal_locals(stmts) -> Dict[str, str]:

@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Set
 
 from ..analyse import interp as I
 from ..analyse import pollution as P
+from ..analyse.deepeffects import FunctionEffects
 from ..analyse.effects import changed_state
 from ..analyse.fixtures import BUILTIN_PREFIX, FixtureScope
 from ..analyse.runner import SKIPPED, Runner, TestItem, plugins_off
@@ -54,8 +55,10 @@ _REGISTERS = ("addCleanup", "addClassCleanup", "addfinalizer", "callback")
 
 def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
     """HT301-HT304 over the test code: tests, fixtures, set-up, helpers, test modules' top level.
-    ``effects``: the project functions' direct state changes (``pollution.function_effects``)."""
+    ``effects``: the project functions' direct state changes (``pollution.function_effects``);
+    what the functions they call change of the process is added at a test's call of them."""
     ip, runner, items, files_by_module = facts.ip, facts.runner, facts.items, facts.files_by_module
+    effects = FunctionEffects(effects)
     items = [it for it in items if SKIPPED not in it.markers]   # a test that never runs changes nothing
     hook_restores = _hook_restores(ip, effects)
     # autouse fixtures that snapshot and restore a whole thing (os.environ) cover the tests under them
