@@ -36,6 +36,8 @@ EXPECTED = [
     Expect("item-assignment-through-an-imported-name", "HT303", "tests/test_imported_by_name.py",
            'RUNNERS["by-name"] = str.upper'),
     Expect("append", "HT303", TL, "registry.HOOKS.append(print)"),
+    # a project function assigning another project module's global (keyring's backend._limit)
+    Expect("another-module-global-through-project-function", "HT303", TL, "dispatch.tune(1)"),
     Expect("extend", "HT303", TL, 'settings.QUEUES.extend(["bulk"])'),
     Expect("add", "HT303", TL, 'settings.FEATURES.add("beta")'),
     Expect("update", "HT303", TL, 'registry.RUNNERS.update({"loud": shout})'),
@@ -114,6 +116,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("parameter-shadowing-a-module", TL, "assert dispatch.tune_object(Options()).TIMEOUT",
+           "tune_object's `settings` is its parameter, the test's own object"),
     Silent("the-call-expected-to-raise", "tests/test_imported_by_name.py", 'registry.register_strict("dup", str)',
            "the block's last statement raises what the test expects: what it would change after does not happen"),
     Silent("constructor-adds-to-a-weak-set", "tests/test_imported_by_name.py", "assert registry.LiveRunner() in",

@@ -83,8 +83,12 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
                 scope.release()
                 found = {}
                 names, empty, aliases, loggers = _module_inputs(program.summaries.get(mod), held)
+                # the project modules its imports bind (`from . import backend`): their globals
+                # are module state too (an import that resolved otherwise would not run)
+                others = {n: program.canonical.get(m, m) for n, m in aliases.items()
+                          if program.canonical.get(m, m) in program.summaries and m != mod}
                 for qn, f in funcs:
-                    fx = _direct_effects(f, mod, names, empty, aliases, loggers)
+                    fx = _direct_effects(f, mod, names, empty, aliases, loggers, others)
                     if fx:
                         found[qn] = sorted(fx)
             per_module[mod] = (key, held, found)
@@ -94,9 +98,12 @@ def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys:
 
 
 def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = frozenset(),
-                    aliases: Optional[Dict[str, str]] = None, loggers: Set[str] = frozenset()) -> Set[tuple]:
+                    aliases: Optional[Dict[str, str]] = None, loggers: Set[str] = frozenset(),
+                    others: Optional[Dict[str, str]] = None) -> Set[tuple]:
     """``f``'s direct writes to its module's state; ``containers``: the module's globals
-    holding containers, ``empty``: those the module defines empty.
+    holding containers, ``empty``: those the module defines empty; ``others``: names its
+    imports bind to other project modules, whose attributes ``f`` may assign (``backend._limit
+    = limit``).
 
     A container the module defines empty that ``f`` only takes entries out of (``pop(k)``,
     ``discard(x)``, ``remove(x)``, ``clear()``) is ``("takes", mod, NAME)``: no change (it removes
@@ -115,6 +122,9 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
             for t in st[ASSIGN_TARGETS]:
                 if t[TAG] == "name" and t[NAME_ID] in declared:
                     keys.add(("glob", mod, t[NAME_ID]))
+                elif others and t[TAG] == "attr" and t[ATTR_VALUE][TAG] == "name" and \
+                        t[ATTR_VALUE][NAME_ID] in others and t[ATTR_VALUE][NAME_ID] not in locals_of(f):
+                    keys.add(("glob", others[t[ATTR_VALUE][NAME_ID]], t[ATTR_ATTR]))
                 elif t[TAG] == "sub" and t[SUB_VALUE][TAG] == "name" and t[SUB_VALUE][NAME_ID] in containers \
                         and t[SUB_VALUE][NAME_ID] not in locals_of(f):
                     keys.add(("glob", mod, t[SUB_VALUE][NAME_ID]))
