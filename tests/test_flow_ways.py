@@ -67,6 +67,9 @@ EXPECTED = [
     Expect("the-call-form-of-raises", "HT104", U, "return time.time() + every",
            tests=[TU + "UnitsTest::test_a_known_unit_with_a_message", TU + "test_a_known_unit_through_the_call_form"],
            origin="clock"),
+    # `for _ in range(3):` runs its body (a new user's trial on typer); `range(0)` never does
+    Expect("a-counted-range-runs", "HT104", U, "return time.monotonic() - 1.0",
+           tests=[TU + "test_retried_three_times"], origin="clock"),
     Expect("waits-when-every-connection-is-out", "HT104", Q, "deadline = time.time() + timeout",
            tests=[T + "test_info_then_wait", T + "test_label_then_wait", T + "test_small_pool_no_overflow"],
            origin="clock"),
@@ -213,3 +216,11 @@ def test_a_test_whose_values_do_not_decide_is_counted(findings):
     assert full.message.endswith("; 1 more test may reach it on ways its values do not decide")
     (brief,) = helpers.at(findings, MO, helpers.line_of(FIX, MO, '"/var/log/pooling/brief.log"'), "HT102")
     assert brief.confidence == "medium" and "may reach" not in brief.message
+
+
+def test_a_loop_over_range_zero_runs_nothing(findings):
+    import helpers
+
+    assert helpers.at(findings, U, helpers.line_of(FIX, U, "return time.time() - 2.0"), "HT104") == []
+    (counted,) = helpers.at(findings, U, helpers.line_of(FIX, U, "return time.monotonic() - 1.0"), "HT104")
+    assert counted.confidence == "high"   # the loop's body runs: nothing undecided on the way

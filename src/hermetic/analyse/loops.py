@@ -23,6 +23,8 @@ from typing import List, Optional, Tuple
 from ..summarise.ir import (FOR_BODY, FOR_ITER, FOR_JUMPS, FOR_LINE, FOR_ORELSE, FOR_TARGET, JUMP_KIND, WHILE_BODY,
                             WHILE_LINE, WHILE_ORELSE, WHILE_TEST)
 from .controls import mock_items
+from .decide import values
+from ..summarise.unparse import calls_in
 from .limits import UNROLL_ITEMS, UNROLL_RUNS
 from .literals import inline_nonempty
 from .values import EMPTY, MAYBE_EMPTY, NONEMPTY, V, holds_item, is_counted, is_prefix, of, seq_atom, surely_empty, \
@@ -133,14 +135,35 @@ def exec_for(ip, st, frame) -> bool:
         _carried(ip, st[FOR_BODY], frame)
     if ip.call_raised and ip._may_raise(frame):   # so does the iterable: no body runs
         return False
-    if surely_empty(it):   # a tuple known to be empty (an option's default of no values)
+    count = _range_length(ip, st[FOR_ITER], frame)   # range(3): the body runs; range(0): it does not
+    if surely_empty(it) or count == 0:   # a tuple known to be empty (an option's default of no values)
         return ip.exec_block(st[FOR_ORELSE], frame)
     known = _in_order(it)
     if known is not None and _runs(frame) * (len(known[0]) + (known[1] is not None)) <= UNROLL_RUNS:
         return _unrolled(ip, st, known[0], known[1], frame)
     ip.assign(st[FOR_TARGET], ip._element(it), frame)
-    once = len(st) <= FOR_JUMPS and (surely_nonempty(it) or inline_nonempty(st[FOR_ITER]))
+    once = len(st) <= FOR_JUMPS and (surely_nonempty(it) or inline_nonempty(st[FOR_ITER]) or bool(count))
     return _folded(ip, st[FOR_BODY], st[FOR_ORELSE], once, frame)
+
+
+def _range_length(ip, e, frame) -> Optional[int]:
+    """The length of ``range(...)`` of the built-in with known integer arguments, else None."""
+    if e[0] != "call" or e[1][0] != "name" or e[1][1] != "range" or not 1 <= len(e[2]) <= 3 or e[3]:
+        return None
+    if ip.eval(e[1], frame) != of(("ext", "builtins.range")):
+        return None
+    args = []
+    for a in e[2]:
+        if a[0] == "star" or next(iter(calls_in(a)), None) is not None:
+            return None   # evaluated again here: nothing that runs code
+        vals = values(ip.eval(a, frame))
+        if not vals or len(vals) != 1 or type(vals[0]) is not int:
+            return None
+        args.append(vals[0])
+    try:
+        return len(range(*args))
+    except ValueError:   # a step of 0
+        return None
 
 
 def exec_while(ip, st, frame) -> bool:
