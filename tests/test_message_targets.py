@@ -40,3 +40,12 @@ def test_one_more_target_is_singular():
     assert _others(shown, what).endswith("; 1 more target")
     what["E_DIR"] = (_env("E_DIR"), {"t::9"})
     assert _others(shown, what).endswith("; 2 more targets")
+
+
+def test_a_path_an_environment_variable_gives_is_named_as_a_path():
+    from hermetic.analyse.values import Origin
+    from hermetic.report.origin import describe_origin
+
+    xdg = Origin("environment", expr="XDG_CONFIG_HOME", path="src/dirs.py", line=4)
+    assert describe_origin(xdg, "path") == "a path from the environment variable XDG_CONFIG_HOME"
+    assert describe_origin(xdg, "target") == "a target from the environment variable XDG_CONFIG_HOME"

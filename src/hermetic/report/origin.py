@@ -53,7 +53,9 @@ def source_words(o: Origin) -> Optional[str]:
     return None
 
 
-def describe_origin(o: Optional[Origin]) -> str:
+def describe_origin(o: Optional[Origin], noun: str = "value") -> str:
+    """How a finding names the target a sink acts on; ``noun``: what the target is (``path`` for
+    a file operation), for a target an environment variable gives."""
     if o is None:
         return "an uncontrolled value"
     loc = f", {o.path}:{o.line}" if o.path and o.line else ""
@@ -71,8 +73,8 @@ def describe_origin(o: Optional[Origin]) -> str:
                 src = ", built from __file__ (inside the project)"
         what = "a class attribute" if "." in o.expr else "a module constant"   # Class.NAME
         return f"{o.expr} ({what}{loc}{src})"
-    if o.kind == "environment":
-        return source_words(o)
+    if o.kind == "environment":   # "reads (Path.exists) a path from the environment variable X"
+        return f"a {noun} from {source_words(o)}"
     if o.kind == "literal" and o.expr[:1] not in ("'", '"'):
         return f"{o.expr} ({o.value!r}{loc})"
     if o.kind == "literal":

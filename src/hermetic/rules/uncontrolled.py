@@ -294,7 +294,7 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
     else:
         verb = {"connection": f"opens a {ev.call} connection to", "file": f"{_file_verb(ev)} "
                 f"({ev.call})", "network": f"sends a request ({ev.call}) to", "subprocess": f"runs ({ev.call})"}[cat]
-        msg = f"{subject} {verb} {describe_origin(o)}"
+        msg = f"{subject} {verb} {describe_origin(o, 'path' if cat == 'file' else 'target')}"
         if where:
             msg += f" {where}"
         msg += f": {consequence(cat, ev.may_write, o)}"
@@ -320,7 +320,7 @@ def _what_reached(ev: I.SinkEvent) -> str:
     """How a finding's message names what a (not clock) sink operates on."""
     if ev.category == "env":
         return f"the environment variable {ev.target}"
-    return describe_origin(ev.origin)
+    return describe_origin(ev.origin, "path" if ev.category == "file" else "target")
 
 
 def _others(ev: I.SinkEvent, what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]]) -> str:
