@@ -12,9 +12,13 @@ EXPECTED = [
     # the program is this interpreter (sys.executable), started by the code under test: row X
     Expect("interpreter-argv", "HT106", G, 'subprocess.run([sys.executable, "-m"',
            tests=[T + "test_migrations_run"], origin="literal"),
+    # ctypes.util.find_library runs ldconfig / gcc / ld on Linux (a new user's trial on keyring)
+    Expect("find-library-runs-programs", "HT106", G, 'return find_library("git2")',
+           tests=[T + "test_native_library_found"], origin="literal"),
 ]
 
 SILENT = [
+    Silent("find-library-patched", G, 'return ctypes.util.find_library("git2")', "the test replaces it (S1)"),
     Silent("only-under-fp", G, 'subprocess.run(["git", "tag"', "reached only with the fp fixture (S5)"),
     Silent("test-spawns-on-tmp", "tests/test_git.py", 'subprocess.run(["git", "init"', "T1: the test's own subprocess"),
     Silent("test-checks-tmp", "tests/test_git.py", '(tmp_path / ".git").is_dir()', "a tmp_path path"),
