@@ -91,6 +91,12 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     for it in items:
         tests_by_module.setdefault(it.module, []).append(it)
 
+    # a module a test imports while it runs (`from pkg import native` in its body, a helper's
+    # import): its top level runs then, for that test too
+    by_touched: Dict[tuple, Set[str]] = {}
+    imported_in_run = [(run.item, by_touched.get(tuple(run.touched)) or by_touched.setdefault(
+        tuple(run.touched), import_closure(runner, run.touched, ip.p.summaries))) for run in runs if run.touched]
+
     def importers(mod: str) -> List[TestItem]:
         out = []
         for tmod, its in tests_by_module.items():
@@ -99,6 +105,8 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                 closure_cache[tmod] = import_closure(runner, [tmod] + chain, ip.p.summaries)
             if mod in closure_cache[tmod]:
                 out.extend(its)
+        known = {it.node_id for it in out}
+        out.extend(it for it, mods in imported_in_run if mod in mods and it.node_id not in known)
         return out
 
     for ev in import_events:
