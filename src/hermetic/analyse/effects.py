@@ -147,6 +147,8 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
     keys |= _process_effects(f["body"], aliases or {}, loggers | _loggers_bound(f["body"], aliases or {}))
     # a global the function sets and puts back in its own finally: no change survives the call
     keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
+    if others:   # another module's global put back in a finally (click's CliRunner.isolation())
+        keys -= {("glob", others[b], a) for b, a in _attrs_reset_in_finally(f["body"]) if b in others}
     keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
     return keys
 
@@ -341,6 +343,19 @@ def _reset_in_finally(stmts) -> Set[str]:
             for inner in flat(st[TRY_FINALLY]):
                 if inner[TAG] == "assign":
                     out |= {t[NAME_ID] for t in inner[ASSIGN_TARGETS] if t[TAG] == "name"}
+    return out
+
+
+def _attrs_reset_in_finally(stmts) -> Set[Tuple[str, str]]:
+    """``(name, attribute)`` of each ``name.attribute = ...`` in the ``finally`` blocks of these
+    statements (at any depth)."""
+    out: Set[Tuple[str, str]] = set()
+    for st in flat(stmts):
+        if st[TAG] == "try":
+            for inner in flat(st[TRY_FINALLY]):
+                if inner[TAG] == "assign":
+                    out |= {(t[ATTR_VALUE][NAME_ID], t[ATTR_ATTR]) for t in inner[ASSIGN_TARGETS]
+                            if t[TAG] == "attr" and t[ATTR_VALUE][TAG] == "name"}
     return out
 
 
