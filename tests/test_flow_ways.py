@@ -214,6 +214,8 @@ def test_a_test_whose_values_do_not_decide_is_counted(findings):
     (full,) = helpers.at(findings, MO, helpers.line_of(FIX, MO, '"/var/log/pooling/full.log"'), "HT102")
     assert full.confidence == "high"
     assert full.message.endswith("; 1 more test may reach it on ways its values do not decide")
+    assert full.maybe_tests == [TMO + "test_drawn_mode"]   # named in the JSON report, and as "maybe:"
+    assert full.to_json()["maybe_tests"] == [TMO + "test_drawn_mode"]
     (brief,) = helpers.at(findings, MO, helpers.line_of(FIX, MO, '"/var/log/pooling/brief.log"'), "HT102")
     assert brief.confidence == "medium" and "may reach" not in brief.message
 

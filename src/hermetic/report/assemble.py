@@ -50,7 +50,8 @@ def report_from_cache(d: dict, errors) -> Report:
                                 x["end_column"], x["message"], list(x["tests"]),
                                 [TraceStep(t["path"], t["line"], t["function"]) for t in x["trace"]], x["origin"],
                                 x["fingerprint"], x.get("fix", ""), x.get("function", "<module>"), x.get("anchor", ""),
-                                confidence=x.get("confidence", "high"), benign=x.get("benign", "")))
+                                confidence=x.get("confidence", "high"), benign=x.get("benign", ""),
+                                maybe_tests=list(x.get("maybe_tests", ()))))
     return Report(findings=findings, errors=list(errors), files=d["files"], tests=d["tests"],
                   unresolved_calls=d["unresolved"], unknown_origins=d["unknown"], calls_seen=d["calls"],
                   sinks_seen=d["sinks"], inventory=d["inventory"],

@@ -94,7 +94,8 @@ def _sarif_result(f: Finding, index: Dict[str, int], tests_at: Dict[str, Tuple[s
         "locations": [_loc(f.path, f.line, f.column, f.end_line, f.end_column)],
         "partialFingerprints": {"hermetic/v1": f.fingerprint},
         "rank": _RANK.get((f.severity, f.confidence), 50.0),
-        "properties": {"tests": list(f.tests), "confidence": f.confidence},
+        "properties": {"tests": list(f.tests), "confidence": f.confidence,
+                       **({"maybe_tests": list(f.maybe_tests)} if f.maybe_tests else {})},
     }
     related = []
     for i, t in enumerate(f.tests):

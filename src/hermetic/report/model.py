@@ -40,6 +40,8 @@ class Finding:
     confidence: str = "high"   # "high" or "medium" (contract section 4)
     # what may make it a note: "env:NAME" (a variable the benign list may hold), "duration"
     benign: str = ""
+    # the tests that reach it only on ways their values do not decide (counted in the message)
+    maybe_tests: List[str] = field(default_factory=list)
 
     def sort_key(self):
         return (self.path, self.line, self.column, self.code, self.message)
@@ -62,6 +64,8 @@ class Finding:
         }
         if self.fix:
             out["fix"] = self.fix
+        if self.maybe_tests:
+            out["maybe_tests"] = list(self.maybe_tests)
         if self.runtime is not None:
             out["runtime"] = self.runtime
             if self.runtime_tests:

@@ -103,6 +103,10 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
                     shown = ", ".join(f.tests[:max_tests])
                     more = f" and {len(f.tests) - max_tests} more" if len(f.tests) > max_tests else ""
                     say("      [dim]tests:[/dim]  ", shown + more, 14)
+                if f.maybe_tests:   # the count in the message, named
+                    shown = ", ".join(f.maybe_tests[:max_tests])
+                    more = f" and {len(f.maybe_tests) - max_tests} more" if len(f.maybe_tests) > max_tests else ""
+                    say("      [dim]maybe:[/dim]  ", shown + more, 14)
                 if f.fix:
                     for i, part in enumerate(f.fix.split("\n")):
                         say("      [dim]fix:[/dim]    " if i == 0 else " " * 14, part, 14)

@@ -172,18 +172,19 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     return findings, unknown_list
 
 
-def _listed(entry: dict) -> Tuple[List[str], int, Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]]]:
+def _listed(entry: dict) -> Tuple[List[str], List[str], Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]]]:
     """The tests a finding lists (issue 24, kind 8: the tests whose own values reach the
     operation): where some reach it through branches their values decide, those; the others,
-    which reach it only on a way their values do not decide, are counted (``maybe``), not listed.
+    which reach it only on a way their values do not decide, are counted in the message and kept
+    apart (``maybe``: the finding's ``maybe_tests``).
     Where none does, every test is listed (medium confidence). Also ``what`` kept to the listed."""
     tests, decided = entry["tests"], entry.get("decided")
     what = entry.get("what")
     if not decided or decided == tests:
-        return sorted(tests), 0, what
+        return sorted(tests), [], what
     if what:
         what = {k: (e, ts & decided) for k, (e, ts) in what.items() if ts & decided}
-    return sorted(decided), len(tests - decided), what
+    return sorted(decided), sorted(tests - decided), what
 
 
 def _keep_least(agg: Dict[tuple, dict], key: tuple, ev: I.SinkEvent, code: str) -> None:
@@ -251,11 +252,11 @@ def import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dic
 
 
 def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
-                  what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]] = None, maybe: int = 0,
+                  what: Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]] = None, maybe: Sequence[str] = (),
                   variables: Sequence[str] = ()) -> Finding:
     """The finding for sink event ``ev`` reached by ``tests``; ``what``: the targets the tests
-    reach the sink with (``_others``); ``maybe``: how many more tests may reach it, on ways their
-    values do not decide (``_listed``); ``variables``: for HT203, those its binding reads
+    reach the sink with (``_others``); ``maybe``: the tests that may reach it too, on ways their
+    values do not decide (``_listed``: counted in the message, ``maybe_tests``); ``variables``: for HT203, those its binding reads
     (``if os.getenv("A") == ... and os.getenv("B") == ...``), when more than the event's."""
     line, col, end_line, end_col = ev.pos
     trace = [TraceStep(p, ln, fn) for p, ln, fn in ev.trace]
@@ -310,13 +311,14 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
         msg += f"; not controlled by {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
     msg += _others(ev, what)
     if maybe:
-        msg += f"; {maybe} more test{'s' if maybe > 1 else ''} may reach it on ways {'their' if maybe > 1 else 'its'} " \
+        n = len(maybe)
+        msg += f"; {n} more test{'s' if n > 1 else ''} may reach it on ways {'their' if n > 1 else 'its'} " \
                f"values do not decide"
     return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests, trace,
                    origin_json(o) if cat != "clock" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"},
                    fix=_fix_hint(cat, o, ev), function=func, anchor=f"{ev.call}({ev.target})",
-                   benign=f"env:{ev.target}" if cat == "env" else "")
+                   benign=f"env:{ev.target}" if cat == "env" else "", maybe_tests=list(maybe))
 
 
 def _file_verb(ev: I.SinkEvent) -> str:
