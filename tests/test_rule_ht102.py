@@ -8,6 +8,11 @@ L = "src/exporter/layout.py"
 T = "tests/test_report.py::"
 
 EXPECTED = [
+    # xunit tear-downs of the class and the module run for each of their tests (a new user's
+    # trial on alembic and requests-cache: teardown_class, tearDownClass, teardown_module)
+    Expect("class-and-module-teardowns", "HT102", L, 'shutil.rmtree("export_cache"',
+           tests=["tests/test_teardowns.py::" + t for t in (
+               "CachedCase::test_case", "TestCached::test_in_class", "test_module_level")], origin="literal"),
     # a default argument a call computes at definition (directory=tempfile.gettempdir()) is a
     # default argument: the contract's origin kind (a new user's trial on portalocker)
     Expect("default-computed-by-a-call", "HT102", R, 'with open(os.path.join(directory, name + ".lock"), "w")',

@@ -476,6 +476,19 @@ class Runner:
         for fin, fframe in reversed(ip.finalizers):   # request.addfinalizer: last registered, first run
             ip.stack = [fframe]
             ip.apply(fin, [], {}, fframe, (fframe.line, 0, 0, 0))
+        # xunit tear-down after the test's own: the function's, then the class's and the module's
+        # (once for all their tests, and so reached from each of them, as their set-ups are)
+        teardowns = [(v, [UNKNOWN_V]) for v in [g.get("teardown_function")] if v is not None and item.cls is None]
+        if item.cls:
+            for mname in (("tearDownClass", "teardown_class") if item.unittest else ("teardown_class",)):
+                m = ip.find_method(item.cls, mname)
+                if m:
+                    ip.stack = [mframe]
+                    ip.call_function(m[1], [], {}, mframe, self_atom=("cls", item.cls))
+        teardowns += [(v, []) for v in (g.get("teardown_module"), g.get("tearDownModule")) if v is not None]
+        for v, args in teardowns:
+            ip.stack = [mframe]
+            ip.apply(v, args, {}, mframe, (test_fn["line"], 0, 0, 0))
         ip.stack = []
         # a trace starts at the test (contract section 8, `trace`): code a fixture runs is reached from
         # the test that requests it, so its trace gets the test's step in front
