@@ -68,6 +68,8 @@ EXPECTED = [
            tests=[TU + "UnitsTest::test_a_known_unit_with_a_message", TU + "test_a_known_unit_through_the_call_form"],
            origin="clock"),
     # `for _ in range(3):` runs its body (a new user's trial on typer); `range(0)` never does
+    Expect("one-of-several-callables", "HT104", U, "return time.time() - 3.0",
+           tests=[TU + "test_stamp_of_either_binding"], origin="clock"),
     Expect("a-counted-range-runs", "HT104", U, "return time.monotonic() - 1.0",
            tests=[TU + "test_retried_three_times"], origin="clock"),
     Expect("waits-when-every-connection-is-out", "HT104", Q, "deadline = time.time() + timeout",
@@ -226,3 +228,13 @@ def test_a_loop_over_range_zero_runs_nothing(findings):
     assert helpers.at(findings, U, helpers.line_of(FIX, U, "return time.time() - 2.0"), "HT104") == []
     (counted,) = helpers.at(findings, U, helpers.line_of(FIX, U, "return time.monotonic() - 1.0"), "HT104")
     assert counted.confidence == "high"   # the loop's body runs: nothing undecided on the way
+
+
+def test_a_call_of_one_of_several_callables_is_medium(findings):
+    """A name bound on the two ways of an undecided ``if`` (a library's function or a fallback
+    ``def``, a new user's trial on alembic): the fallback's clock read is reached on a way the
+    values do not decide."""
+    import helpers
+
+    (either,) = helpers.at(findings, U, helpers.line_of(FIX, U, "return time.time() - 3.0"), "HT104")
+    assert either.confidence == "medium"

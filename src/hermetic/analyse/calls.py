@@ -131,11 +131,18 @@ class Calls:
         out = EMPTY
         resolved = False
         all_raise = None
+        # a call of one of several callables (a name bound on two ways of an undecided `if`):
+        # what each runs is reached on a way the values do not decide (medium confidence)
+        several = len({a[:2] for a in callee.atoms if isinstance(a, tuple) and a[0] in ("func", "cls", "ext")}) > 1
         for a in callee.ordered():
             if isinstance(a, Origin):
                 continue
             self.call_raised = False
-            r = self._apply_one(a, args, kwargs, frame, pos, fexpr, star)
+            self.undecided += several
+            try:
+                r = self._apply_one(a, args, kwargs, frame, pos, fexpr, star)
+            finally:
+                self.undecided -= several
             resolved = r is not None
             if r is None:
                 continue
