@@ -21,6 +21,9 @@ EXPECTED = [
     Expect("default-argument", "HT204", M, "def stamp(at=time.time()):", origin="clock"),
     Expect("class-body", "HT204", M, "created = time.time()", origin="clock"),
     Expect("captured-for-durations", "HT204", M, "elapsed_clock = time.perf_counter", origin="clock"),
+    # a parametrize list's call, evaluated while the module imports (the decorator's line is
+    # the binding: requests-cache's trial showed it as line 0)
+    Expect("read-by-a-parametrize-list", "HT204", M, "return time.time() + 0.5", origin="clock"),
     Expect("captured-for-a-date", "HT204", M, "date_clock = time.time", origin="clock"),
     Expect("captured-clock-default", "HT204", M, "def run_task(task, on_accept=None, clock=time.monotonic):",
            origin="clock"),
@@ -85,3 +88,8 @@ def test_a_clock_function_captured_only_for_durations_is_a_note(findings):
         return f.severity
     assert sev("elapsed_clock = time.perf_counter") == "note"
     assert sev("date_clock = time.time") == "warning"
+
+
+def test_the_binding_of_a_parametrize_list_is_its_decorator_line(findings):
+    (f,) = at(findings, M, line_of(FIX, M, "return time.time() + 0.5"), "HT204")
+    assert "for the binding at tests/test_params_clock.py:6;" in f.message

@@ -165,10 +165,10 @@ class Runner:
             if it.cls:
                 for cq in self.ip.mro(it.cls):
                     cd, cmod = self.p.classes[cq]
-                    for dexpr, _l in cd["decorators"]:
-                        self._eval_decorator(dexpr, cmod)
-            for dexpr, _l in self.p.functions[it.qualname][0]["decorators"]:
-                self._eval_decorator(dexpr, it.module)
+                    for dexpr, line in cd["decorators"]:
+                        self._eval_decorator(dexpr, cmod, line)
+            for dexpr, line in self.p.functions[it.qualname][0]["decorators"]:
+                self._eval_decorator(dexpr, it.module, line)
         return items
 
     def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns,
@@ -322,8 +322,8 @@ class Runner:
         if item.cls:
             for cq in reversed(ip.mro(item.cls)):
                 cd, cmod = self.p.classes[cq]
-                for dexpr, _l in cd["decorators"]:
-                    deco_atoms.extend(self._eval_decorator(dexpr, cmod))
+                for dexpr, line in cd["decorators"]:
+                    deco_atoms.extend(self._eval_decorator(dexpr, cmod, line))
                 pm = ip.class_attr(cq, "pytestmark")
                 if pm is not None:
                     marks.extend(marks_of(pm))
@@ -331,8 +331,8 @@ class Runner:
         if pm is not None:
             marks.extend(marks_of(pm))
         n_class_decos = len(deco_atoms)
-        for dexpr, _l in reversed(test_fn["decorators"]):
-            deco_atoms.extend(self._eval_decorator(dexpr, item.module))
+        for dexpr, line in reversed(test_fn["decorators"]):
+            deco_atoms.extend(self._eval_decorator(dexpr, item.module, line))
         marks.extend(a for a in deco_atoms if a[0] == "mark")
         item.markers = {m[1] for m in marks}
         plugin = BY_NAME.get(item.plugin) if item.plugin else None
@@ -542,7 +542,7 @@ class Runner:
         """``sweep``, root by root: what each found and what its result depends on."""
         return sweep_each(self.ip, self.sweep_roots() if roots is None else roots, keep_memo)
 
-    def _eval_decorator(self, dexpr, mod: str) -> List[tuple]:
+    def _eval_decorator(self, dexpr, mod: str, line: int = 0) -> List[tuple]:
         """The references a decorator expression evaluates to (marks, patchers, ...). Evaluated
         once, at collection (``collect``), as the module's import evaluates it: a test's run
         reuses the value, so what the expression does (``parametrize([AsyncResult("x")])``
@@ -557,9 +557,9 @@ class Runner:
         # decorators (parametrize lists, patch targets) are evaluated when the module is imported
         ip.import_time = True
         frame = I.Frame(module=mod, path=self.p.summaries[mod]["path"], name="<module>", in_test=True,
-                        is_module=False)
+                        is_module=False, line=line)
         frame.locals = {}   # names fall through to the module globals (and patches) in lookup
-        ip.stack = [I.Frame(module=mod, path=frame.path, name="<module>", is_module=True)]
+        ip.stack = [I.Frame(module=mod, path=frame.path, name="<module>", is_module=True, line=line)]
         try:
             v = ip.eval(dexpr, frame)
         finally:
