@@ -8,6 +8,11 @@ C = "src/weather/client.py"
 T = "tests/test_client.py::"
 
 EXPECTED = [
+    # a mounted requests-mock adapter answers the session's requests, a real adapter does not
+    # (near miss); requests' own transport patched (HTTPAdapter.send) answers every request
+    # (a new user's trial on requests-cache)
+    Expect("a-real-adapter-mounted", "HT105", C, 'return session.get(API_URL + "/radar"',
+           tests=[T + "test_radar_through_a_mounted_real_adapter"]),
     Expect("requests-get-constant", "HT105", C, "resp = requests.get(API_URL, params",
            tests=[T + "test_current_live"], origin="module-constant"),
     # a client built without a target: the finding is at the call that names the URL
@@ -26,6 +31,8 @@ EXPECTED = [
 
 
 SILENT = [
+    Silent("transport-patched", C, 'return requests.get(API_URL + "/pollen"',
+           "patch.object(requests.adapters.HTTPAdapter, 'send') answers every request of requests"),
     Silent("session-constructor", C, "session = requests.Session()", "no target at the constructor"),
     Silent("only-under-mocks", C, 'requests.get(API_URL + "/alerts"', "reached only under responses.activate (S4)"),
     Silent("response-use", C, "resp.raise_for_status()", "not a second network call"),

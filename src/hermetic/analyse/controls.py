@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..catalogue.controls import _FREEZERS, _FS_FAKES, _NET_MOCKS
+from ..catalogue.controls import _FREEZERS, _FS_FAKES, _MOCK_ADAPTERS, _NET_MOCKS, _NET_TRANSPORTS
 from ..catalogue.loader import SinkSpec
 from . import clickmodel
 from .contents import is_whole
@@ -19,7 +19,7 @@ from .origins import START_CWD
 from .tmptree import fresh_root
 from .state import ANY_VARIABLE, DELETED, SPREAD, SYS_MODULES, Frame
 from .regexes import regex_result
-from .values import DOUBLE, DOUBLE_V, EMPTY, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom, union
+from .values import DOUBLE, DOUBLE_V, EMPTY, INSTANCE, RAISED_V, UNKNOWN_V, Origin, V, lit, of, seq_atom, union
 
 
 class Controls:
@@ -152,11 +152,13 @@ class Controls:
             owner, attr, value, _explicit = payload
             self.ctx.patches[(owner, attr)] = value
             self.ctx.sites[(owner, attr)] = site
+            self._transport_patched(owner, attr)
             return value
         if kind == "multi":
             for owner, attr, value in payload:
                 self.ctx.patches[(owner, attr)] = value
                 self.ctx.sites[(owner, attr)] = site
+                self._transport_patched(owner, attr)
             return DOUBLE_V
         if kind == "env":
             entries, clear = payload
@@ -181,6 +183,13 @@ class Controls:
                                                          is_path=True)
             return self.ctx.cwd
         return DOUBLE_V
+
+    def _transport_patched(self, owner, attr: str) -> None:
+        """A patch of an HTTP library's own transport (``patch.object(HTTPAdapter, "send")``)
+        answers every request of that library (catalogue ``net_transports``)."""
+        lib = _NET_TRANSPORTS.get(f"{owner[1]}.{attr}") if owner and owner[0] == "ext" else None
+        if lib is not None:
+            self.ctx.net = self.ctx.net | {lib}
 
     def call_meth(self, atom, name: str, args, kwargs, frame: Frame, pos) -> V:  # noqa: C901
         t = atom[0]
@@ -243,6 +252,13 @@ class Controls:
             return DOUBLE_V
         if t == "client":
             spec: SinkSpec = atom[2]
+            if name == "mount" and len(args) > 1 and spec.lib and any(
+                    isinstance(o, Origin) and o.value and _MOCK_ADAPTERS.get(o.value[len(INSTANCE):]) == spec.lib
+                    for o in args[1].atoms):
+                # a mock adapter mounted (requests-mock's): the test's requests through this
+                # library are answered by it (the prefix and the session are not told apart)
+                self.ctx.net = self.ctx.net | {spec.lib}
+                return EMPTY
             key = (("ext", atom[1]), name)
             if key in self.ctx.patches:
                 return self.apply(self.ctx.patches[key], args, kwargs, frame, pos)
@@ -381,6 +397,7 @@ class Controls:
                     self._mp_note("patches", res)
                     self.ctx.patches[res] = args[1]
                     self.ctx.sites[res] = self._site
+                    self._transport_patched(*res)
                 return EMPTY
             if len(args) >= 2:
                 owner = self._owner(args[0])
@@ -389,6 +406,7 @@ class Controls:
                     self._mp_note("patches", (owner, attr))
                     self.ctx.patches[(owner, attr)] = value if value is not None else UNKNOWN_V
                     self.ctx.sites[(owner, attr)] = self._site
+                    self._transport_patched(owner, attr)
             return EMPTY
         if name == "delattr":
             if args:
