@@ -24,7 +24,16 @@ def _ids(*names):
     return [f"tests/test_cli.py::{n}" for n in names]
 
 
+TY = "src/tool/typercli.py"
+TT = "tests/test_typercli.py::"
+
 EXPECTED = [
+    # typer's CliRunner().invoke(app, args) runs the command a word names; an application of
+    # one command runs it (analyse/typermodel.py; a new user's trial on typer)
+    Expect("typer-command-named", "HT103", TY, 'return os.environ.get("TOOL_SYNC_TOKEN")',
+           tests=[TT + "test_sync_all"]),
+    Expect("typer-single-command", "HT102", TY, 'with open("report.txt", "w") as fh:',
+           tests=[TT + "test_report"]),
     # argparse: set_defaults(func=purge) then args.func(args) calls the handlers the parser names
     # (which one the line picks is not read: medium); audit, which no subcommand names, is not
     Expect("argparse-handler", "HT102", "src/tool/argcli.py", 'shutil.rmtree("/srv/tool/argcache")',
@@ -127,6 +136,7 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("typer-help", TY, "return time.time() - days * 86400", "prune --help: typer prints the help"),
     Silent("command-raises", C, 'raise RuntimeError("always")', "a raise is no I/O"),
 ]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..catalogue.controls import _DOUBLE_CTORS
-from . import argparsemodel, clickmodel
+from . import argparsemodel, clickmodel, typermodel
 from .controls import double, side_effect_given
 from .decide import constructs, values
 from .regexes import regex_result
@@ -489,6 +489,8 @@ class Calls:
             return of(("fixture", "monkeypatch"))
         if d in ("click.testing.CliRunner", "typer.testing.CliRunner"):
             return of(clickmodel.runner(kwargs))
+        if d == typermodel.APP:
+            return typermodel.app(frame)
         if d == "sys.executable":
             return lit("<python>", frame.path, frame.line, frame.in_test)
         if d in _STD_STREAMS_ISATTY and self.captured and not self.import_time:
@@ -524,6 +526,9 @@ class Calls:
         v = of(("func", qn, None))
         pos = (frame.line, 0, frame.line, 0)
         for d in reversed(decos):
+            for a in d.atoms:
+                if isinstance(a, tuple) and a[0] == "typerreg":   # @app.command(): registered, bound as is
+                    typermodel.register(self, a, qn)
             deco = V(frozenset(a for a in d.atoms if isinstance(a, tuple) and a and a[0] in ("func", "lambda")
                                and (a[0] == "lambda" or a[1] in self.p.functions)))
             if not deco.atoms:

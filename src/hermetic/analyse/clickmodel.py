@@ -27,6 +27,7 @@ from __future__ import annotations
 import shlex
 from typing import Dict, List, Optional, Tuple
 
+from . import typermodel
 from .clickspec import Command, Param, command_spec, subcommands
 from .decide import values
 from .literals import _literal_str
@@ -368,7 +369,8 @@ def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, po
     cli = kwargs.get("cli", EMPTY)
     cmds = [c for c in (command_spec(I, a[1]) for a in cli.atoms if isinstance(a, tuple) and a[0] == "func")
             if c is not None]
-    if not cmds:
+    apps = [a[1] for a in cli.atoms if isinstance(a, tuple) and a[0] == "typerapp"]   # typer's (typermodel)
+    if not cmds and not apps:
         return UNKNOWN_V
     lines = _lines(kwargs.get("args"))
     env = (atom[1] if len(atom) > 1 else ()) + _env(kwargs.get("env"))
@@ -381,10 +383,13 @@ def invoke(I, atom: tuple, args: List[V], kwargs: Dict[str, V], frame: Frame, po
         I.expecting, I.expecting_many = frozenset(), frozenset()
     try:
         tree_ways = TreeWays(I)   # each line is an alternative: none ran before it (``ways``)
-        for cmd in cmds:
+        for cmd in cmds + apps:
             for line, certain in lines:
                 tree_ways.start()
-                _run(I, cmd, line, frame, pos, 0, certain=certain)
+                if isinstance(cmd, str):
+                    typermodel.run(I, cmd, line, frame, pos)
+                else:
+                    _run(I, cmd, line, frame, pos, 0, certain=certain)
                 tree_ways.end_way()
                 # the runner always keeps SystemExit (a click error is one); what else the
                 # command raises is not told apart: the test goes on

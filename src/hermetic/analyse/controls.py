@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..catalogue.controls import _FREEZERS, _FS_FAKES, _MOCK_ADAPTERS, _NET_MOCKS, _NET_TRANSPORTS
 from ..catalogue.loader import SinkSpec
-from . import clickmodel
+from . import clickmodel, typermodel
 from .contents import is_whole
 from .literals import _literal_str, _literal_strs, _pick, truthiness
 from .origins import START_CWD
@@ -282,6 +282,8 @@ class Controls:
                 if field != SPREAD:
                     self.set_attr(iid, field, UNKNOWN_V if spread and field not in kwargs else val)
             return of(("inst", iid))
+        if t == "typerapp":   # app.command() / app.callback(): a registering decorator
+            return typermodel.registrar(atom, name, args, kwargs) or UNKNOWN_V
         if t == "clirunner":
             if name == "isolated_filesystem":
                 # chdir into a fresh temporary folder for the block, restored on exit

@@ -526,7 +526,8 @@ class Expressions:
                 # request.instance.app)
                 inst = self.test_instance
                 out = out | (of(inst) if inst is not None else lit(None, frame.path, frame.line, frame.in_test))
-            elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory", "clirunner"):
+            elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory", "clirunner",
+                       "typerapp"):
                 out = out | of(("meth", a, name))
             elif t == "regex":
                 out = out | of(("meth", a, name))   # a compiled pattern's match / search
