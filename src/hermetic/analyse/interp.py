@@ -27,6 +27,7 @@ from ..catalogue.controls import (_BUILTIN_FIXTURES_CONTROLLED, _FREEZE_FIXTURES
                                   _NET_FIXTURES, _NET_MOCKS, _SUBPROCESS_FIXTURES)
 from ..link.program import Program
 from .calls import Calls
+from .decorators import Decorators
 from .value_types import Types
 from .conditions import Conditions
 from .controls import Controls
@@ -55,7 +56,8 @@ __all__ = ['Interp', 'Program', 'Frame', 'SinkEvent', 'Ctx', 'V', 'EMPTY', 'CONT
            'dotted_qualname']
 
 
-class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, Calls, Types, Memo, Controls, Sinks):
+class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, Calls, Decorators, Types, Memo,
+             Controls, Sinks):
     """The abstract interpreter: the state of one analysis process (see ``__init__``).
     The methods are in the mixins, by concern; attribute lookup finds them on the class."""
 
