@@ -74,6 +74,8 @@ SILENT = [
            "the helper that changes sys.path is patched for the test: a double runs"),
     Silent("deep-change-written-back-above", TC, "cli.guarded_plugins()",
            "the function the test calls puts sys.path back in a finally"),
+    Silent("working-directory-written-back", TC, "assert cli.listing(tmp_path) == []",
+           "old = os.getcwd() ... os.chdir(old) in the helper: the catalogue's getters"),
     Silent("saved-handler-written-back", TC, "cli.quiet_terminal()",
            "old = signal.signal(...) ... signal.signal(S, old): Django's ensure_echo_on"),
     Silent("helper-defined-only-on-an-old-python", TC, "socket.setdefaulttimeout(9)",

@@ -230,15 +230,19 @@ def _process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozense
     value`` over a file's entries, is not known here and not reported), less
     what its own ``finally`` blocks write again (a set-and-restore), and less a state whose
     setter's old value it passes back to the setter (``old = signal.signal(S, h)`` ...
-    ``signal.signal(S, old)``, Django's ``ensure_echo_on``)."""
+    ``signal.signal(S, old)``, Django's ``ensure_echo_on``; ``old = os.getcwd()`` ... ``os.chdir(old)``:
+    the catalogue's ``getters``)."""
     cat = process_state()
     out: Set[tuple] = set()
-    saved: Dict[str, str] = {}   # name -> the state whose old value the setter gave it
+    saved: Dict[str, str] = {}   # name -> the state whose old value the setter (or a getter) gave it
     for st in flat(body):
-        if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] == "call" and \
-                (state := cat.calls.get(_spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases))):
-            out.add((state,))
-            saved.update((t[NAME_ID], state) for t in st[ASSIGN_TARGETS] if t[TAG] == "name")
+        if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] == "call":
+            called = _spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases)
+            state = cat.calls.get(called) or cat.getters.get(called)
+            if state:
+                if called in cat.calls:
+                    out.add((state,))
+                saved.update((t[NAME_ID], state) for t in st[ASSIGN_TARGETS] if t[TAG] == "name")
     back = set()
     for st in flat(body):
         if st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call" and \

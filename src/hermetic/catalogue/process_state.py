@@ -30,6 +30,7 @@ class ProcessState:
     per_thread: Tuple[str, ...] = ()     # states each thread holds its own of (the current event loop)
     fixes: Dict[str, str] = field(default_factory=dict)   # state -> the fix its HT304 finding suggests
     env_writers: Tuple[str, ...] = ()   # library calls that set environment variables (HT302)
+    getters: Dict[str, str] = field(default_factory=dict)   # function -> the state whose value it reads
 
 
 def state_key(name: str) -> tuple:
@@ -54,4 +55,5 @@ def process_state() -> ProcessState:
         per_thread=tuple(raw.get("per-thread", {}).get("states", ())),
         fixes=dict(raw.get("fixes", {})),
         env_writers=tuple(raw.get("environment-writers", {}).get("calls", ())),
+        getters=dict(raw.get("getters", {})),
     )
