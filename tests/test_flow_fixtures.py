@@ -17,6 +17,12 @@ DELIVER = "target.write_text(text)"
 INDEX = "return sqlite3.connect(dsn)"
 
 EXPECTED = [
+    # a base class's function-scoped autouse fixture runs bound to the test's instance: its call of
+    # a hook only the test class defines is that class's (keyring's BackendBasicTests; a new user's
+    # trial), and the test reads what the fixture set on self
+    Expect("fixture-method-bound-to-the-test", "HT103", "src/inbox/stores.py",
+           'self.service = os.environ.get("INBOX_KEY_SERVICE")',
+           tests=["tests/test_contract.py::TestKeyStore::test_service_named"]),
     # request.getfixturevalue(request.param) runs the fixture each param names (APScheduler's job
     # stores; a new user's trial); a fixture whose params name only a quiet store reaches nothing
     Expect("getfixturevalue-of-a-param", "HT102", "src/inbox/stores.py", 'self.fh = open("inbox-store.log", "a")',

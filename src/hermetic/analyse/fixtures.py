@@ -250,7 +250,13 @@ class FixtureScope:
         params = f["params"]
         self_atom = None
         if d.cls and params and params[0][PARAM_KIND] == "pos":
-            self_atom = ("inst", ip.new_instance(d.cls))
+            # a function-scoped fixture method runs bound to the test's own instance (a base
+            # class's autouse fixture calling a hook only the test's class defines: keyring's
+            # BackendBasicTests.init_backend); another scope gets an instance of its own
+            inst = ip.test_instance
+            cls = ip.heap.get(inst[1], {}).get("cls") if inst is not None and inst[0] == "inst" else None
+            self_atom = inst if d.scope == "function" and cls is not None and d.cls in ip.mro(cls) else \
+                ("inst", ip.new_instance(d.cls))
             loc[params[0][PARAM_NAME]] = of(self_atom)
             params = params[1:]
         for prm in params:
