@@ -11,10 +11,12 @@ and tear-down methods of its own around each test. Two sources:
 """
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..config import setup_cfg_value
+from .decide import values
 from .literals import _literal_str
 from .requirements import excludes, returns_of, spec_of
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, FROM_MODULE, IF_BODY, IF_ORELSE, IMPORT_NAMES, \
@@ -53,6 +55,11 @@ class CollectingPlugin:
     requirements_setting: Optional[Tuple[str, str]] = None
     requires: str = "__requires__"
     requires_attr: Tuple[str, ...] = ("requires", "requirements")
+    # the class attributes that make the plugin collect a class once per backend, under a name
+    # with the backend's suffix (``Cls_sqlite+pysqlite_3_40_1``), and that suffix on the default
+    # backend (``class_name``)
+    per_backend: Tuple[str, ...] = ()
+    backend_suffix: Optional[str] = None
 
 
 # sqlalchemy/testing/plugin/pytestplugin.py: want_class (a TestBase subclass, name not "_*"),
@@ -68,7 +75,24 @@ SQLALCHEMY = CollectingPlugin(
     teardown=("tearDown", "teardown_test"),
     default_backend="sqlite",               # plugin_base.py: --dburi absent, the default db is sqlite
     requirements_setting=("sqla_testing", "requirement_cls"),
+    # pytestplugin.py / plugin_base.generate_sub_tests: a __backend__ class is collected as
+    # "<name>_<config name>", the config name "sqlite+pysqlite_[<server version>]" with brackets
+    # and dots as "_": the sqlite library of the running Python
+    per_backend=("__backend__", "__sparse_backend__"),
+    backend_suffix="sqlite+pysqlite_" + sqlite3.sqlite_version.replace(".", "_"),
 )
+
+
+def class_name(ip, plugin: Optional[CollectingPlugin], qn: str, name: str) -> str:
+    """The name a plugin collects the test class ``qn`` (named ``name``) under: with the default
+    backend's suffix where a class attribute of ``per_backend`` is true (``__backend__ = True``)."""
+    if plugin is None or not plugin.backend_suffix:
+        return name
+    for attr in plugin.per_backend:
+        v = ip.class_attr(qn, attr)
+        if v is not None and values(v) == [True]:
+            return f"{name}_{plugin.backend_suffix}"
+    return name
 
 KNOWN: Tuple[CollectingPlugin, ...] = (SQLALCHEMY,)
 

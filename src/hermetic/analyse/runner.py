@@ -21,7 +21,7 @@ from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUAL
 from ..summarise.unparse import module_imports
 from .fixtures import FIXTURE_PARAM, FixtureDef, FixtureScope, fixture_decorator, fixture_runs
 from .parametrize import SKIPPED, marks_of, parametrize_values, row_runs, skipped_by
-from .plugins import BY_NAME, CollectingPlugin, configured, plugin_skips, plugins_loaded, requirements_class
+from .plugins import BY_NAME, CollectingPlugin, class_name, configured, plugin_skips, plugins_loaded, requirements_class
 from .runs import Rows, SweepRun, TestItem, TestRun, failed_run, merged, start_run
 from .sweep import sweep_each, sweep_modules, sweep_roots_in
 from .values import DOUBLE_V, EMPTY, UNKNOWN_V, V, of
@@ -185,6 +185,7 @@ class Runner:
                 return []
         items = []
         seen = set()
+        cname = class_name(self.ip, plugin, qn, c["name"])   # Cls_sqlite+pysqlite_3_40_1 for a __backend__ class
         for cq in self.ip.mro(qn):
             cd, _ = self.p.classes[cq]
             for mname, mqn in cd["methods"].items():
@@ -199,7 +200,7 @@ class Runner:
                     ok = self._match(mname, self.pytest_cfg.python_functions)
                 if ok and mqn not in fixture_qns:
                     f, _ = self.p.functions[mqn]
-                    items.append(TestItem(f"{rootdir_rel}::{c['name']}::{mname}", mod, self.p.summaries[mod]["path"],
+                    items.append(TestItem(f"{rootdir_rel}::{cname}::{mname}", mod, self.p.summaries[mod]["path"],
                                           mqn, f"{c['name']}.{mname}", qn, f["line"], unittest=is_unittest,
                                           plugin=plugin.name if plugin is not None else None))
         items.sort(key=lambda t: (t.def_line, t.node_id))
