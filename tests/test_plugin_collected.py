@@ -22,8 +22,9 @@ EXPECTED = [
     # a __backend__ class is collected under its name and the default backend's suffix, the
     # sqlite library of the running Python (alembic's trial: node ids verify could not join)
     Expect("per-backend-class-name", "HT102", ST, 'open("ledger-backend.csv", "w")',
-           tests=["tests/sa/test_mapping.py::PerBackendTest_sqlite+pysqlite_"
-                  + __import__("sqlite3").sqlite_version.replace(".", "_") + "::test_per_backend"]),
+           tests=["tests/sa/test_mapping.py::" + cls + "_sqlite+pysqlite_"
+                  + __import__("sqlite3").sqlite_version.replace(".", "_") + "::" + test
+                  for cls, test in (("PerBackendTest", "test_per_backend"), ("SqliteOnlyTest", "test_sqlite_only"))]),
     Expect("configured-base-subclass", "HT102", ST, 'open("ledger-scenario.csv", "w")',
            tests=["tests/own/test_scenarios.py::LedgerScenarios::test_export"]),
     Expect("configured-base-setup-test", "HT103", ST, 'os.environ.get("LEDGER_SCENARIO_TOKEN")'),

@@ -75,22 +75,24 @@ SQLALCHEMY = CollectingPlugin(
     teardown=("tearDown", "teardown_test"),
     default_backend="sqlite",               # plugin_base.py: --dburi absent, the default db is sqlite
     requirements_setting=("sqla_testing", "requirement_cls"),
-    # pytestplugin.py / plugin_base.generate_sub_tests: a __backend__ class is collected as
+    # pytestplugin.py / plugin_base.generate_sub_tests: a __backend__ (or __only_on__) class is collected as
     # "<name>_<config name>", the config name "sqlite+pysqlite_[<server version>]" with brackets
     # and dots as "_": the sqlite library of the running Python
-    per_backend=("__backend__", "__sparse_backend__"),
+    per_backend=("__backend__", "__only_on__", "__sparse_backend__"),
     backend_suffix="sqlite+pysqlite_" + sqlite3.sqlite_version.replace(".", "_"),
 )
 
 
 def class_name(ip, plugin: Optional[CollectingPlugin], qn: str, name: str) -> str:
     """The name a plugin collects the test class ``qn`` (named ``name``) under: with the default
-    backend's suffix where a class attribute of ``per_backend`` is true (``__backend__ = True``)."""
+    backend's suffix where a class attribute of ``per_backend`` is true (``__backend__ = True``,
+    ``__only_on__ = "sqlite"``)."""
     if plugin is None or not plugin.backend_suffix:
         return name
     for attr in plugin.per_backend:
         v = ip.class_attr(qn, attr)
-        if v is not None and values(v) == [True]:
+        known = values(v) if v is not None else None
+        if known and all(known):   # true on every way (`__only_on__ = "sqlite"` too)
             return f"{name}_{plugin.backend_suffix}"
     return name
 
