@@ -39,7 +39,8 @@ EXPECTED = [
     # with no_support("sqlite"), only_on other backends, one combined with "+", a class's
     # __requires__; near misses: open(), fails_on (it runs), a predicate the analysis cannot read
     Expect("sqlalchemy-only-on-includes-sqlite", "HT102", ST, 'with open(f"ledger-{name}.csv", "w") as fh:',
-           tests=["tests/sa/test_mapping.py::SqliteAmongOthersTest::test_sqlite_among_others_export"]
+           tests=["tests/sa/test_mapping.py::SqliteAmongOthersTest_sqlite+pysqlite_"
+                  + __import__("sqlite3").sqlite_version.replace(".", "_") + "::test_sqlite_among_others_export"]
            + [f"tests/sa/test_mapping.py::RequirementsTest::test_{n}_export"
               for n in ("broken_on_sqlite", "by_predicate", "everywhere")]),
 ]
