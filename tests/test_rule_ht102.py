@@ -8,6 +8,9 @@ L = "src/exporter/layout.py"
 T = "tests/test_report.py::"
 
 EXPECTED = [
+    # ConfigParser.read([...]): each path of the list is read (alembic's util/compat.py)
+    Expect("config-read-from-a-list", "HT102", L, "parser.read(list(names))",
+           tests=["tests/test_options.py::test_options_read_from_a_list"]),
     # xunit tear-downs of the class and the module run for each of their tests (a new user's
     # trial on alembic and requests-cache: teardown_class, tearDownClass, teardown_module)
     Expect("class-and-module-teardowns", "HT102", L, 'shutil.rmtree("export_cache"',

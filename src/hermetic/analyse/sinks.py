@@ -19,7 +19,7 @@ from .stdtypes import std_object
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_relative, made as tmp_made, marked_only, maybe as tmp_maybe, \
     removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
-                     classify, exists_answer, exists_question, from_machine, lit, of, seq_atom)
+                     classify, exists_answer, exists_question, from_machine, lit, of, seq_atom, union)
 
 
 _import_reads: Dict[object, tuple] = {}   # value (or (value, False)) -> its import-time reads (Interp._consume)
@@ -331,6 +331,10 @@ class Sinks:
     def record_sink(self, spec: SinkSpec, call: str, target: Optional[V], frame: Frame, pos, write=False,
                     lib: str = "", path_method=False, may_write=False) -> V:
         cat = spec.category
+        if spec.items and target is not None and any(isinstance(a, tuple) and a[0] == "seq" for a in target.atoms):
+            # read([path, ...]): each item is a target
+            target = union([V(frozenset(a for a in target.atoms if not (isinstance(a, tuple) and a[0] == "seq")))]
+                           + [item for a in target.atoms if isinstance(a, tuple) and a[0] == "seq" for item in a[2]])
         verdict, origin, ttext = self.judge(spec, target, cat, write, frame)
         if target is not None and not self.import_time:
             self._escapes(target, frame, pos)

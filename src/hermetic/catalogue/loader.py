@@ -50,6 +50,7 @@ class SinkSpec:
     makes: str = ""   # what a write leaves at its target: "file", "dir", "nothing" new (chmod); "": not said
     schemes: Tuple[str, ...] = ()   # a URL sink that sends only to these schemes (it raises on another)
     dest: Tuple[Any, ...] = ()   # a path method's argument it writes too (a rename's destination)
+    items: bool = False   # the target may be a list or tuple of targets, each one operated on
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,7 @@ def _spec(name: str, category: str, raw: Dict[str, Any]) -> SinkSpec:
         removes=bool(raw.get("removes", False)),
         elsewhere=bool(raw.get("elsewhere", False)),
         cwd_default=bool(raw.get("cwd_default", False)),
+        items=bool(raw.get("items", False)),
         makes=str(raw.get("makes", "")),
         schemes=tuple(str(x).lower() for x in raw.get("schemes", ())),
         dest=tuple(raw.get("dest", ())),
