@@ -25,6 +25,10 @@ SH = "src/relay/shelf.py"
 TS = "tests/test_shelf.py::"
 
 EXPECTED = [
+    # globals().get("_state_root_" + platform.system(), default): the running platform's function
+    # (a new user's trial on keyring; the near miss is a platform no one runs)
+    Expect("globals-get-by-platform", "HT103", "src/relay/platdirs.py", 'return os.environ.get("RELAY_STATE_HOME")',
+           tests=["tests/test_platdirs.py::test_state_root"]),
     # item access in a test on a project class's instance runs its __getitem__ / __setitem__ /
     # __contains__ and __delitem__; the tmp_path shelf is controlled (near miss); item access in
     # project code is not dispatched (docs/limits.md: its cost on SQLAlchemy)
@@ -134,6 +138,8 @@ EXPECTED += [
 ]
 
 SILENT = [
+    Silent("globals-get-other-platform", "src/relay/platdirs.py", 'return os.environ.get("RELAY_PLAN9_HOME")',
+           "the key names the running platform's function only"),
     Silent("configparser-on-tmp", L, "    parser.read(path)", "load_conf_from(tmp_path / ...)"),
     Silent("mako-on-tmp", L, 'Template(filename=os.path.join(folder, "page.mako"))', "render(tmp_path)"),
     Silent("mako-from-text", L, 'Template("hello ${name}")', "a template from text reads no file"),

@@ -398,6 +398,8 @@ class Calls:
         if d in (_WRAPS, "functools.lru_cache", "functools.cache", "contextlib.contextmanager",
                  "builtins.staticmethod", "builtins.classmethod", "builtins.property"):
             return args[0] if args else UNKNOWN_V
+        if d == "builtins.globals" and not args:
+            return of(("modglobals", frame.module))   # the module's namespace (its get() is followed)
         if d == "builtins.getattr" and len(args) >= 2:
             name = _literal_str(args[1])
             if name is None:

@@ -282,6 +282,14 @@ class Controls:
                 if field != SPREAD:
                     self.set_attr(iid, field, UNKNOWN_V if spread and field not in kwargs else val)
             return of(("inst", iid))
+        if t == "modglobals" and name == "get" and args:
+            # globals().get("_root_" + platform.system(), default): the names the key can be
+            names = _literal_strs(args[0])
+            if not names:
+                return UNKNOWN_V
+            g = self.globals.get(atom[1], {})
+            default = args[1] if len(args) > 1 else lit(None, frame.path, frame.line, frame.in_test)
+            return union(g[n] if n in g else default for n in names)
         if t == "typerapp":   # app.command() / app.callback(): a registering decorator
             return typermodel.registrar(atom, name, args, kwargs) or UNKNOWN_V
         if t == "clirunner":

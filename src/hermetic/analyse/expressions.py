@@ -527,7 +527,7 @@ class Expressions:
                 inst = self.test_instance
                 out = out | (of(inst) if inst is not None else lit(None, frame.path, frame.line, frame.in_test))
             elif t in ("client", "fixture", "patcher", "handle", "mark", "partial", "ctxfactory", "clirunner",
-                       "typerapp"):
+                       "typerapp", "modglobals"):
                 out = out | of(("meth", a, name))
             elif t == "regex":
                 out = out | of(("meth", a, name))   # a compiled pattern's match / search

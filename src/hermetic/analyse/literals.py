@@ -17,7 +17,8 @@ _BUILTINS = {"open", "str", "bytes", "int", "float", "bool", "len", "print", "is
              "set", "sorted", "getattr", "setattr", "hasattr", "super", "repr", "format", "callable", "id", "hash",
              "staticmethod", "classmethod", "property", "iter", "next", "enumerate", "zip", "range", "min", "max",
              "sum", "any", "all", "map", "filter", "reversed", "type", "object", "Exception", "ValueError",
-             "vars", "frozenset", "abs", "round", "divmod", "issubclass", "exec", "eval", "compile", "__import__"}
+             "vars", "frozenset", "abs", "round", "divmod", "issubclass", "exec", "eval", "compile", "__import__",
+             "globals"}
 # the built-in exception classes (``side_effect=IOError``, ``except OSError``): library names
 _BUILTINS |= {name for name, obj in vars(builtins).items()
               if isinstance(obj, type) and issubclass(obj, BaseException) and not name.startswith("_")}
