@@ -159,6 +159,8 @@ class Runner:
                         qn = refs[0][1]
                         items.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], qn, name, None,
                                               st[ASSIGN_LINE]))
+        if not exclusive:   # a test function imported from another test module is collected here too
+            items.extend(self._imported_functions(mod, rootdir_rel, s, {it.node_id for it in items}))
         if plugins:   # a plugin collects the classes the module's namespace holds, imported ones too
             items.extend(self._collect_imported(mod, rootdir_rel, fixture_qns, plugins))
         for it in items:   # decorators are evaluated at import: here, not in each test's run
@@ -170,6 +172,24 @@ class Runner:
             for dexpr, line in self.p.functions[it.qualname][0]["decorators"]:
                 self._eval_decorator(dexpr, it.module, line)
         return items
+
+    def _imported_functions(self, mod: str, rootdir_rel: str, s: dict, have) -> List[TestItem]:
+        """``from tests.test_a import test_app`` (or ``*``): pytest collects the function again in
+        this module, under this module's node id; its body is the defining module's."""
+        out = []
+        for name, v in sorted(self.ip.globals.get(mod, {}).items()):
+            if f"{rootdir_rel}::{name}" in have or not self._match(name, self.pytest_cfg.python_functions):
+                continue
+            refs = list(v.refs())
+            if len(refs) != 1 or refs[0][0] != "func" or refs[0][1] not in self.p.functions:
+                continue
+            f, fmod = self.p.functions[refs[0][1]]
+            if fmod == mod or not self.p.in_test.get(fmod, False) or f["name"] != refs[0][1].rsplit(".", 1)[-1] \
+                    or refs[0][1] in {d.qualname for ds in self.fixture_defs(fmod).values() for d in ds} \
+                    or "." in refs[0][1][len(fmod) + 1:]:   # a module-level function, not a method or a fixture
+                continue
+            out.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], refs[0][1], name, None, f["line"]))
+        return out
 
     def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns,
                        plugin: Optional[CollectingPlugin] = None) -> List[TestItem]:
