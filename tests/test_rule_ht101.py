@@ -7,6 +7,11 @@ DB = "src/ledger/db.py"
 T = "tests/test_ledger.py::"
 
 EXPECTED = [
+    # boto3.resource("dynamodb"): the service's name is no target; with no endpoint_url the
+    # library's default (AWS) is; with **options the analysis cannot read, the target is not known
+    # (row U: the near miss; a new user's trial on requests-cache)
+    Expect("boto3-default-endpoint", "HT101", DB, 'return boto3.resource("dynamodb")   # the library',
+           tests=[T + "test_default_archive"], origin="library-default"),
     Expect("settings-constant", "HT101", DB, "sqlite3.connect(settings.DB_PATH)",
            tests=[T + "test_balance_on_live_ledger"], origin="module-constant"),
     # the same sink serves the tmp_path fixture (controlled) and a test passing the constant
@@ -21,6 +26,8 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("boto3-endpoint-in-unknown-options", DB, 'return boto3.resource("dynamodb", **options)',
+           "endpoint_url may be among the options: the target is not known (row U)"),
     Silent("memory-literal", DB, 'sqlite3.connect(":memory:")', "in-memory database (V1)"),
     Silent("duckdb-no-path", DB, "duckdb.connect()", "duckdb.connect() with no path is in memory (V1)"),
     Silent("use-of-connection", DB, "conn.execute(\"SELECT COALESCE", "a use of a connection is not a sink"),

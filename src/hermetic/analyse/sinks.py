@@ -13,7 +13,7 @@ from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_
 from .shipped import made_in_tree, may_be_missing, shipped_rel
 from .literals import env_name, _canonical, _literal_str, _pick, sendable
 from .origins import FD, origin_bases, _control_reason, _head, _origin_sort, _origin_text
-from .state import ANY_VARIABLE, DELETED, Frame, SinkEvent
+from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, SinkEvent
 from .contents import forget as forget_text, ini_value, kept
 from .stdtypes import std_object
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_relative, made as tmp_made, marked_only, maybe as tmp_maybe, \
@@ -51,6 +51,8 @@ class Sinks:
             default = args[1] if len(args) > 1 else kwargs.get("default")
             return self.env_read(env_name(key) if key is not None else None, pos, frame, d, default)
         target = _pick(spec.target, args, kwargs)
+        if target is None and SPREAD in kwargs and any(isinstance(t, str) for t in spec.target):
+            target = kwargs[SPREAD]   # **options the analysis cannot read: a target keyword may be among them
         if target is None and spec.only_with_target:
             if spec.methods:
                 return of(("client", d, spec))
