@@ -30,6 +30,8 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("imported-in-a-test-body", "src/inventory/late.py", 'LATE_REGION = os.environ.get("INVENTORY_LATE_REGION"',
+           "its only import is in a test's body, under that test's monkeypatch (flask's test apps)"),
     Silent("conftest-sets-before-import", C, 'MODE = os.environ.get("INVENTORY_MODE"',
            "S2: conftest module-level code sets it before the import"),
     Silent("pytest-env", C, 'TENANT = os.environ["INVENTORY_TENANT"]', "S2: a pytest-env setting"),

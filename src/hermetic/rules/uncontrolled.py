@@ -97,7 +97,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     imported_in_run = [(run.item, by_touched.get(tuple(run.touched)) or by_touched.setdefault(
         tuple(run.touched), import_closure(runner, run.touched, ip.p.summaries))) for run in runs if run.touched]
 
-    def importers(mod: str) -> List[TestItem]:
+    def importers(mod: str, in_runs: bool = True) -> List[TestItem]:
         out = []
         for tmod, its in tests_by_module.items():
             if tmod not in closure_cache:
@@ -105,8 +105,9 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                 closure_cache[tmod] = import_closure(runner, [tmod] + chain, ip.p.summaries)
             if mod in closure_cache[tmod]:
                 out.extend(its)
-        known = {it.node_id for it in out}
-        out.extend(it for it, mods in imported_in_run if mod in mods and it.node_id not in known)
+        if in_runs:
+            known = {it.node_id for it in out}
+            out.extend(it for it, mods in imported_in_run if mod in mods and it.node_id not in known)
         return out
 
     for ev in import_events:
@@ -121,7 +122,10 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             code = "HT204"
         else:
             code = CATEGORY_CODE[ev.category]
-        its = importers(ev.module)
+        # a variable or clock read while a test imports the module runs under that test's own
+        # monkeypatch (flask's test apps imported after an autouse delenv): HT203 / HT204 are
+        # for the reads the modules' collection-time import makes
+        its = importers(ev.module, in_runs=code not in ("HT203", "HT204"))
         if not its:
             continue
         if code in ("HT203", "HT204"):
