@@ -18,6 +18,13 @@ TF = "tests/test_config.py"
 T = TF + "::"
 
 EXPECTED = [
+    # section 8: a test using shutil.which's answer bound at import uses the PATH read; a test
+    # whose skipIf decorator reads a variable uses that read (Django's HAS_BLACK and
+    # PYTHONNODEBUGRANGES: a fresh reader found their lists empty)
+    Expect("which-bound-at-import", "HT203", "tests/test_tools.py", 'HAS_FORMATTER = shutil.which("inventory-fmt")',
+           tests=["tests/test_tools.py::test_formatted_when_available"]),
+    Expect("read-by-a-skip-decorator", "HT203", "tests/test_tools.py", '@unittest.skipIf(os.environ.get("INVENTORY_SKIP_SLOW")',
+           tests=["tests/test_tools.py::SlowTests::test_slow"]),
     Expect("module-level", "HT203", C, 'WAREHOUSE = os.getenv("INVENTORY_WAREHOUSE"', origin="environment"),
     Expect("default-argument", "HT203", C, 'def page_size(size=int(os.environ.get("INVENTORY_PAGE_SIZE"',
            origin="environment"),

@@ -59,6 +59,9 @@ class Runner:
         self.swept_modules: Set[str] = set()   # the modules whose functions the sweep last ran (sweep_roots)
         self.swept_globals: Dict[str, Set[str]] = {}   # their global names then (reuse.settled)
         self._decorators: Dict[tuple, List[tuple]] = {}   # (module, id of the expression) -> its references
+        # the same key -> the import-time reads its evaluation made (``TestRun.consumed`` of the tests
+        # it decorates: `@skipIf(os.environ.get("X"), ...)` uses the read)
+        self._decorator_reads: Dict[tuple, tuple] = {}
         # collecting plugins (``plugins``): test-base-classes, per conftest the known ones it loads, resolved bases
         self._configured = configured(getattr(config, "test_base_classes", ()) or ())
         self._loaded: Dict[str, List[CollectingPlugin]] = {}
@@ -345,6 +348,7 @@ class Runner:
                 cd, cmod = self.p.classes[cq]
                 for dexpr, line in cd["decorators"]:
                     deco_atoms.extend(self._eval_decorator(dexpr, cmod, line))
+                    ip.consumed.extend(self._decorator_reads.get((cmod, id(dexpr)), ()))
                 pm = ip.class_attr(cq, "pytestmark")
                 if pm is not None:
                     marks.extend(marks_of(pm))
@@ -354,6 +358,7 @@ class Runner:
         n_class_decos = len(deco_atoms)
         for dexpr, line in reversed(test_fn["decorators"]):
             deco_atoms.extend(self._eval_decorator(dexpr, item.module, line))
+            ip.consumed.extend(self._decorator_reads.get((item.module, id(dexpr)), ()))
         marks.extend(a for a in deco_atoms if a[0] == "mark")
         item.markers = {m[1] for m in marks}
         plugin = BY_NAME.get(item.plugin) if item.plugin else None
@@ -581,10 +586,14 @@ class Runner:
                         is_module=False, line=line)
         frame.locals = {}   # names fall through to the module globals (and patches) in lookup
         ip.stack = [I.Frame(module=mod, path=frame.path, name="<module>", is_module=True, line=line)]
+        events_from = len(ip.events)
         try:
             v = ip.eval(dexpr, frame)
         finally:
             ip.ctx, ip.import_time, ip.stack = saved
+        self._decorator_reads[key] = tuple(
+            (e.path, e.pos[0], e.target) if e.category == "env" else (e.path, e.pos[0])
+            for e in ip.events[events_from:] if e.import_time and e.category in ("env", "clock"))
         out = self._decorators[key] = list(v.refs())
         return out
 

@@ -41,8 +41,10 @@ class Sinks:
                              value="import" if self.import_time else None))
         if cat == "env":
             if spec.variable:
-                self.env_read(spec.variable, pos, frame, d)
-                return UNKNOWN_V   # the program's path, found on the variable's folders
+                read = self.env_read(spec.variable, pos, frame, d)
+                # the program's path, found on the variable's folders: not known, but computed from
+                # the read (a test using `HAS_BLACK = shutil.which("black")` uses an import-time read)
+                return of(Origin("unknown", expr=f"{d.rsplit('.', 1)[-1]}()", inner=tuple(read.origins())))
             if d == "os.environ.copy":
                 return of(("environ-copy",))   # a snapshot (usually to restore or pass on): no read of a variable
             if d == "os.path.expandvars":
