@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from ..analyse import interp as I
 from ..analyse.runner import Runner, TestItem
 from ..analyse.values import UNCONTROLLED, UNKNOWN, Origin
+from ..summarise.ir import FROM_MODULE, FROM_NAMES, IMPORT_NAMES, TAG, flat
 from ..report.model import Finding, TraceStep
 from ..report.consequence import consequence
 from ..report.origin import describe_origin, origin_json
@@ -91,11 +92,18 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     for it in items:
         tests_by_module.setdefault(it.module, []).append(it)
 
-    # a module a test imports while it runs (`from pkg import native` in its body, a helper's
-    # import): its top level runs then, for that test too
-    by_touched: Dict[tuple, Set[str]] = {}
-    imported_in_run = [(run.item, by_touched.get(tuple(run.touched)) or by_touched.setdefault(
-        tuple(run.touched), import_closure(runner, run.touched, ip.p.summaries))) for run in runs if run.touched]
+    # a module a test imports in its own body (`from pkg import native`): its top level runs then,
+    # for that test too (read from the body, not from the run: which test of a process first
+    # imports a module a shared fixture needs depends on the order the tests ran in)
+    by_names: Dict[tuple, Set[str]] = {}
+    imported_in_run = []
+    for it in items:
+        names = tuple(_body_imports(ip.p.functions[it.qualname][0])) if it.qualname in ip.p.functions else ()
+        if names:
+            closure = by_names.get(names)
+            if closure is None:
+                closure = by_names[names] = import_closure(runner, names, ip.p.summaries)
+            imported_in_run.append((it, closure))
 
     def importers(mod: str, in_runs: bool = True) -> List[TestItem]:
         out = []
@@ -231,6 +239,18 @@ def _event_order(ev: I.SinkEvent) -> tuple:
     o = ev.origin
     okey = (o.kind, o.expr, o.path or "", o.line or 0, o.value or "") if o is not None else ()
     return (okey, tuple((p or "", ln or 0, fn or "") for p, ln, fn in ev.trace), ev.target)
+
+
+def _body_imports(f: dict) -> List[str]:
+    """The modules a function's body imports (``import a.b``, ``from a import b``: ``a`` and ``a.b``)."""
+    out: List[str] = []
+    for st in flat(f["body"]):
+        if st[TAG] == "import":
+            out.extend(full for _local, full, _as in st[IMPORT_NAMES])
+        elif st[TAG] == "from":
+            out.append(st[FROM_MODULE])
+            out.extend(f"{st[FROM_MODULE]}.{attr}" for _local, attr in st[FROM_NAMES] if attr != "*")
+    return out
 
 
 def import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dict]) -> Set[str]:
