@@ -73,6 +73,10 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("chdir-to-a-fixed-folder-in-teardown", TR, "    os.chdir(tmp_path)   # back to the project root",
+           "the teardown's os.chdir(ROOT_FOLDER) leaves every later test in one fixed folder (invoke)"),
+    Silent("tzset-again-in-teardown", TR, 'time.tzset()   # read again after monkeypatch',
+           "time.tzset() after monkeypatch.undo() re-reads the restored TZ"),
     Silent("deep-helper-patched", TC, 'cli.run_plugins("patched")',
            "the helper that changes sys.path is patched for the test: a double runs"),
     Silent("deep-change-written-back-above", TC, "cli.guarded_plugins()",

@@ -96,7 +96,7 @@ def process_call(w: Walk, e, names: Set[str], pos, restoring: bool, as_context: 
         st = cat.calls.get(n) or extra.get(n)
         if st is None:
             continue
-        back = any(_is_saved(w, a) for a in args)
+        back = any(_is_saved(w, a) for a in args) or (restoring and n in cat.teardown_restores)
         if n == "logging.disable":
             back = back or not args or bool(ext_names(resolve(w.ip, args[0], w.frame)) & _NOTSET) or (
                 args[0][TAG] == "lit" and args[0][LIT_VALUE] == 0)

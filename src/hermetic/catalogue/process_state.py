@@ -31,6 +31,7 @@ class ProcessState:
     fixes: Dict[str, str] = field(default_factory=dict)   # state -> the fix its HT304 finding suggests
     env_writers: Tuple[str, ...] = ()   # library calls that set environment variables (HT302)
     getters: Dict[str, str] = field(default_factory=dict)   # function -> the state whose value it reads
+    teardown_restores: Tuple[str, ...] = ()   # calls that put their state back from a teardown or finally
 
 
 def state_key(name: str) -> tuple:
@@ -56,4 +57,5 @@ def process_state() -> ProcessState:
         fixes=dict(raw.get("fixes", {})),
         env_writers=tuple(raw.get("environment-writers", {}).get("calls", ())),
         getters=dict(raw.get("getters", {})),
+        teardown_restores=tuple(raw.get("teardown-restores", {}).get("calls", ())),
     )
