@@ -7,6 +7,9 @@ DB = "src/ledger/db.py"
 T = "tests/test_ledger.py::"
 
 EXPECTED = [
+    # playhouse.db_url.connect (peewee's URL helper; huey's trial); the in-memory URL is controlled
+    Expect("peewee-url-connect", "HT101", DB, "return connect(url)   # a file the URL names",
+           tests=[T + "test_peewee_ledger"]),
     # boto3.resource("dynamodb"): the service's name is no target; with no endpoint_url the
     # library's default (AWS) is; with **options the analysis cannot read, the target is not known
     # (row U: the near miss; a new user's trial on requests-cache)
