@@ -8,6 +8,9 @@ L = "src/exporter/layout.py"
 T = "tests/test_report.py::"
 
 EXPECTED = [
+    # `import exporter.bootcache` imports that module, though it binds `exporter` (black's trial)
+    Expect("import-time-write-through-a-dotted-import", "HT102", "src/exporter/bootcache.py",
+           'with open("exporter-boot.cache", "w") as _fh:', tests=["tests/test_boot.py::test_boot"]),
     # ConfigParser.read([...]): each path of the list is read (alembic's util/compat.py)
     Expect("config-read-from-a-list", "HT102", L, "parser.read(list(names))",
            tests=["tests/test_options.py::test_options_read_from_a_list"]),

@@ -18,6 +18,7 @@ from ..analyse import interp as I
 from ..analyse.runner import Runner, TestItem
 from ..analyse.values import UNCONTROLLED, UNKNOWN, Origin
 from ..summarise.ir import FROM_MODULE, FROM_NAMES, IMPORT_NAMES, TAG, flat
+from ..summarise.unparse import dotted_imports
 from ..report.model import Finding, TraceStep
 from ..report.consequence import consequence
 from ..report.origin import describe_origin, origin_json
@@ -267,7 +268,7 @@ def import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dic
         if nxt is None:
             parts = m.split(".")
             out = {".".join(parts[:i]) for i in range(1, len(parts))}
-            for full in runner.imports_of(m).values():
+            for full in list(runner.imports_of(m).values()) + dotted_imports(summaries[m]):   # `import a.b` too
                 out.add(full)
                 out.add(full.rsplit(".", 1)[0])
             nxt = succ[m] = tuple(sorted(x for x in out if x in summaries))

@@ -2,7 +2,7 @@
 and look-ups of calls and module-level bindings by position."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from .ir import (SLICE_LOWER, SLICE_UPPER, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, BIN_LEFT, BIN_OP, BIN_RIGHT, BOOL_OP,
                  BOOL_OPERANDS, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS, FSTR_PARTS, IFX_BODY, IFX_ORELSE,
@@ -121,6 +121,28 @@ def module_binding(summary: dict, name: str) -> Optional[Any]:
                 if t[TAG] == "name" and t[NAME_ID] == name:
                     found = st[ASSIGN_VALUE]
     return found
+
+
+def dotted_imports(summary: Optional[dict]) -> List[str]:
+    """The dotted modules a module's top level imports whole (``import a.b.c`` imports ``a.b.c``,
+    though it binds only ``a``), also under an ``if`` or ``try``."""
+    out: List[str] = []
+
+    def walk(stmts):
+        for st in stmts:
+            if st[TAG] == "import":
+                out.extend(full for _local, full, _as in st[IMPORT_NAMES] if "." in full)
+            elif st[TAG] in ("if", "try"):
+                walk(st[IF_BODY] if st[TAG] == "if" else st[TRY_BODY])
+                if st[TAG] == "if":
+                    walk(st[IF_ORELSE])
+                else:
+                    for _n, body, _t in st[TRY_HANDLERS]:
+                        walk(body)
+
+    if summary is not None:
+        walk(summary["body"])
+    return out
 
 
 def module_imports(summary: Optional[dict]) -> Dict[str, str]:
