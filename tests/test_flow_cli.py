@@ -28,6 +28,9 @@ TY = "src/tool/typercli.py"
 TT = "tests/test_typercli.py::"
 
 EXPECTED = [
+    # a project subclass of click's CliRunner invokes as click's does (black's trial)
+    Expect("runner-subclass", "HT102", "src/tool/subcli.py", 'with open(f"stamp-{name}.txt", "w") as fh:',
+           tests=["tests/test_subcli.py::test_stamp_through_the_suite_runner"]),
     # typer's CliRunner().invoke(app, args) runs the command a word names; an application of
     # one command runs it (analyse/typermodel.py; a new user's trial on typer)
     Expect("typer-command-named", "HT103", TY, 'return os.environ.get("TOOL_SYNC_TOKEN")',

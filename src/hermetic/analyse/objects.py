@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
+from . import clickmodel
 from .limits import IMPORT_STATE_READ, TEST_HEAP_BASE
 from .sinks import writes_of
 from ..summarise.ir import dotted_name
@@ -188,6 +189,9 @@ class Objects:
         for ext in self.external_bases(cls):
             if ext.endswith("TestCase"):
                 return of(("meth", ("testcase", a[1]), name))
+            if ext in ("click.testing.CliRunner", "typer.testing.CliRunner"):
+                # a project subclass of click's runner (black's BlackRunner): its invoke is click's
+                return of(("meth", clickmodel.runner({}), name))
         # a proxy the test's run made: what its __getattr__ gives for the name (structlog's
         # BoundLogger); not one made while modules import, a process-wide singleton whose deferred
         # work runs once per process, as the run configures it (Django's settings, translation's _trans)
