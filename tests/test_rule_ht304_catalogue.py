@@ -31,9 +31,6 @@ TA = "tests/pytester_autouse/test_pathlib_like.py"
 CLI = "src/relay/cli.py"
 
 EXPECTED = [
-    # a conftest's top level: the tests below it (invoke's conftest; a new user's trial)
-    Expect("conftest-module-level", "HT304", "tests/conftest_level/conftest.py", "socket.setdefaulttimeout(3)",
-           tests=["tests/conftest_level/test_below.py::test_timeout_below"]),
     Expect("warnings-filter-at-collection", "HT304", TC, 'warnings.simplefilter("error")'),
     # a fixture's teardown runs after the modules collected later saw the entry (section 4)
     Expect("sys-modules-at-collection", "HT304", TC, 'sys.modules["relay_fake"] = type(sys)("relay_fake")'),

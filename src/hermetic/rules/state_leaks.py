@@ -10,7 +10,6 @@ one finding per state change with the selected tests it reaches.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Set
 
 from ..analyse import interp as I
@@ -143,13 +142,6 @@ class _Ht3Scope:
     snapshot_restored: Dict[tuple, Set[str]]
 
 
-def _tests_under_conftest(runner: Runner, files_by_module: dict, tests_by_mod: Dict[str, List[str]],
-                          conftest: str) -> List[str]:
-    """The selected tests whose conftest chain holds the conftest module ``conftest``."""
-    return sorted(t for tmod, ts in tests_by_mod.items() if tmod in files_by_module
-                  and conftest in runner.conftest_chain(files_by_module[tmod].rel) for t in ts)
-
-
 def _snapshot_restored(runner: Runner) -> Dict[tuple, Set[str]]:
     """(state key, "*") -> the tests using a builtin fixture whose teardown puts that state back
     from a snapshot (``pytester``: sys.path, sys.modules, the working directory)."""
@@ -186,16 +178,13 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         return out
     if sf.is_test and mod not in tests_by_mod:
         return out   # a test module outside the selected targets
-    # a conftest's top level runs for every test below it (contract section 4: HT304 there)
-    under = _tests_under_conftest(runner, files_by_module, tests_by_mod, mod) \
-        if PurePosixPath(sf.rel).name == "conftest.py" else []
-    if not sf.is_test and not under and not any(_direct_tests(qn, f, runner, tests_by_qn, index) or index.named_by(f)
-                                                for qn, f in s["functions"].items()):
+    if not sf.is_test and not any(_direct_tests(qn, f, runner, tests_by_qn, index) or index.named_by(f)
+                                  for qn, f in s["functions"].items()):
         return out   # a helper module no selected test reaches: nothing to report, nothing to import
     ip.import_module(mod)
-    if sf.is_test or under:
+    if sf.is_test:
         for m in P.scan_module(ip, s, mod, effects):
-            out.append(_ht3_finding(m, s["path"], under or sorted(tests_by_mod.get(mod, [])), "<module>"))
+            out.append(_ht3_finding(m, s["path"], sorted(tests_by_mod.get(mod, [])), "<module>"))
     # tearDown-like methods restore for their whole class
     class_restores: Dict[str, set] = {}
     for cqn, c in s["classes"].items():
