@@ -96,13 +96,25 @@ def process_call(w: Walk, e, names: Set[str], pos, restoring: bool, as_context: 
         st = cat.calls.get(n) or extra.get(n)
         if st is None:
             continue
-        back = any(_is_saved(w, a) for a in args) or (restoring and n in cat.teardown_restores)
+        back = any(_is_saved(w, a) for a in args) or (restoring and n in cat.teardown_restores
+                                                      and _fixed_place(w, args))
         if n == "logging.disable":
             back = back or not args or bool(ext_names(resolve(w.ip, args[0], w.frame)) & _NOTSET) or (
                 args[0][TAG] == "lit" and args[0][LIT_VALUE] == 0)
         add(w.sc, Mutation("HT304", (st,), pos, f"{n}(...)", back), restoring)
         return True
     return False
+
+
+def _fixed_place(w: Walk, args) -> bool:
+    """The arguments of a restoring call name no place the test made: none (``time.tzset()``),
+    or a value the module binds from the project's files or a literal (``os.chdir(ROOT)``), not
+    ``tmp_path / ".."``."""
+    if not args:
+        return True
+    v = resolve(w.ip, args[0], w.frame)
+    kinds = {o.kind for o in v.origins()}
+    return bool(kinds) and kinds <= {"project-file", "literal", "module-constant"}
 
 
 def _shown(e) -> str:

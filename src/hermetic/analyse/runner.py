@@ -16,11 +16,12 @@ from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Set
 
 from . import interp as I
-from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUALNAME, NAME_ID, PARAM_DEFAULT, PARAM_KIND, \
-    PARAM_NAME, TAG, TUPLE_ITEMS, dotted_name
+from ..summarise.ir import ASSIGN_LINE, ASSIGN_TARGETS, CLASS_QUALNAME, DEF_QUALNAME, PARAM_DEFAULT, PARAM_KIND, \
+    PARAM_NAME, TAG, dotted_name
 from ..summarise.unparse import module_imports
 from .fixtures import FIXTURE_PARAM, FixtureDef, FixtureScope, fixture_decorator, fixture_runs
 from .parametrize import SKIPPED, marks_of, parametrize_values, row_runs, skipped_by
+from .collected import imported_functions, names_bound as _names_bound
 from .plugins import BY_NAME, CollectingPlugin, class_name, configured, plugin_skips, plugins_loaded, requirements_class
 from .runs import Rows, SweepRun, TestItem, TestRun, failed_run, merged, start_run
 from .sweep import sweep_each, sweep_modules, sweep_roots_in
@@ -163,7 +164,7 @@ class Runner:
                         items.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], qn, name, None,
                                               st[ASSIGN_LINE]))
         if not exclusive:   # a test function imported from another test module is collected here too
-            items.extend(self._imported_functions(mod, rootdir_rel, s, {it.node_id for it in items}))
+            items.extend(imported_functions(self, mod, rootdir_rel, s, {it.node_id for it in items}))
         if plugins:   # a plugin collects the classes the module's namespace holds, imported ones too
             items.extend(self._collect_imported(mod, rootdir_rel, fixture_qns, plugins))
         for it in items:   # decorators are evaluated at import: here, not in each test's run
@@ -175,24 +176,6 @@ class Runner:
             for dexpr, line in self.p.functions[it.qualname][0]["decorators"]:
                 self._eval_decorator(dexpr, it.module, line)
         return items
-
-    def _imported_functions(self, mod: str, rootdir_rel: str, s: dict, have) -> List[TestItem]:
-        """``from tests.test_a import test_app`` (or ``*``): pytest collects the function again in
-        this module, under this module's node id; its body is the defining module's."""
-        out = []
-        for name, v in sorted(self.ip.globals.get(mod, {}).items()):
-            if f"{rootdir_rel}::{name}" in have or not self._match(name, self.pytest_cfg.python_functions):
-                continue
-            refs = list(v.refs())
-            if len(refs) != 1 or refs[0][0] != "func" or refs[0][1] not in self.p.functions:
-                continue
-            f, fmod = self.p.functions[refs[0][1]]
-            if fmod == mod or not self.p.in_test.get(fmod, False) or f["name"] != refs[0][1].rsplit(".", 1)[-1] \
-                    or refs[0][1] in {d.qualname for ds in self.fixture_defs(fmod).values() for d in ds} \
-                    or "." in refs[0][1][len(fmod) + 1:]:   # a module-level function, not a method or a fixture
-                continue
-            out.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], refs[0][1], name, None, f["line"]))
-        return out
 
     def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns,
                        plugin: Optional[CollectingPlugin] = None) -> List[TestItem]:
@@ -226,6 +209,13 @@ class Runner:
                     items.append(TestItem(f"{rootdir_rel}::{cname}::{mname}", mod, self.p.summaries[mod]["path"],
                                           mqn, f"{c['name']}.{mname}", qn, f["line"], unittest=is_unittest,
                                           plugin=plugin.name if plugin is not None else None))
+        if plugin is None and not is_unittest:
+            # pytest collects the classes a test class holds by the same rules (pytest-relaxed's
+            # suites nest them): node ids Outer::Inner::test
+            for inner in sorted(q for q in self.p.classes if q.startswith(qn + ".") and "." not in q[len(qn) + 1:]):
+                for it in self._collect_class(inner, mod, rootdir_rel, fixture_qns):
+                    it.node_id = it.node_id.replace(f"{rootdir_rel}::", f"{rootdir_rel}::{cname}::", 1)
+                    items.append(it)
         items.sort(key=lambda t: (t.def_line, t.node_id))
         return items
 
@@ -596,17 +586,6 @@ class Runner:
             for e in ip.events[events_from:] if e.import_time and e.category in ("env", "clock"))
         out = self._decorators[key] = list(v.refs())
         return out
-
-
-def _names_bound(targets) -> List[str]:
-    """Names a module-level assignment binds (plain names, also inside tuple targets)."""
-    out: List[str] = []
-    for t in targets:
-        if t[TAG] == "name":
-            out.append(t[NAME_ID])
-        elif t[TAG] == "tuple":   # the summary writes list targets as tuples too
-            out.extend(_names_bound(t[TUPLE_ITEMS]))
-    return out
 
 
 def _redirects(ip) -> frozenset:
