@@ -360,6 +360,9 @@ class Sinks:
         if cat == "connection" and verdict == UNCONTROLLED:
             self._mark("side")
         self._record(ev)
+        if cat == "connection" and spec.makes == "file" and target is not None and not self.import_time and \
+                marked_only(target) is None and not _own_folder(target):
+            made_in_tree(self.ctx, fs_key(target, cwd_moved(self.ctx)))   # sqlite3.connect(path) makes the file
         if cat == "subprocess" or (cat == "file" and (write or may_write) and not self.import_time):
             self._fs_change(spec, target)
             if cat == "subprocess" or marked_only(target) is None and not _own_folder(target):
