@@ -217,6 +217,7 @@ def test_no_tests_is_reported_on_stderr(tmp_path, monkeypatch):
     res = CliRunner().invoke(cli, ["check"])
     assert res.exit_code == 0
     assert "no tests found" in res.output
+    assert "python_files" in res.output   # says where to look (invoke's trial: a silent 0)
 
 
 def test_rule_explains_a_code():

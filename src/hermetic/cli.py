@@ -155,7 +155,9 @@ def _check(opts: CheckOptions) -> None:
         config.fail_on = opts.fail_on
     _baselines(opts, report)
     if report.tests == 0:
-        click.echo("hermetic: no tests found", err=True)
+        click.echo("hermetic: no tests found: no file matched pytest's python_files (test_*.py and *_test.py "
+                   "unless pytest's configuration says otherwise), or no function or class in them matched "
+                   "python_functions / python_classes (a plugin's own collection is not read)", err=True)
     for t in opts.targets:
         if "::" in t and "[" in t:   # ``discover.targets.node_matches``
             click.echo(f"hermetic: {t} selects the whole test {t.split('[', 1)[0]}: findings name tests, "
