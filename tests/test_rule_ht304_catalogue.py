@@ -31,6 +31,9 @@ TA = "tests/pytester_autouse/test_pathlib_like.py"
 CLI = "src/relay/cli.py"
 
 EXPECTED = [
+    # a project function's change under a branch: reported where the test's run took it (the run
+    # records the statements it executed), not where its values rule it out (invoke's trial)
+    Expect("changed-on-the-branch-the-run-took", "HT304", TC, 'assert cli.console(["--debug"])'),
     Expect("warnings-filter-at-collection", "HT304", TC, 'warnings.simplefilter("error")'),
     # a fixture's teardown runs after the modules collected later saw the entry (section 4)
     Expect("sys-modules-at-collection", "HT304", TC, 'sys.modules["relay_fake"] = type(sys)("relay_fake")'),
@@ -70,6 +73,8 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("change-on-a-branch-the-run-did-not-take", TC, 'assert cli.console(["--quiet"])',
+           "the basicConfig under `if \"--debug\" in argv` never runs for this test's line"),
     Silent("chdir-to-a-fixed-folder-in-teardown", TR, "    os.chdir(tmp_path)   # back to the project root",
            "the teardown's os.chdir(ROOT_FOLDER) leaves every later test in one fixed folder (invoke)"),
     Silent("tzset-again-in-teardown", TR, 'time.tzset()   # read again after monkeypatch',

@@ -28,6 +28,7 @@ from ..catalogue.controls import (_BUILTIN_FIXTURES_CONTROLLED, _FREEZE_FIXTURES
 from ..link.program import Program
 from .calls import Calls
 from .decorators import Decorators
+from .processfx import process_lines
 from .value_types import Types
 from .conditions import Conditions
 from .controls import Controls
@@ -109,6 +110,10 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         self.cm_ctx: List[Optional[Ctx]] = []
         self.direct_env: List[str] = []   # variables test code sets itself (os.environ[K] = v), S2
         self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses
+        # (states, test path, test line): a project function's process-changing statement the run
+        # executed, and the test's statement it ran under (HT302 / HT304 at a test's call)
+        self.fx_hits: List[tuple] = []
+        self._fx_lines: Dict[str, Dict[int, tuple]] = {}
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)
         # Shared state a test has written (module globals, class attributes, attributes of
         # instances made at import), cell by cell, for the memo: a memoized call depends on the
@@ -183,6 +188,19 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         self.run_unresolved: Dict[Tuple[str, int, int], str] = {}   # the current run's notes
         self.unres_log: List[tuple] = []   # the current run's notes in order (memo entries keep theirs)
         self.collection_ran: List[str] = []   # the functions called during collection, in order
+
+    def fx_lines_of(self, qn: str, f: dict, mod: str) -> Dict[int, tuple]:
+        """Line -> the states ``f``'s statement there changes (``effects.process_lines``), once."""
+        lines = self._fx_lines.get(qn)
+        if lines is None:
+            lines = self._fx_lines[qn] = process_lines(f, self.p.summaries.get(mod))
+        return lines
+
+    def _fx_hit(self, keys: tuple) -> None:
+        """A statement changing the states ``keys`` ran, under the test's statement on the bottom
+        of the stack."""
+        top = self.stack[0] if self.stack else None
+        self.fx_hits.append((keys, top.path if top else "", top.line if top else 0))
 
     def in_own_body(self) -> bool:
         """Whether the code running is a test's or fixture's own body, not a function it calls:
@@ -267,6 +285,7 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
             return self._reuse(found[0], found[1], here)
         wstart = len(self.wlog)
         estart, mstart, cstart, kstart = len(self.escape_keys), len(self.miss_keys), len(self.consumed), len(self.marks)
+        fxstart = len(self.fx_hits)
         dstart, evstart, cmstart = len(self.direct_env), len(self.events), len(self.cm_ctx)
         outer_cut, self.cut_at = self.cut_at, NO_CUT
         outer_depth_cut, self.depth_cut = self.depth_cut, False
@@ -285,6 +304,8 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         fr = Frame(module=mod, path=self.p.summaries[mod]["path"], name=qn, line=f["line"],
                    in_test=self.p.in_test.get(mod, False), cls=cls, step0=self.steps)
         fr.locals = loc
+        if not self.import_time and not fr.in_test:
+            fr.fx_lines = self.fx_lines_of(qn, f, mod)
         cm = f["generator"] and any(dotted_name(d).endswith("contextmanager") for d, _l in f["decorators"])
         if cm and not self.import_time:
             fr.undo0 = len(self.undo)   # what it writes before its yield holds in the `with` block
@@ -347,7 +368,8 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
                 tuple(self.wlog[wstart:]), ctx_after, tuple(self.escape_keys[estart:]),
                 tuple(self.miss_keys[mstart:]), tuple(self.consumed[cstart:]), tuple(self.marks[kstart:]),
                 tuple(self.direct_env[dstart:]), inner_cut - here if inner_cut != NO_CUT else NO_CUT,
-                self.steps - steps_before, tuple(self.cm_ctx[cmstart:]), cmstart, inner_budget)
+                self.steps - steps_before, tuple(self.cm_ctx[cmstart:]), cmstart, inner_budget,
+                tuple(h[0] for h in self.fx_hits[fxstart:]))
             fresh = self.next_id - first_id
             entry = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
                                depth if inner_depth_cut else None, inner_reach - here, inner_calls,

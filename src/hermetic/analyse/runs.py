@@ -39,6 +39,9 @@ class TestRun:
     touched: List[str] = field(default_factory=list)     # modules imported after collection that it imported
     import_events: List[I.SinkEvent] = field(default_factory=list)   # import-time events of its run
     redirects: FrozenSet[tuple] = frozenset()   # module globals (module, name) it put its own value in
+    # (states, test path, test line) of the process-changing statements of project functions its
+    # run executed (``Interp.fx_hits``); None where the run stopped at the step budget
+    fx_hits: Optional[FrozenSet[tuple]] = frozenset()
 
 
 @dataclass
@@ -78,7 +81,7 @@ def start_run(ip: I.Interp) -> None:
     ip.events = []
     ip.undo_test_writes()   # each test starts from the state import left, whatever ran before it
     ip.escapes, ip.escape_keys, ip.misses, ip.miss_keys = [], [], [], []
-    ip.consumed, ip.marks, ip.direct_env = [], [], []
+    ip.consumed, ip.marks, ip.direct_env, ip.fx_hits = [], [], [], []
     ip.table_chain = {}
     ip.steps = 0
     ip.cut_at = I.NO_CUT
@@ -155,7 +158,8 @@ def merged(item: TestItem, runs: List[TestRun]) -> TestRun:
         {k: v for r in runs for k, v in r.unresolved.items()},
         sorted(set().union(*(r.touched for r in runs))),
         _unique([e for r in runs for e in r.import_events], _event_key),
-        frozenset().union(*(r.redirects for r in runs)))
+        frozenset().union(*(r.redirects for r in runs)),
+        None if any(r.fx_hits is None for r in runs) else frozenset().union(*(r.fx_hits for r in runs)))
 
 
 def _or_bits(values) -> int:

@@ -14,6 +14,9 @@ DELETED = ("deleted",)
 SPREAD = "**"   # the keyword of a call's **mapping whose keys are not known
 
 
+# the statements that hold no others (their line is the interpreter's frame line once they ran)
+SIMPLE_STATEMENTS = frozenset({"assign", "expr", "return", "augassign", "raise"})
+
 @dataclass
 class Frame:
     module: str
@@ -31,6 +34,7 @@ class Frame:
     undo0: int = -1                     # a generator: the shared-state log's length at its call,
     yield_undo: int = -1                # ... and at its first yield,
     yield_writes: tuple = ()            # ... and the cells it had written by then, as they were
+    fx_lines: Optional[dict] = None   # a project function's: line -> the process states its statement there changes
     step0: int = 0                      # the run's step count when the frame was entered (its budget)
     returned: bool = False              # a `return` ran on some way (so not every way raises)
     decided: int = 0                    # > 0 inside a branch the values (not the platform) decided
@@ -159,6 +163,7 @@ class _Effects(NamedTuple):
     cms: tuple             # control states of the context managers it made (``Interp.cm_ctx``)
     cm_start: int          # the index the first of them had
     budget_hit: bool       # a call inside it was not followed for the budget
+    fx_hits: tuple = ()    # the states of the process-changing statements it ran (``Interp.fx_hits``)
 
 
 class _MemoEntry:

@@ -14,7 +14,7 @@ from .withblocks import exec_with
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, dotted_name, subscript_root
-from .state import ANY_VARIABLE, Frame, _Return
+from .state import ANY_VARIABLE, SIMPLE_STATEMENTS, Frame, _Return
 from .ways import ModuleWays, TreeWays, WayWrites, union_locals
 from .values import EMPTY, UNKNOWN_V, Origin, V, from_call, holds_item, of, seq_atom, union
 
@@ -41,7 +41,10 @@ class Statements:
                 if self.expect_hit:   # the exception the test expects was raised: unwind to its `with`
                     self.raising = True
                     return True
-                if self.exec_stmt(st, frame):
+                ended = self.exec_stmt(st, frame)
+                if frame.fx_lines and frame.line in frame.fx_lines and st[0] in SIMPLE_STATEMENTS:
+                    self._fx_hit(frame.fx_lines[frame.line])   # a statement changing the process ran
+                if ended:
                     self.call_raised = False   # spent here: `raise _error(...)` on one way of an if
                     return True
                 if self.call_raised:   # validate(x) raises for these values: nothing after it runs

@@ -9,7 +9,7 @@ one finding per state change with the selected tests it reaches.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set
 
 from ..analyse import interp as I
@@ -104,7 +104,7 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
     seen_mods = set()
     index = _TestIndex(items, ip)
     shared = _Ht3Scope(ip, runner, files_by_module, seen_mods, tests_by_mod, tests_by_qn, effects, hook_restores,
-                       covered, index, requested, registered_in, snapshot_restored)
+                       covered, index, requested, registered_in, snapshot_restored, _fx_hits(facts.runs))
     for mod, s in sorted(ip.p.summaries.items()):
         # a test module's bodies are read for its turn only (what the interpreter reads meanwhile
         # for the modules it runs stays)
@@ -140,6 +140,36 @@ class _Ht3Scope:
     requested: Dict[tuple, Set[str]]
     registered_in: Dict[str, Dict[str, Set[str]]]
     snapshot_restored: Dict[tuple, Set[str]]
+    # test function qualname -> what its runs' project calls changed of the process (``TestRun.fx_hits``,
+    # over its parametrized runs), None where a run stopped at the step budget
+    fx_hits: Dict[str, Optional[frozenset]] = field(default_factory=dict)
+
+
+def _fx_hits(runs) -> Dict[str, Optional[frozenset]]:
+    """Test function qualname -> the union of its runs' ``fx_hits`` (None when one is None)."""
+    out: Dict[str, Optional[frozenset]] = {}
+    for r in runs:
+        q = r.item.qualname
+        if q in out and out[q] is None:
+            continue
+        hits = getattr(r, "fx_hits", None)
+        out[q] = None if hits is None else (out.get(q) or frozenset()) | hits
+    return out
+
+
+# how far above a call's line the statement holding it may start (a call inside a long `assert`)
+_STATEMENT_SPAN = 30
+
+
+def _not_run(m, hits: frozenset, path: str) -> bool:
+    """``m`` is a process change a project function the test calls makes (HT302 / HT304 at the
+    test's call), and no run of the test executed a statement making it under that call (its
+    branch was not taken: invoke's ``basicConfig`` under ``if debug``)."""
+    if not m.call or m.key[0] in ("glob", "takes", "lru", "patcher"):
+        return False
+    line = m.pos[0]
+    return not any(tpath == path and line - _STATEMENT_SPAN <= tline <= line and m.key in keys
+                   for keys, tpath, tline in hits)
 
 
 def _snapshot_restored(runner: Runner) -> Dict[tuple, Set[str]]:
@@ -213,6 +243,9 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         if mutations and qn in threads:
             per_thread = {state_key(st) for st in process_state().per_thread}
             mutations = [m for m in mutations if m.key not in per_thread]   # the thread's own
+        hits = scope.fx_hits.get(qn)
+        if hits is not None and mutations:   # a test's own call whose run never changed the state
+            mutations = [m for m in mutations if not _not_run(m, hits, s["path"])]
         if not mutations:
             continue
         direct = _direct_tests(qn, f, runner, tests_by_qn, index)

@@ -1,0 +1,148 @@
+"""What a function's own statements change of the process (a pure reading of its summary, no
+interpreter): catalogued setters and attributes, ``sys.path``, the environment, a logger's
+configuration, and what a ``finally`` or a saved old value writes back. ``effects`` builds a
+function's effects on it; the interpreter records which of these statements a test's run executed
+(``process_lines``)."""
+from __future__ import annotations
+
+from typing import Dict, Optional, Set
+
+from ..catalogue.process_state import process_state
+from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
+    LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, TRY_FINALLY, dotted_name, flat, stmt_line
+from ..summarise.unparse import calls_in, module_imports
+from .state import SIMPLE_STATEMENTS
+
+
+def finally_writes(body, aliases: Dict[str, str]) -> Set[tuple]:
+    """The process state the ``finally`` blocks of ``body`` write back (``_process_writes``)."""
+    cat = process_state()
+    out: Set[tuple] = set()
+    for st in flat(body):
+        if st[TAG] == "try":
+            for inner in flat(st[TRY_FINALLY]):
+                out |= _process_writes(inner, cat, restoring=True, aliases=aliases)
+    return out
+
+
+def process_lines(f: dict, summary: Optional[dict]) -> Dict[int, tuple]:
+    """Line -> the states (effect keys) of ``f``'s simple statements (assignments, calls) that
+    change the process on their own (``_process_effects`` of each: a setter, a catalogued
+    attribute, ``sys.path``, the environment, a logger), whatever their branch: where the
+    interpreter records that a test's run executed them (``Interp.fx_hits``)."""
+    aliases = module_imports(summary)
+    loggers = _loggers_bound((summary or {}).get("body", ()), aliases) | _loggers_bound(f["body"], aliases)
+    out: Dict[int, tuple] = {}
+    for st in flat(f["body"]):
+        if st[TAG] in SIMPLE_STATEMENTS:
+            keys = _process_effects([st], aliases, loggers)
+            if keys:
+                out[stmt_line(st)] = tuple(sorted(set(out.get(stmt_line(st), ())) | keys))
+    return out
+
+
+def _process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset()) -> Set[tuple]:
+    """What a function changes of the process directly (by the dotted names it writes, as
+    ``import os`` / ``import logging`` spell them): catalogued process state (``calls``,
+    ``attributes``: ``(state,)``; a logger's ``logger-methods`` where the logger is
+    ``logging.getLogger(...)``, ``logging.root`` or a name in ``loggers``) and environment
+    variables it names (``("env", NAME)``; a variable whose name is computed, ``os.environ[key] =
+    value`` over a file's entries, is not known here and not reported), less
+    what its own ``finally`` blocks write again (a set-and-restore), and less a state whose
+    setter's old value it passes back to the setter (``old = signal.signal(S, h)`` ...
+    ``signal.signal(S, old)``, Django's ``ensure_echo_on``; ``old = os.getcwd()`` ... ``os.chdir(old)``:
+    the catalogue's ``getters``)."""
+    cat = process_state()
+    out: Set[tuple] = set()
+    saved: Dict[str, str] = {}   # name -> the state whose old value the setter (or a getter) gave it
+    for st in flat(body):
+        if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] == "call":
+            called = _spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases)
+            state = cat.calls.get(called) or cat.getters.get(called)
+            if state:
+                if called in cat.calls:
+                    out.add((state,))
+                saved.update((t[NAME_ID], state) for t in st[ASSIGN_TARGETS] if t[TAG] == "name")
+    back = set()
+    for st in flat(body):
+        if st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call" and \
+                (state := cat.calls.get(_spelt(dotted_name(st[EXPR_VALUE][CALL_FUNC]), aliases))) and \
+                any(a[TAG] == "name" and saved.get(a[NAME_ID]) == state for a in st[EXPR_VALUE][CALL_ARGS]):
+            back.add((state,))   # the old value written back
+            continue
+        out |= _process_writes(st, cat, aliases=aliases)
+        out |= _logger_writes(st, cat, aliases, loggers)
+        if any(_spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
+            out.add(("env", "*"))   # load_dotenv(): the variables of a file
+    return out - back - finally_writes(body, aliases)
+
+
+# what adds to sys.path, and what else a ``finally`` may do to put it back (celery's cwd_in_path())
+_SYSPATH_ADDS = ("insert", "append", "extend")
+
+
+_SYSPATH_PUTS_BACK = _SYSPATH_ADDS + ("remove", "pop")
+
+
+def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str, str]] = None) -> Set[tuple]:
+    """The process state statement ``st`` writes; ``restoring``: in a ``finally``, where taking
+    an entry out of ``sys.path`` or assigning it whole puts it back."""
+    out: Set[tuple] = set()
+    if st[TAG] == "assign":
+        for t in st[ASSIGN_TARGETS]:
+            whole = t[SUB_VALUE] if t[TAG] == "sub" else t
+            if restoring and dotted_name(whole) == "sys.path":   # sys.path = saved / sys.path[:] = saved
+                out.add(("syspath",))
+            elif t[TAG] == "attr" and dotted_name(t) in cat.attributes:
+                out.add((cat.attributes[dotted_name(t)],))
+            elif t[TAG] == "sub" and dotted_name(t[SUB_VALUE]) == "os.environ":
+                idx = t[SUB_INDEX]
+                if idx[TAG] == "lit" and isinstance(idx[LIT_VALUE], str):   # a variable the call names
+                    out.add(("env", idx[LIT_VALUE]))
+    elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
+        call = st[EXPR_VALUE]
+        name = _spelt(dotted_name(call[CALL_FUNC]), aliases or {})   # (`from os import chdir`)
+        if name in cat.calls:
+            out.add((cat.calls[name],))
+        elif name.startswith("sys.path.") and name[len("sys.path."):] in (
+                _SYSPATH_PUTS_BACK if restoring else _SYSPATH_ADDS):
+            out.add(("syspath",))
+        elif name.startswith("os.environ.") and name.rsplit(".", 1)[1] in ("setdefault", "__setitem__"):
+            args = call[CALL_ARGS]
+            if args and args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str):
+                out.add(("env", args[0][LIT_VALUE]))
+    return out
+
+
+def _loggers_bound(body, aliases: Dict[str, str]) -> Set[str]:
+    """Names these statements bind to ``logging.getLogger(...)`` (``log = logging.getLogger(__name__)``)."""
+    out: Set[str] = set()
+    for st in flat(body):
+        if st[TAG] == "assign" and _is_get_logger(st[ASSIGN_VALUE], aliases):
+            out |= {t[NAME_ID] for t in st[ASSIGN_TARGETS] if t[TAG] == "name"}
+    return out
+
+
+def _is_get_logger(e, aliases: Dict[str, str]) -> bool:
+    return e[TAG] == "call" and _spelt(dotted_name(e[CALL_FUNC]), aliases) == "logging.getLogger"
+
+
+def _logger_writes(st, cat, aliases: Dict[str, str], loggers: Set[str]) -> Set[tuple]:
+    """``logger.setLevel(...)`` / ``addHandler`` / ``addFilter`` on a logger (the calls that undo
+    one, ``removeHandler``, are no change): the logging state it changes."""
+    if st[TAG] != "expr" or st[EXPR_VALUE][TAG] != "call" or st[EXPR_VALUE][CALL_FUNC][TAG] != "attr":
+        return set()
+    fn = st[EXPR_VALUE][CALL_FUNC]
+    recv, meth = fn[ATTR_VALUE], fn[ATTR_ATTR]
+    if meth not in cat.logger_methods:
+        return set()
+    if _is_get_logger(recv, aliases) or _spelt(dotted_name(recv), aliases) == "logging.root" or (
+            recv[TAG] == "name" and recv[NAME_ID] in loggers):
+        return {(cat.logger_methods[meth][0],)}
+    return set()
+
+
+def _spelt(name: str, aliases: Dict[str, str]) -> str:
+    """A dotted call name with its first part as the module's imports bind it (``module_imports``)."""
+    head, dot, rest = name.partition(".")
+    return aliases[head] + dot + rest if head in aliases else name
