@@ -40,8 +40,9 @@ class TestRun:
     import_events: List[I.SinkEvent] = field(default_factory=list)   # import-time events of its run
     redirects: FrozenSet[tuple] = frozenset()   # module globals (module, name) it put its own value in
     # (states, test path, test line) of the process-changing statements of project functions its
-    # run executed (``Interp.fx_hits``); None where the run stopped at the step budget
-    fx_hits: Optional[FrozenSet[tuple]] = frozenset()
+    # run executed (``Interp.fx_hits``); None where not known (the run stopped at the step budget,
+    # a run an older cache kept)
+    fx_hits: Optional[FrozenSet[tuple]] = None
 
 
 @dataclass
