@@ -25,6 +25,9 @@ SH = "src/relay/shelf.py"
 TS = "tests/test_shelf.py::"
 
 EXPECTED = [
+    # getattr(self, "_load_{}".format(ext)) over known suffixes: the formatted name (invoke's trial)
+    Expect("getattr-formatted-name", "HT102", "src/relay/loaders.py", "with open(path) as fh:   # a fixed location",
+           tests=["tests/test_loaders.py::test_system_settings"]),
     # globals().get("_state_root_" + platform.system(), default): the running platform's function
     # (a new user's trial on keyring; the near miss is a platform no one runs)
     Expect("globals-get-by-platform", "HT103", "src/relay/platdirs.py", 'return os.environ.get("RELAY_STATE_HOME")',
@@ -138,6 +141,8 @@ EXPECTED += [
 ]
 
 SILENT = [
+    Silent("getattr-formatted-other-name", "src/relay/loaders.py", 'with open(path + ".yaml") as fh:',
+           "no suffix of the loop names _load_yaml"),
     Silent("globals-get-other-platform", "src/relay/platdirs.py", 'return os.environ.get("RELAY_PLAN9_HOME")',
            "the key names the running platform's function only"),
     Silent("configparser-on-tmp", L, "    parser.read(path)", "load_conf_from(tmp_path / ...)"),

@@ -461,6 +461,8 @@ class Objects:
             return _head(base).with_path(True)
         if name == "expanduser":
             return base.with_path(True)
+        if name == "format" and (whole := _formatted(base, args, kwargs)) is not None:
+            return lit(whole, frame.path, frame.line, frame.in_test)   # "_load_{}".format("json"): the name
         if name in ("format", "format_map") and _literal_str(base, prefix=True) is not None:
             tmpl = _literal_str(base, prefix=True)
             if (tmpl.startswith("{") or scheme_only(tmpl.split("{", 1)[0]) and "{" in tmpl) and args:
@@ -572,3 +574,22 @@ def _str_method_result(base: V, name: str, args, kwargs) -> Optional[V]:
         return lit(out, origin.path if origin else None, origin.line if origin else None,
                    bool(origin and origin.in_test))
     return None
+
+
+def _formatted(base: V, args, kwargs) -> Optional[str]:
+    """``template.format(...)`` where the template and every argument are one known string or
+    number: the text it makes; None otherwise."""
+    tmpl = _literal_str(base)
+    if tmpl is None:
+        return None
+    given = []
+    for a in list(args) + list(kwargs.values()):
+        vals = values(a)
+        if not vals or len(vals) != 1 or type(vals[0]) not in (str, int, float) or \
+                any(o.kind != "literal" for o in a.origins()):
+            return None   # a constant's value keeps its origin ("sqlite:///{}".format(DB_FILE))
+        given.append(vals[0])
+    try:
+        return tmpl.format(*given[:len(args)], **dict(zip(kwargs, given[len(args):])))
+    except (IndexError, KeyError, ValueError, AttributeError, TypeError):
+        return None
