@@ -577,17 +577,16 @@ def _str_method_result(base: V, name: str, args, kwargs) -> Optional[V]:
 
 
 def _formatted(base: V, args, kwargs) -> Optional[str]:
-    """``template.format(...)`` where the template and every argument are one known string or
-    number: the text it makes; None otherwise."""
+    """``template.format(...)`` where the template (a name, not a path or URL) and every argument
+    are one known string or number: the text it makes; None otherwise."""
     tmpl = _literal_str(base)
-    if tmpl is None:
-        return None
+    if tmpl is None or any(c in tmpl for c in "/\\:"):
+        return None   # a path or URL keeps its constant's origin ("sqlite:///{}".format(DB_FILE))
     given = []
     for a in list(args) + list(kwargs.values()):
         vals = values(a)
-        if not vals or len(vals) != 1 or type(vals[0]) not in (str, int, float) or \
-                any(o.kind != "literal" for o in a.origins()):
-            return None   # a constant's value keeps its origin ("sqlite:///{}".format(DB_FILE))
+        if not vals or len(vals) != 1 or type(vals[0]) not in (str, int, float):
+            return None
         given.append(vals[0])
     try:
         return tmpl.format(*given[:len(args)], **dict(zip(kwargs, given[len(args):])))
