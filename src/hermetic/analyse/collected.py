@@ -18,12 +18,13 @@ def imported_functions(runner, mod: str, rootdir_rel: str, s: dict, have) -> Lis
         refs = list(v.refs())
         if len(refs) != 1 or refs[0][0] != "func" or refs[0][1] not in runner.p.functions:
             continue
-        f, fmod = runner.p.functions[refs[0][1]]
-        if fmod == mod or not runner.p.in_test.get(fmod, False) or f["name"] != refs[0][1].rsplit(".", 1)[-1] \
-                or refs[0][1] in {d.qualname for ds in runner.fixture_defs(fmod).values() for d in ds} \
-                or "." in refs[0][1][len(fmod) + 1:]:   # a module-level function, not a method or a fixture
+        qn = refs[0][1]
+        f, fmod = runner.p.functions[qn]
+        # a module-level function of another test module, not a method, a nested function or a fixture
+        if fmod == mod or not runner.p.in_test.get(fmod, False) or qn != f"{fmod}.{f['name']}" or \
+                runner.fixture_of(f, fmod) is not None:
             continue
-        out.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], refs[0][1], name, None, f["line"]))
+        out.append(TestItem(f"{rootdir_rel}::{name}", mod, s["path"], qn, name, None, f["line"]))
     return out
 
 

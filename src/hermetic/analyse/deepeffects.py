@@ -17,7 +17,8 @@ from typing import Dict, FrozenSet, List, Set, Tuple
 from . import interp as I
 from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, LIT_VALUE, NAME_ID, TAG, dotted_name
 from ..summarise.unparse import calls_in, module_imports
-from .effects import changed_state, early_effects, finally_writes, locals_of
+from .effects import changed_state, early_effects, locals_of
+from .processfx import finally_writes, spelt
 from .statescan import Mutation, Walk, add, effect_shown, put_back, resolve, restored
 
 DEPTH = 3    # calls below the function the test calls
@@ -32,6 +33,8 @@ class FunctionEffects(dict):
         super().__init__(own)
         self._deep: Dict[str, Set[tuple]] = {}
         self._callees: Dict[str, List[Tuple[str, FrozenSet[str]]]] = {}
+        self._restores: Dict[str, Set[tuple]] = {}   # qualname -> what its finally blocks write back
+        self._aliases: Dict[str, Dict[str, str]] = {}   # module -> the names its imports bind
 
     def deep(self, ip: I.Interp, qn: str, patched: FrozenSet[str] = frozenset()) -> Set[tuple]:
         """The process-wide changes (not ``glob`` / ``takes``) of the project functions ``qn``
@@ -51,7 +54,9 @@ class FunctionEffects(dict):
             f, mod = ip.p.functions[g]
             if g != qn:
                 found |= {k for k in self.get(g, ()) if k[0] not in ("glob", "takes")}
-            restored |= finally_writes(f["body"], module_imports(ip.p.summaries.get(mod)))
+            if g not in self._restores:
+                self._restores[g] = finally_writes(f["body"], self.aliases(ip, mod))
+            restored |= self._restores[g]
             if d < DEPTH:
                 todo.extend((c, d + 1) for c, names in self._static_callees(ip, g, f, mod)
                             if not names & patched)
@@ -59,6 +64,12 @@ class FunctionEffects(dict):
         if not patched:
             self._deep[qn] = out
         return out
+
+    def aliases(self, ip: I.Interp, mod: str) -> Dict[str, str]:
+        """The names module ``mod``'s imports bind (``module_imports``), read once."""
+        if mod not in self._aliases:
+            self._aliases[mod] = module_imports(ip.p.summaries.get(mod))
+        return self._aliases[mod]
 
     def _static_callees(self, ip: I.Interp, qn: str, f: dict, mod: str) -> List[Tuple[str, FrozenSet[str]]]:
         """The project (non-test) functions ``f``'s body calls, each with the names it is looked
@@ -78,13 +89,14 @@ class FunctionEffects(dict):
                 while node[TAG] == "attr":
                     node = node[ATTR_VALUE]
                 if not (node[TAG] == "name" and node[NAME_ID] in own):
-                    out.extend(_callee(ip, call[CALL_FUNC], frame, owner))
+                    out.extend(_callee(ip, call[CALL_FUNC], frame, owner, self.aliases(ip, mod)))
         self._callees[qn] = out
         return out
 
 
-def _callee(ip: I.Interp, node, frame: I.Frame, owner: str) -> List[Tuple[str, FrozenSet[str]]]:
-    """What one call's callee expression names, without running anything."""
+def _callee(ip: I.Interp, node, frame: I.Frame, owner: str, aliases: Dict[str, str]) -> List[Tuple[str, FrozenSet[str]]]:
+    """What one call's callee expression names, without running anything (``aliases``: what the
+    module's imports bind)."""
     found: List[Tuple[str, str]] = []   # (function qualname, a name it is looked up by)
     names: Set[str] = set()
     if node[TAG] == "attr" and node[ATTR_VALUE][TAG] == "name" and node[ATTR_VALUE][NAME_ID] == "self" \
@@ -100,8 +112,7 @@ def _callee(ip: I.Interp, node, frame: I.Frame, owner: str) -> List[Tuple[str, F
     elif node[TAG] in ("name", "attr"):
         dotted = dotted_name(node)
         if dotted:
-            names.add(f"{frame.module}.{dotted}" if node[TAG] == "name" else
-                      _spelt(dotted, module_imports(ip.p.summaries.get(frame.module))))
+            names.add(f"{frame.module}.{dotted}" if node[TAG] == "name" else spelt(dotted, aliases))
         for a in resolve(ip, node, frame).refs():
             if a[0] == "func":
                 found.append((a[1], a[1]))
@@ -115,11 +126,6 @@ def _callee(ip: I.Interp, node, frame: I.Frame, owner: str) -> List[Tuple[str, F
                 and ip.p.functions[c][1] in ip.globals:
             out.append((c, frozenset(names | {c, name})))
     return out
-
-
-def _spelt(name: str, aliases: Dict[str, str]) -> str:
-    head, dot, rest = name.partition(".")
-    return aliases[head] + dot + rest if head in aliases else name
 
 
 def project_call(w: Walk, callee, pos: tuple, restoring: bool) -> None:

@@ -17,7 +17,7 @@ from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, 
     GLOBAL_NAMES, IF_BODY, IF_TEST, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_VALUE, TAG, \
     TRY_FINALLY, TUPLE_ITEMS, FOR_TARGET, WITH_ITEMS, dotted_name, flat
 from ..summarise.unparse import calls_in, module_imports
-from .processfx import _loggers_bound, _process_effects, _spelt, finally_writes, process_lines  # noqa: F401 (re-exported)
+from .processfx import loggers_bound, process_effects, spelt
 from .values import V
 
 # the methods that take entries out: of a container its module defines (and leaves) empty, what
@@ -53,7 +53,7 @@ def _module_inputs(summary: Optional[dict], held) -> Tuple[Set[str], Set[str], D
     aliases = module_imports(summary)
     body = (summary or {}).get("body", ())
     return ({n for n, _ in held} - _weak_containers(body, aliases), {n for n, e in held if e}, aliases,
-            _loggers_bound(body, aliases))
+            loggers_bound(body, aliases))
 
 
 def effects_of(program: I.Program, containers: Dict[str, Tuple[str, ...]], keys: Optional[Dict[str, str]] = None,
@@ -144,11 +144,12 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
         if ("glob", mod, n) in keys:   # only taken out of: a cleanup where it runs as one, else no change
             keys.discard(("glob", mod, n))
             keys.add(("takes", mod, n))
-    keys |= _process_effects(f["body"], aliases or {}, loggers | _loggers_bound(f["body"], aliases or {}))
+    keys |= process_effects(f["body"], aliases or {}, loggers | loggers_bound(f["body"], aliases or {}))
     # a global the function sets and puts back in its own finally: no change survives the call
-    keys -= {("glob", mod, n) for n in _reset_in_finally(f["body"]) if n in declared}
+    reset = _reset_in_finally(f["body"])
+    keys -= {("glob", mod, n) for n in reset if n in declared}
     if others:   # another module's global put back in a finally (click's CliRunner.isolation())
-        keys -= {("glob", others[b], a) for b, a in _attrs_reset_in_finally(f["body"]) if b in others}
+        keys -= {("glob", others[b], a) for b, _dot, a in (n.partition(".") for n in reset) if a and b in others}
     keys -= {("glob", mod, n) for n in _lazy_inits(f["body"], declared)}
     return keys
 
@@ -218,32 +219,20 @@ def _weak_containers(body, aliases: Dict[str, str]) -> Set[str]:
     out: Set[str] = set()
     for st in body:
         if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] == "call" and \
-                _spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases) in _WEAK_CTORS:
+                spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases) in _WEAK_CTORS:
             out |= {t[NAME_ID] for t in st[ASSIGN_TARGETS] if t[TAG] == "name"}
     return out
 
 
 def _reset_in_finally(stmts) -> Set[str]:
-    """Names assigned in the ``finally`` blocks of these statements (at any depth)."""
+    """What the ``finally`` blocks of these statements (at any depth) assign: names (``X``) and a
+    name's attributes (``mod.X``), as written."""
     out: Set[str] = set()
     for st in flat(stmts):
         if st[TAG] == "try":
             for inner in flat(st[TRY_FINALLY]):
                 if inner[TAG] == "assign":
-                    out |= {t[NAME_ID] for t in inner[ASSIGN_TARGETS] if t[TAG] == "name"}
-    return out
-
-
-def _attrs_reset_in_finally(stmts) -> Set[Tuple[str, str]]:
-    """``(name, attribute)`` of each ``name.attribute = ...`` in the ``finally`` blocks of these
-    statements (at any depth)."""
-    out: Set[Tuple[str, str]] = set()
-    for st in flat(stmts):
-        if st[TAG] == "try":
-            for inner in flat(st[TRY_FINALLY]):
-                if inner[TAG] == "assign":
-                    out |= {(t[ATTR_VALUE][NAME_ID], t[ATTR_ATTR]) for t in inner[ASSIGN_TARGETS]
-                            if t[TAG] == "attr" and t[ATTR_VALUE][TAG] == "name"}
+                    out |= {dotted_name(t) for t in inner[ASSIGN_TARGETS] if t[TAG] in ("name", "attr")} - {""}
     return out
 
 

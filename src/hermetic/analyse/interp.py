@@ -28,7 +28,7 @@ from ..catalogue.controls import (_BUILTIN_FIXTURES_CONTROLLED, _FREEZE_FIXTURES
 from ..link.program import Program
 from .calls import Calls
 from .decorators import Decorators
-from .processfx import process_lines
+from .processfx import module_inputs, process_lines
 from .value_types import Types
 from .conditions import Conditions
 from .controls import Controls
@@ -114,6 +114,7 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         # executed, and the test's statement it ran under (HT302 / HT304 at a test's call)
         self.fx_hits: List[tuple] = []
         self._fx_lines: Dict[str, Dict[int, tuple]] = {}
+        self._fx_modules: Dict[str, tuple] = {}   # module -> ``processfx.module_inputs``
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)
         # Shared state a test has written (module globals, class attributes, attributes of
         # instances made at import), cell by cell, for the memo: a memoized call depends on the
@@ -190,10 +191,13 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         self.collection_ran: List[str] = []   # the functions called during collection, in order
 
     def fx_lines_of(self, qn: str, f: dict, mod: str) -> Dict[int, tuple]:
-        """Line -> the states ``f``'s statement there changes (``effects.process_lines``), once."""
+        """Line -> the states ``f``'s statement there changes (``processfx.process_lines``), once."""
         lines = self._fx_lines.get(qn)
         if lines is None:
-            lines = self._fx_lines[qn] = process_lines(f, self.p.summaries.get(mod))
+            inputs = self._fx_modules.get(mod)
+            if inputs is None:
+                inputs = self._fx_modules[mod] = module_inputs(self.p.summaries.get(mod))
+            lines = self._fx_lines[qn] = process_lines(f, *inputs)
         return lines
 
     def _fx_hit(self, keys: tuple) -> None:

@@ -5,7 +5,7 @@ function's effects on it; the interpreter records which of these statements a te
 (``process_lines``)."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from typing import Dict, Optional, Set, Tuple
 
 from ..catalogue.process_state import process_state
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
@@ -25,23 +25,30 @@ def finally_writes(body, aliases: Dict[str, str]) -> Set[tuple]:
     return out
 
 
-def process_lines(f: dict, summary: Optional[dict]) -> Dict[int, tuple]:
-    """Line -> the states (effect keys) of ``f``'s simple statements (assignments, calls) that
-    change the process on their own (``_process_effects`` of each: a setter, a catalogued
-    attribute, ``sys.path``, the environment, a logger), whatever their branch: where the
-    interpreter records that a test's run executed them (``Interp.fx_hits``)."""
+def module_inputs(summary: Optional[dict]) -> Tuple[Dict[str, str], Set[str]]:
+    """What ``process_lines`` reads of a function's module: the names its imports bind and its
+    loggers (``log = logging.getLogger(...)``)."""
     aliases = module_imports(summary)
-    loggers = _loggers_bound((summary or {}).get("body", ()), aliases) | _loggers_bound(f["body"], aliases)
+    return aliases, loggers_bound((summary or {}).get("body", ()), aliases)
+
+
+def process_lines(f: dict, aliases: Dict[str, str], module_loggers: Set[str]) -> Dict[int, tuple]:
+    """Line -> the states (effect keys) of ``f``'s simple statements (assignments, calls) that
+    change the process on their own (``process_effects`` of each: a setter, a catalogued
+    attribute, ``sys.path``, the environment, a logger), whatever their branch: where the
+    interpreter records that a test's run executed them (``Interp.fx_hits``). ``aliases`` and
+    ``module_loggers``: its module's (``module_inputs``)."""
+    loggers = module_loggers | loggers_bound(f["body"], aliases)
     out: Dict[int, tuple] = {}
     for st in flat(f["body"]):
         if st[TAG] in SIMPLE_STATEMENTS:
-            keys = _process_effects([st], aliases, loggers)
+            keys = process_effects([st], aliases, loggers)
             if keys:
                 out[stmt_line(st)] = tuple(sorted(set(out.get(stmt_line(st), ())) | keys))
     return out
 
 
-def _process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset()) -> Set[tuple]:
+def process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset()) -> Set[tuple]:
     """What a function changes of the process directly (by the dotted names it writes, as
     ``import os`` / ``import logging`` spell them): catalogued process state (``calls``,
     ``attributes``: ``(state,)``; a logger's ``logger-methods`` where the logger is
@@ -57,7 +64,7 @@ def _process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozense
     saved: Dict[str, str] = {}   # name -> the state whose old value the setter (or a getter) gave it
     for st in flat(body):
         if st[TAG] == "assign" and st[ASSIGN_VALUE][TAG] == "call":
-            called = _spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases)
+            called = spelt(dotted_name(st[ASSIGN_VALUE][CALL_FUNC]), aliases)
             state = cat.calls.get(called) or cat.getters.get(called)
             if state:
                 if called in cat.calls:
@@ -66,21 +73,19 @@ def _process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozense
     back = set()
     for st in flat(body):
         if st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call" and \
-                (state := cat.calls.get(_spelt(dotted_name(st[EXPR_VALUE][CALL_FUNC]), aliases))) and \
+                (state := cat.calls.get(spelt(dotted_name(st[EXPR_VALUE][CALL_FUNC]), aliases))) and \
                 any(a[TAG] == "name" and saved.get(a[NAME_ID]) == state for a in st[EXPR_VALUE][CALL_ARGS]):
             back.add((state,))   # the old value written back
             continue
         out |= _process_writes(st, cat, aliases=aliases)
         out |= _logger_writes(st, cat, aliases, loggers)
-        if any(_spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
+        if any(spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
             out.add(("env", "*"))   # load_dotenv(): the variables of a file
     return out - back - finally_writes(body, aliases)
 
 
 # what adds to sys.path, and what else a ``finally`` may do to put it back (celery's cwd_in_path())
 _SYSPATH_ADDS = ("insert", "append", "extend")
-
-
 _SYSPATH_PUTS_BACK = _SYSPATH_ADDS + ("remove", "pop")
 
 
@@ -101,7 +106,7 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
                     out.add(("env", idx[LIT_VALUE]))
     elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
         call = st[EXPR_VALUE]
-        name = _spelt(dotted_name(call[CALL_FUNC]), aliases or {})   # (`from os import chdir`)
+        name = spelt(dotted_name(call[CALL_FUNC]), aliases or {})   # (`from os import chdir`)
         if name in cat.calls:
             out.add((cat.calls[name],))
         elif name.startswith("sys.path.") and name[len("sys.path."):] in (
@@ -114,7 +119,7 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
     return out
 
 
-def _loggers_bound(body, aliases: Dict[str, str]) -> Set[str]:
+def loggers_bound(body, aliases: Dict[str, str]) -> Set[str]:
     """Names these statements bind to ``logging.getLogger(...)`` (``log = logging.getLogger(__name__)``)."""
     out: Set[str] = set()
     for st in flat(body):
@@ -124,7 +129,7 @@ def _loggers_bound(body, aliases: Dict[str, str]) -> Set[str]:
 
 
 def _is_get_logger(e, aliases: Dict[str, str]) -> bool:
-    return e[TAG] == "call" and _spelt(dotted_name(e[CALL_FUNC]), aliases) == "logging.getLogger"
+    return e[TAG] == "call" and spelt(dotted_name(e[CALL_FUNC]), aliases) == "logging.getLogger"
 
 
 def _logger_writes(st, cat, aliases: Dict[str, str], loggers: Set[str]) -> Set[tuple]:
@@ -136,13 +141,13 @@ def _logger_writes(st, cat, aliases: Dict[str, str], loggers: Set[str]) -> Set[t
     recv, meth = fn[ATTR_VALUE], fn[ATTR_ATTR]
     if meth not in cat.logger_methods:
         return set()
-    if _is_get_logger(recv, aliases) or _spelt(dotted_name(recv), aliases) == "logging.root" or (
+    if _is_get_logger(recv, aliases) or spelt(dotted_name(recv), aliases) == "logging.root" or (
             recv[TAG] == "name" and recv[NAME_ID] in loggers):
         return {(cat.logger_methods[meth][0],)}
     return set()
 
 
-def _spelt(name: str, aliases: Dict[str, str]) -> str:
+def spelt(name: str, aliases: Dict[str, str]) -> str:
     """A dotted call name with its first part as the module's imports bind it (``module_imports``)."""
     head, dot, rest = name.partition(".")
     return aliases[head] + dot + rest if head in aliases else name

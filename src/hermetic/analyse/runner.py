@@ -178,7 +178,7 @@ class Runner:
         return items
 
     def _collect_class(self, qn: str, mod: str, rootdir_rel: str, fixture_qns,
-                       plugin: Optional[CollectingPlugin] = None) -> List[TestItem]:
+                       plugin: Optional[CollectingPlugin] = None, outer: str = "") -> List[TestItem]:
         c, _ = self.p.classes[qn]
         is_unittest = self.ip.is_testcase(qn)
         if plugin is not None:
@@ -206,16 +206,14 @@ class Runner:
                     ok = self._match(mname, self.pytest_cfg.python_functions)
                 if ok and mqn not in fixture_qns:
                     f, _ = self.p.functions[mqn]
-                    items.append(TestItem(f"{rootdir_rel}::{cname}::{mname}", mod, self.p.summaries[mod]["path"],
+                    items.append(TestItem(f"{rootdir_rel}::{outer}{cname}::{mname}", mod, self.p.summaries[mod]["path"],
                                           mqn, f"{c['name']}.{mname}", qn, f["line"], unittest=is_unittest,
                                           plugin=plugin.name if plugin is not None else None))
         if plugin is None and not is_unittest:
             # pytest collects the classes a test class holds by the same rules (pytest-relaxed's
             # suites nest them): node ids Outer::Inner::test
             for inner in sorted(q for q in self.p.classes if q.startswith(qn + ".") and "." not in q[len(qn) + 1:]):
-                for it in self._collect_class(inner, mod, rootdir_rel, fixture_qns):
-                    it.node_id = it.node_id.replace(f"{rootdir_rel}::", f"{rootdir_rel}::{cname}::", 1)
-                    items.append(it)
+                items.extend(self._collect_class(inner, mod, rootdir_rel, fixture_qns, outer=f"{outer}{cname}::"))
         items.sort(key=lambda t: (t.def_line, t.node_id))
         return items
 
@@ -398,32 +396,14 @@ class Runner:
             self_atom = ("inst", ip.new_instance(item.cls))
             ip.test_instance = self_atom
 
-        # xunit set-up
-        setups = []
+        # xunit set-up: the module's, then the function's or the class's and the method's
         g = ip.globals.get(item.module, {})
-        for name in ("setup_module", "setUpModule"):
-            v = g.get(name)
-            if v is not None:
-                setups.append((v, []))
-        if item.cls is None:
-            v = g.get("setup_function")
-            if v is not None:
-                setups.append((v, [UNKNOWN_V]))
-        for v, args in setups:
-            ip.stack = [mframe]
-            ip.apply(v, args, {}, mframe, (test_fn["line"], 0, 0, 0))
+        xunit = _XUNIT_UNITTEST if item.unittest else _XUNIT
+        self._call_module_functions(g, ("setup_module", "setUpModule") + (() if item.cls else ("setup_function",)),
+                                    mframe, test_fn["line"])
         if item.cls:
-            for mname in (("setUpClass", "setup_class") if item.unittest else ("setup_class",)):
-                m = ip.find_method(item.cls, mname)
-                if m:
-                    ip.stack = [mframe]
-                    ip.call_function(m[1], [], {}, mframe, self_atom=("cls", item.cls))
-            for mname in (("setUp", "setup_method") if item.unittest else ("setup_method",)):
-                m = ip.find_method(item.cls, mname)
-                if m:
-                    ip.stack = [mframe]
-                    ip.call_function(m[1], [UNKNOWN_V] if mname == "setup_method" else [], {}, mframe,
-                                     self_atom=self_atom)
+            self._call_methods(item, xunit["setup_class"], ("cls", item.cls), mframe)
+            self._call_methods(item, xunit["setup_method"], self_atom, mframe)
 
         plugin = self.plugin_by_name(item.plugin) if item.plugin else None
         if plugin is not None:   # the plugin's class-scoped set-up
@@ -480,12 +460,7 @@ class Runner:
             pass
         redirects |= _redirects(ip)   # and the body's
         if item.cls:
-            for mname in (("tearDown", "teardown_method") if item.unittest else ("teardown_method",)):
-                m = ip.find_method(item.cls, mname)
-                if m:
-                    ip.stack = [mframe]
-                    ip.call_function(m[1], [UNKNOWN_V] if mname == "teardown_method" else [], {}, mframe,
-                                     self_atom=self_atom)
+            self._call_methods(item, xunit["teardown_method"], self_atom, mframe)
         if plugin is not None:
             self._call_methods(item, plugin.teardown, self_atom, mframe)
             self._call_methods(item, plugin.teardown_class, ("cls", item.cls), mframe)
@@ -494,17 +469,11 @@ class Runner:
             ip.apply(fin, [], {}, fframe, (fframe.line, 0, 0, 0))
         # xunit tear-down after the test's own: the function's, then the class's and the module's
         # (once for all their tests, and so reached from each of them, as their set-ups are)
-        teardowns = [(v, [UNKNOWN_V]) for v in [g.get("teardown_function")] if v is not None and item.cls is None]
         if item.cls:
-            for mname in (("tearDownClass", "teardown_class") if item.unittest else ("teardown_class",)):
-                m = ip.find_method(item.cls, mname)
-                if m:
-                    ip.stack = [mframe]
-                    ip.call_function(m[1], [], {}, mframe, self_atom=("cls", item.cls))
-        teardowns += [(v, []) for v in (g.get("teardown_module"), g.get("tearDownModule")) if v is not None]
-        for v, args in teardowns:
-            ip.stack = [mframe]
-            ip.apply(v, args, {}, mframe, (test_fn["line"], 0, 0, 0))
+            self._call_methods(item, xunit["teardown_class"], ("cls", item.cls), mframe)
+        self._call_module_functions(g, (() if item.cls else ("teardown_function",)) + ("teardown_module",
+                                                                                          "tearDownModule"),
+                                    mframe, test_fn["line"])
         ip.stack = []
         # a trace starts at the test (contract section 8, `trace`): code a fixture runs is reached from
         # the test that requests it, so its trace gets the test's step in front
@@ -528,12 +497,22 @@ class Runner:
                        None if ip.budget_hit else frozenset(ip.fx_hits))
 
     def _call_methods(self, item: TestItem, names, atom, mframe) -> None:
-        """Call each of the methods ``names`` the test's class has, bound to ``atom``."""
+        """Call each of the methods ``names`` the test's class has, bound to ``atom`` (pytest's
+        ``setup_method`` / ``teardown_method`` get the test method, unknown here)."""
         for mname in names:
             m = self.ip.find_method(item.cls, mname)
             if m:
                 self.ip.stack = [mframe]
-                self.ip.call_function(m[1], [], {}, mframe, self_atom=atom)
+                self.ip.call_function(m[1], [UNKNOWN_V] if mname in _TAKES_METHOD else [], {}, mframe, self_atom=atom)
+
+    def _call_module_functions(self, g: Dict[str, V], names, mframe, line: int) -> None:
+        """Call each of the test module's xunit functions ``names`` it defines (``setup_function``
+        / ``teardown_function`` get the test function, unknown here)."""
+        for name in names:
+            v = g.get(name)
+            if v is not None:
+                self.ip.stack = [mframe]
+                self.ip.apply(v, [UNKNOWN_V] if name in _TAKES_METHOD else [], {}, mframe, (line, 0, 0, 0))
 
     def record(self, run: TestRun) -> None:
         """Take in what a run found out about the suite (which fixtures each test uses)."""
@@ -587,6 +566,16 @@ class Runner:
             for e in ip.events[events_from:] if e.import_time and e.category in ("env", "clock"))
         out = self._decorators[key] = list(v.refs())
         return out
+
+
+# xunit set-up and tear-down methods of a test class, in the order each pair runs (pytest's; a
+# unittest class's own first), and those pytest hands the test method or function
+_XUNIT = {"setup_class": ("setup_class",), "setup_method": ("setup_method",),
+          "teardown_method": ("teardown_method",), "teardown_class": ("teardown_class",)}
+_XUNIT_UNITTEST = {"setup_class": ("setUpClass", "setup_class"), "setup_method": ("setUp", "setup_method"),
+                   "teardown_method": ("tearDown", "teardown_method"),
+                   "teardown_class": ("tearDownClass", "teardown_class")}
+_TAKES_METHOD = frozenset({"setup_method", "teardown_method", "setup_function", "teardown_function"})
 
 
 def _redirects(ip) -> frozenset:

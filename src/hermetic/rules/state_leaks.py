@@ -149,11 +149,8 @@ def _fx_hits(runs) -> Dict[str, Optional[frozenset]]:
     """Test function qualname -> the union of its runs' ``fx_hits`` (None when one is None)."""
     out: Dict[str, Optional[frozenset]] = {}
     for r in runs:
-        q = r.item.qualname
-        if q in out and out[q] is None:
-            continue
-        hits = getattr(r, "fx_hits", None)
-        out[q] = None if hits is None else (out.get(q) or frozenset()) | hits
+        before = out.get(r.item.qualname, frozenset())
+        out[r.item.qualname] = None if before is None or r.fx_hits is None else before | r.fx_hits
     return out
 
 

@@ -17,8 +17,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from ..analyse import interp as I
 from ..analyse.runner import Runner, TestItem
 from ..analyse.values import UNCONTROLLED, UNKNOWN, Origin
-from ..summarise.ir import FROM_MODULE, FROM_NAMES, IMPORT_NAMES, TAG, flat
-from ..summarise.unparse import dotted_imports
+from ..summarise.unparse import dotted_imports, imported_modules
 from ..report.model import Finding, TraceStep
 from ..report.consequence import consequence
 from ..report.origin import describe_origin, origin_json
@@ -97,16 +96,16 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
     # for that test too (read from the body, not from the run: which test of a process first
     # imports a module a shared fixture needs depends on the order the tests ran in)
     by_names: Dict[tuple, Set[str]] = {}
-    imported_in_run = []
+    imported_in_body = []
     for it in items:
-        names = tuple(_body_imports(ip.p.functions[it.qualname][0])) if it.qualname in ip.p.functions else ()
+        names = tuple(imported_modules(ip.p.functions[it.qualname][0]["body"])) if it.qualname in ip.p.functions else ()
         if names:
             closure = by_names.get(names)
             if closure is None:
                 closure = by_names[names] = import_closure(runner, names, ip.p.summaries)
-            imported_in_run.append((it, closure))
+            imported_in_body.append((it, closure))
 
-    def importers(mod: str, in_runs: bool = True) -> List[TestItem]:
+    def importers(mod: str, in_bodies: bool = True) -> List[TestItem]:
         out = []
         for tmod, its in tests_by_module.items():
             if tmod not in closure_cache:
@@ -114,9 +113,9 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                 closure_cache[tmod] = import_closure(runner, [tmod] + chain, ip.p.summaries)
             if mod in closure_cache[tmod]:
                 out.extend(its)
-        if in_runs:
+        if in_bodies:
             known = {it.node_id for it in out}
-            out.extend(it for it, mods in imported_in_run if mod in mods and it.node_id not in known)
+            out.extend(it for it, mods in imported_in_body if mod in mods and it.node_id not in known)
         return out
 
     for ev in import_events:
@@ -134,7 +133,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
         # a variable or clock read while a test imports the module runs under that test's own
         # monkeypatch (flask's test apps imported after an autouse delenv): HT203 / HT204 are
         # for the reads the modules' collection-time import makes
-        its = importers(ev.module, in_runs=code not in ("HT203", "HT204"))
+        its = importers(ev.module, in_bodies=code not in ("HT203", "HT204"))
         if not its:
             continue
         if code in ("HT203", "HT204"):
@@ -242,18 +241,6 @@ def _event_order(ev: I.SinkEvent) -> tuple:
     return (okey, tuple((p or "", ln or 0, fn or "") for p, ln, fn in ev.trace), ev.target)
 
 
-def _body_imports(f: dict) -> List[str]:
-    """The modules a function's body imports (``import a.b``, ``from a import b``: ``a`` and ``a.b``)."""
-    out: List[str] = []
-    for st in flat(f["body"]):
-        if st[TAG] == "import":
-            out.extend(full for _local, full, _as in st[IMPORT_NAMES])
-        elif st[TAG] == "from":
-            out.append(st[FROM_MODULE])
-            out.extend(f"{st[FROM_MODULE]}.{attr}" for _local, attr in st[FROM_NAMES] if attr != "*")
-    return out
-
-
 def import_closure(runner: Runner, mods: Iterable[str], summaries: Dict[str, dict]) -> Set[str]:
     """The project modules ``mods`` import, directly or not (parent packages included)."""
     succ = runner.import_successors
@@ -290,22 +277,23 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
     cat = ev.category
     if code in ("HT203", "HT204"):
         names = ", ".join(variables) if len(variables) > 1 else ev.target
+        bpath, bline, _var = _binding(ev)
+        anchor = f"{ev.call}({names})"
+        when = "at import time"
+        if (bpath, bline) != (ev.path, line):   # read in a helper: name the binding it is for
+            when += f" for the binding at {bpath}:{bline}"
+            anchor += f"@{bpath}:{bline}"
         if code == "HT203":
-            msg = f"environment variable{'s' if len(variables) > 1 else ''} {names} read at import time; a " \
-                  "test's setenv cannot change it"
+            msg = f"environment variable{'s' if len(variables) > 1 else ''} {names} read {when}; a test's setenv " \
+                  "cannot change it"
             fix = "read the variable at call time, or set it in session configuration (pytest-env, conftest)"
         elif ev.target == "capture":
             msg = f"{ev.call} captured at import time (a function object bound once); freezing the clock in a " \
-                  f"test cannot reach it"
+                  "test cannot reach it"
             fix = "look the clock function up at call time (e.g. `time.monotonic()` inside the function)"
         else:
-            msg = f"{ev.call}() read at import time; freezing the clock in a test cannot change it"
+            msg = f"{ev.call}() read {when}; freezing the clock in a test cannot change it"
             fix = "read the clock at call time (a default of None, then `x = now() if x is None else x`)"
-        bpath, bline, _var = _binding(ev)
-        anchor = f"{ev.call}({names})"
-        if (bpath, bline) != (ev.path, line):   # read in a helper: name the binding it is for
-            msg = msg.replace(" read at import time", f" read at import time for the binding at {bpath}:{bline}", 1)
-            anchor += f"@{bpath}:{bline}"
         origin = origin_json(o) if code == "HT203" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"}
         return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests,

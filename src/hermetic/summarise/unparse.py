@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional
 from .ir import (SLICE_LOWER, SLICE_UPPER, ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, BIN_LEFT, BIN_OP, BIN_RIGHT, BOOL_OP,
                  BOOL_OPERANDS, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS, FSTR_PARTS, IFX_BODY, IFX_ORELSE,
                  IFX_TEST, LIT_VALUE, NAME_ID, SEQ_ITEMS, SEQ_KIND, STAR_VALUE, SUB_INDEX, SUB_VALUE, TAG,
-                 dotted_name, FROM_MODULE, FROM_NAMES, IF_BODY, IF_ORELSE, IMPORT_NAMES, TRY_BODY, TRY_HANDLERS)
+                 dotted_name, flat, FROM_MODULE, FROM_NAMES, IF_BODY, IF_ORELSE, IMPORT_NAMES, TRY_BODY, TRY_HANDLERS)
 
 _BINOPS = {"Add": "+", "Subtract": "-", "Multiply": "*", "Divide": "/", "FloorDivide": "//", "Modulo": "%",
            "Power": "**", "MatrixMultiply": "@", "BitOr": "|", "BitAnd": "&", "BitXor": "^",
@@ -123,25 +123,38 @@ def module_binding(summary: dict, name: str) -> Optional[Any]:
     return found
 
 
+def _top_imports(stmts):
+    """The ``import`` / ``from`` statements of a module's top level, also under an ``if`` (both
+    ways) or a ``try`` (its body and handlers), in order."""
+    for st in stmts:
+        if st[TAG] in ("import", "from"):
+            yield st
+        elif st[TAG] == "if":
+            yield from _top_imports(st[IF_BODY])
+            yield from _top_imports(st[IF_ORELSE])
+        elif st[TAG] == "try":
+            yield from _top_imports(st[TRY_BODY])
+            for _n, body, _t in st[TRY_HANDLERS]:
+                yield from _top_imports(body)
+
+
 def dotted_imports(summary: Optional[dict]) -> List[str]:
     """The dotted modules a module's top level imports whole (``import a.b.c`` imports ``a.b.c``,
     though it binds only ``a``), also under an ``if`` or ``try``."""
+    return [full for st in _top_imports((summary or {}).get("body", ())) if st[TAG] == "import"
+            for _local, full, _as in st[IMPORT_NAMES] if "." in full]
+
+
+def imported_modules(stmts) -> List[str]:
+    """The modules statements import, at any depth (``import a.b``: ``a.b``; ``from a import b``:
+    ``a`` and ``a.b``, which may be a module)."""
     out: List[str] = []
-
-    def walk(stmts):
-        for st in stmts:
-            if st[TAG] == "import":
-                out.extend(full for _local, full, _as in st[IMPORT_NAMES] if "." in full)
-            elif st[TAG] in ("if", "try"):
-                walk(st[IF_BODY] if st[TAG] == "if" else st[TRY_BODY])
-                if st[TAG] == "if":
-                    walk(st[IF_ORELSE])
-                else:
-                    for _n, body, _t in st[TRY_HANDLERS]:
-                        walk(body)
-
-    if summary is not None:
-        walk(summary["body"])
+    for st in flat(stmts):
+        if st[TAG] == "import":
+            out.extend(full for _local, full, _as in st[IMPORT_NAMES])
+        elif st[TAG] == "from":
+            out.append(st[FROM_MODULE])
+            out.extend(f"{st[FROM_MODULE]}.{attr}" for _local, attr in st[FROM_NAMES] if attr != "*")
     return out
 
 
@@ -150,24 +163,12 @@ def module_imports(summary: Optional[dict]) -> Dict[str, str]:
     ``if`` or ``try``): local name -> the dotted name it stands for (``import a.b`` binds ``a``,
     ``from m import f as g`` binds ``g`` to ``m.f``)."""
     out: Dict[str, str] = {}
-
-    def walk(stmts):
-        for st in stmts:
-            if st[TAG] == "import":
-                for local, full, has_as in st[IMPORT_NAMES]:
-                    out[local] = full if has_as else full.split(".")[0]
-            elif st[TAG] == "from":
-                for local, attr in st[FROM_NAMES]:
-                    if local != "*":
-                        out[local] = f"{st[FROM_MODULE]}.{attr}"
-            elif st[TAG] in ("if", "try"):
-                walk(st[IF_BODY] if st[TAG] == "if" else st[TRY_BODY])
-                if st[TAG] == "if":
-                    walk(st[IF_ORELSE])
-                else:
-                    for _n, body, _t in st[TRY_HANDLERS]:
-                        walk(body)
-
-    if summary is not None:
-        walk(summary["body"])
+    for st in _top_imports((summary or {}).get("body", ())):
+        if st[TAG] == "import":
+            for local, full, has_as in st[IMPORT_NAMES]:
+                out[local] = full if has_as else full.split(".")[0]
+        else:
+            for local, attr in st[FROM_NAMES]:
+                if local != "*":
+                    out[local] = f"{st[FROM_MODULE]}.{attr}"
     return out
