@@ -11,7 +11,8 @@ Silent: monkeypatch ``syspath_prepend`` / ``chdir`` / ``setitem``, ``patch.dict(
 ``try/finally`` putting back the entry or the saved directory, a fixture that puts the old umask
 back after ``yield``, ``cache_clear()`` in a fixture or a ``finally``, an ``lru_cache`` of a pure
 function, ``patch.stopall()`` after ``yield`` or in ``tearDown``, ``start()`` + ``addCleanup(stop)``,
-``tearDown`` removing the entry, ``catch_warnings``, a copy of ``sys.path``, conftest module level.
+``tearDown`` removing the entry, ``catch_warnings``, a copy of ``sys.path``. A conftest's module-level
+``sys.path.insert`` is reported, listing every test below it.
 """
 
 from helpers import (fixture_suite, listed_suite, Expect, Silent, at, line_of)
@@ -37,6 +38,8 @@ EXPECTED = [
     Expect("umask", "HT304", TL, "os.umask(0o027)"),
     Expect("patch-start-no-stop", "HT304", TL, 'mock.patch("toolkit.loader.plugin_dirs", return_value=["x/plugins"]).start()'),
     Expect("patch-start-in-setUp", "HT304", TL, "self.patcher.start()"),
+    # a conftest's top level, as a test module's (contract section 4): every test below it
+    Expect("conftest-module-level", "HT304", CF, 'sys.path.insert(0, str(Path(__file__).parent / "plugins"))'),
     Expect("test-module-level-sys-path", "HT304", TL, 'sys.path.insert(0, str(Path(__file__).parent / "plugins"))'),
     Expect("finally-restores-other-thing", "HT304", TL, "os.chdir(tmp_path)  # work in the scratch folder"),
     Expect("finally-changes-to-new-directory", "HT304", TL, 'os.chdir(tmp_path / "..")'),
@@ -99,8 +102,6 @@ SILENT = [
     Silent("tearDown-removes-entry", TR, "sys.path.append(self.entry)", "tearDown removes it"),
     Silent("catch-warnings", TR, 'warnings.simplefilter("ignore")', "inside catch_warnings"),
     Silent("copy-of-sys-path", TR, 'paths.insert(0, "elsewhere/plugins")', "a copy, not sys.path"),
-    Silent("conftest-module-level", CF, 'sys.path.insert(0, str(Path(__file__).parent / "plugins"))',
-           "conftest module level is session configuration"),
     Silent("project-function-body", "src/toolkit/loader.py", "sys.path.insert(0, str(path))",
            "anchored at the test's call, not in the project function"),
     Silent("sys-path-read", "src/toolkit/loader.py", "for entry in sys.path", "a read"),

@@ -31,6 +31,9 @@ TA = "tests/pytester_autouse/test_pathlib_like.py"
 CLI = "src/relay/cli.py"
 
 EXPECTED = [
+    # a conftest's top level: the tests below it (invoke's conftest; a new user's trial)
+    Expect("conftest-module-level", "HT304", "tests/conftest_level/conftest.py", "socket.setdefaulttimeout(3)",
+           tests=["tests/conftest_level/test_below.py::test_timeout_below"]),
     # a project function's change under a branch: reported where the test's run took it (the run
     # records the statements it executed), not where its values rule it out (invoke's trial)
     Expect("changed-on-the-branch-the-run-took", "HT304", TC, 'assert cli.console(["--debug"])'),

@@ -210,7 +210,8 @@ def test_runner_put_in_registry():
        fixture="ht303-module-state"),
     _r("HT304", "process-state-mutation", "error",
        "Other process-wide state changed without restore: sys.path, sys.modules, os.chdir, os.umask, "
-       "patch(...).start() without stop, ...",
+       "patch(...).start() without stop, ... In a test, a fixture, a project function a test calls, or the "
+       "module level of a test module or conftest (listing every test below it).",
        "Later tests import different modules, resolve paths against another folder, or still see a patch.",
        """
 # tests/test_leaks.py

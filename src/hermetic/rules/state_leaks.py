@@ -10,6 +10,7 @@ one finding per state change with the selected tests it reaches.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Set
 
 from ..analyse import interp as I
@@ -145,6 +146,13 @@ class _Ht3Scope:
     fx_hits: Dict[str, Optional[frozenset]] = field(default_factory=dict)
 
 
+def _tests_under_conftest(runner: Runner, files_by_module: dict, tests_by_mod: Dict[str, List[str]],
+                          conftest: str) -> List[str]:
+    """The selected tests whose conftest chain holds the conftest module ``conftest``."""
+    return sorted(t for tmod, ts in tests_by_mod.items() if tmod in files_by_module
+                  and conftest in runner.conftest_chain(files_by_module[tmod].rel) for t in ts)
+
+
 def _fx_hits(runs) -> Dict[str, Optional[frozenset]]:
     """Test function qualname -> the union of its runs' ``fx_hits`` (None when one is None)."""
     out: Dict[str, Optional[frozenset]] = {}
@@ -205,13 +213,19 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         return out
     if sf.is_test and mod not in tests_by_mod:
         return out   # a test module outside the selected targets
-    if not sf.is_test and not any(_direct_tests(qn, f, runner, tests_by_qn, index) or index.named_by(f)
-                                  for qn, f in s["functions"].items()):
+    # a conftest's top level runs at collection, before every test below it and for the rest of the
+    # session: HT304 there (contract section 4); its environment and module state are session
+    # configuration (S2), not HT302 / HT303
+    under = _tests_under_conftest(runner, files_by_module, tests_by_mod, mod) \
+        if not sf.is_test and PurePosixPath(sf.rel).name == "conftest.py" else []
+    if not sf.is_test and not under and not any(_direct_tests(qn, f, runner, tests_by_qn, index) or index.named_by(f)
+                                                for qn, f in s["functions"].items()):
         return out   # a helper module no selected test reaches: nothing to report, nothing to import
     ip.import_module(mod)
-    if sf.is_test:
+    if sf.is_test or under:
         for m in P.scan_module(ip, s, mod, effects):
-            out.append(_ht3_finding(m, s["path"], sorted(tests_by_mod.get(mod, [])), "<module>"))
+            if sf.is_test or m.code == "HT304":
+                out.append(_ht3_finding(m, s["path"], under or sorted(tests_by_mod.get(mod, [])), "<module>"))
     # tearDown-like methods restore for their whole class
     class_restores: Dict[str, set] = {}
     for cqn, c in s["classes"].items():
