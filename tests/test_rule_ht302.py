@@ -24,6 +24,10 @@ CF = "tests/conftest.py"
 
 
 EXPECTED = [
+    # a session fixture's snapshot is put back after the whole run, not before the next test (section 4)
+    Expect("session-snapshot-restores-too-late", "HT302", TL, 'os.environ["DEPLOY_SUITE"] = "nightly"'),
+    Expect("module-snapshot-after-the-next-test", "HT302", "tests/isolated/test_snapshot_order.py",
+           'os.environ["DEPLOY_SHELF"] = "first"'),
     Expect("item-assignment", "HT302", TL, 'os.environ["DEPLOY_REGION"] = "us"'),
     # near misses: a write before monkeypatch saved the variable (its undo puts that value back),
     # a removal before the test's own set
@@ -114,6 +118,8 @@ SILENT = [
            "conftest module level is session configuration, not pollution"),
     Silent("module-snapshot-fixture", "tests/isolated/test_snapshot.py", 'os.environ["DEPLOY_TIER"] = "isolated"',
            "a module-scoped autouse fixture snapshots and restores os.environ"),
+    Silent("module-snapshot-last-test", "tests/isolated/test_snapshot_order.py", 'os.environ["DEPLOY_AISLE"] = "last"',
+           "the last test of its module: the module-scoped snapshot is put back before any other test runs"),
     Silent("snapshot-restore", "tests/isolated/conftest.py", "os.environ.clear()", "the snapshot restore itself"),
     Silent("requested-fixture-pop", TR, 'os.environ["DEPLOY_ZONE"] = "z1"',
            "the requested fixture pops DEPLOY_ZONE after its yield"),

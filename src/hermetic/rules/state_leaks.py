@@ -68,6 +68,7 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
     # tests that use the fixture (directly or through other fixtures)
     requested: Dict[tuple, Set[str]] = {}
     registered_in: Dict[str, Dict[str, Set[str]]] = {}   # module -> _finalizers, read once for both uses
+    last_of = _last_tests(items)
 
     with transient_bodies() as scope:   # fixture bodies read here do not all stay in memory
         for mod, s in sorted(ip.p.summaries.items()):
@@ -77,7 +78,7 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
             defs = runner.fixture_defs(mod)
             for cls in sorted(defs, key=lambda c: c or ""):
                 for d in defs[cls]:
-                    users = runner.fixture_users.get(d.qualname, ())
+                    users = _restored_in_time(d.scope, runner.fixture_users.get(d.qualname, ()), last_of)
                     if not users:
                         continue
                     f = ip.p.functions[d.qualname][0]
@@ -151,6 +152,25 @@ def _tests_under_conftest(runner: Runner, files_by_module: dict, tests_by_mod: D
     """The selected tests whose conftest chain holds the conftest module ``conftest``."""
     return sorted(t for tmod, ts in tests_by_mod.items() if tmod in files_by_module
                   and conftest in runner.conftest_chain(files_by_module[tmod].rel) for t in ts)
+
+
+def _last_tests(items: List[TestItem]) -> Dict[str, Set[str]]:
+    """Scope -> the node ids that run last in their module (``module``) or class (``class``),
+    in collection order: a fixture of that scope is torn down right after them."""
+    last: Dict[str, Dict[str, str]] = {"module": {}, "class": {}}
+    for it in items:
+        last["module"][it.node_id.split("::")[0]] = it.node_id
+        last["class"][it.node_id.rsplit("::", 1)[0]] = it.node_id
+    return {scope: set(ids.values()) for scope, ids in last.items()}
+
+
+def _restored_in_time(scope: str, users, last_of: Dict[str, Set[str]]) -> Set[str]:
+    """The tests among ``users`` whose changes a fixture of ``scope`` puts back before another
+    test runs (contract section 4, "Restores"): all of them for a function-scoped fixture, the
+    last test of its module or class for a module- or class-scoped one, none for a wider scope."""
+    if scope == "function":
+        return set(users)
+    return set(users) & last_of.get(scope, set())
 
 
 def _fx_hits(runs) -> Dict[str, Optional[frozenset]]:
