@@ -46,8 +46,9 @@ EXPECTED = [
            tests=["tests/test_templates.py::test_abbreviated_repository"]),
     # only where the folder was never made: the made one is found, traced or not
     # not test_factory_folder / test_mkdtemp_folder: a folder mktemp() / mkdtemp() made is there
-    # (test_factory_folder_parent reaches the check on a way its values do not decide: counted)
-    Expect("cwd-fallback-dir", "HT102", AN, "if anchor.is_dir():", tests=NEVER_MADE[1:]),
+    # (test_factory_folder_parent reaches the check on a way its values do not decide: listed, counted)
+    Expect("cwd-fallback-dir", "HT102", AN, "if anchor.is_dir():",
+           tests=NEVER_MADE[1:] + ["tests/test_anchors.py::test_factory_folder_parent"]),
     Expect("cwd-fallback-glob", "HT102", AN, 'return sorted(anchor.glob("settings*"))', tests=NEVER_MADE),
     # not test_archive_in_the_checkout (no scheme) nor test_archive_in_tmp_with_settings (no
     # built-in abbreviation is a path in tmp_path)

@@ -50,7 +50,8 @@ EXPECTED = [
            tests=[T + "test_settings_folder_from_a_tool", T + "test_settings_folder_missing"]),
     # not test_settings_file_given: the app.ini it wrote is there
     Expect("variable-without-file", "HT103", C, 'return os.environ.get("APP_SETTINGS", "")',
-           tests=[T + "test_settings_given"]),   # the folder's two tests may (counted, not listed)
+           tests=[T + "test_settings_given", T + "test_settings_folder_from_a_tool",
+                  T + "test_settings_folder_missing"]),   # the folder's two tests may (listed, counted)
     # not test_cache_made; test_cache_removed removed the folder it made; test_cache_maybe's row without it
     Expect("folder-not-made", "HT103", C, 'return os.environ.get("APP_CACHE_HOME")',
            tests=[T + "test_cache_maybe", T + "test_cache_missing", T + "test_cache_removed"]),
@@ -73,7 +74,8 @@ EXPECTED = [
     # it, and making the cache folder again (exist_ok, in a try) keeps what is in it
     Expect("archive-fetched-when-not-cached", "HT105", "src/scratch/downloads.py",
            "return requests.get(url, timeout=10).content",
-           tests=["tests/test_downloads.py::test_archive_fetched"]),   # the copied cache's may: counted
+           tests=["tests/test_downloads.py::test_archive_fetched",
+                  "tests/test_downloads.py::test_archive_copied_into_the_cache"]),   # the copied cache's may
     # not test_template_without_hooks: the text of its tmp_path folder is no abbreviation (``in``,
     # ``partition``), and "hooks" inside it is a path in tmp_path the test never made
     Expect("hooks-of-a-template-in-tmp-path", "HT106", HK, 'subprocess.run(["sh", "hooks/pre.sh"])',
@@ -88,7 +90,7 @@ EXPECTED = [
     Expect("lists-of-paths-compared", "HT103", OP, 'return os.environ.get("APP_SEVERAL")',
            tests=[TO + "test_several_folders"]),
     Expect("read-back-what-the-test-wrote", "HT102", RP, 'return os.listdir(".")',
-           tests=[TP + "test_report_with_findings"]),   # json.dumps's text may: counted, not listed
+           tests=[TP + "test_report_with_findings", TP + "test_report_written_by_json_dumps"]),   # the second may
     # not test_save_in_tmp: `path.strip()` of the tmp_path folder it set is not blank
     Expect("blank-variable-home-folder-made", "HT102", "src/scratch/datadirs.py", "os.makedirs(folder, exist_ok=True)",
            tests=["tests/test_datadirs.py::test_save_with_a_blank_variable"]),

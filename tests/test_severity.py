@@ -111,11 +111,12 @@ def test_confidence_is_medium_past_an_undecided_branch_or_among_several_targets(
 
 def test_a_high_finding_shows_the_way_that_makes_it_high(findings):
     # test_backup_maybe (first by name) passes an undecided branch, test_backup_read none: the
-    # finding is high, lists test_backup_read (whose values reach it), counts the other, and its
-    # trace is test_backup_read's, so the three agree
+    # finding is high, lists both (every reaching test), counts the other in the message and names
+    # it in maybe_tests, and its trace is test_backup_read's, so the three agree
     [f] = at(findings, J, "# one test's way is decided")
     assert f.confidence == "high"
-    assert f.tests == ["tests/test_ranked.py::test_backup_read"]
+    assert f.tests == ["tests/test_ranked.py::test_backup_maybe", "tests/test_ranked.py::test_backup_read"]
+    assert f.maybe_tests == ["tests/test_ranked.py::test_backup_maybe"]
     assert f.message.endswith("; 1 more test may reach it on ways its values do not decide")
     assert [step.function for step in f.trace][0] == "test_backup_read"
 

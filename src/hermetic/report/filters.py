@@ -68,6 +68,7 @@ def filter_findings(findings: List[Finding], config: Config, ip: I.Interp, root:
                 continue
             if len(kept) != len(f.tests):
                 f.tests = kept
+                f.maybe_tests = [t for t in f.maybe_tests if t in kept]
         out.append(f)
     for path, supp in sorted(supp_by_path.items()):
         for ln, codes in sorted(supp.items(), key=lambda kv: int(kv[0])):

@@ -40,7 +40,7 @@ class Finding:
     confidence: str = "high"   # "high" or "medium" (contract section 4)
     # what may make it a note: "env:NAME" (a variable the benign list may hold), "duration"
     benign: str = ""
-    # the tests that reach it only on ways their values do not decide (counted in the message)
+    # those of `tests` that reach it only on ways their values do not decide (counted in the message)
     maybe_tests: List[str] = field(default_factory=list)
 
     def sort_key(self):

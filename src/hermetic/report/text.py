@@ -99,9 +99,11 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
                 tr = _trace_line(f)
                 if tr:
                     say("      [dim]trace:[/dim]  ", tr, 14)
-                if f.tests:
-                    shown = ", ".join(f.tests[:max_tests])
-                    more = f" and {len(f.tests) - max_tests} more" if len(f.tests) > max_tests else ""
+                maybe = set(f.maybe_tests)
+                decided = [t for t in f.tests if t not in maybe]
+                if decided:
+                    shown = ", ".join(decided[:max_tests])
+                    more = f" and {len(decided) - max_tests} more" if len(decided) > max_tests else ""
                     say("      [dim]tests:[/dim]  ", shown + more, 14)
                 if f.maybe_tests:   # the count in the message, named
                     shown = ", ".join(f.maybe_tests[:max_tests])

@@ -188,7 +188,7 @@ def _listed(entry: dict) -> Tuple[List[str], List[str], Optional[Dict[Any, Tuple
     """The tests a finding lists (issue 24, kind 8: the tests whose own values reach the
     operation): where some reach it through branches their values decide, those; the others,
     which reach it only on a way their values do not decide, are counted in the message and kept
-    apart (``maybe``: the finding's ``maybe_tests``).
+    apart (``maybe``: the finding's ``maybe_tests``, which ``tests`` holds too: they reach it).
     Where none does, every test is listed (medium confidence). Also ``what`` kept to the listed."""
     tests, decided = entry["tests"], entry.get("decided")
     what = entry.get("what")
@@ -327,7 +327,9 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
         n = len(maybe)
         msg += f"; {n} more test{'s' if n > 1 else ''} may reach it on ways {'their' if n > 1 else 'its'} " \
                f"values do not decide"
-    return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, tests, trace,
+    # `tests` holds every reaching test (contract section 4), those on undecided ways too
+    reaching = sorted(set(tests) | set(maybe)) if maybe else tests
+    return Finding(code, severity_of(code, ev.may_write), ev.path, line, col, end_line, end_col, msg, reaching, trace,
                    origin_json(o) if cat != "clock" else {"kind": "clock", "path": ev.path, "line": line,
                                                           "expression": f"{ev.call}()"},
                    fix=_fix_hint(cat, o, ev), function=func, anchor=f"{ev.call}({ev.target})",
