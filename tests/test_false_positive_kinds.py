@@ -218,9 +218,10 @@ def test_inline_suppressions_and_ht900(tmp_path):
         ("HT103", "src/app/cfg.py", 8), ("HT900", "src/app/cfg.py", 6), ("HT900", "tests/test_cfg.py", 3)]
 
 
-def test_a_suppression_naming_no_rule_is_ht900_without_the_flag(tmp_path):
-    # a misspelt code can never suppress anything: said whatever --report-unused-suppressions is
-    found = project(tmp_path, {
+def test_a_suppression_naming_no_rule_is_ht900_with_the_flag_only(tmp_path):
+    # a misspelt code suppresses nothing: HT900 with --report-unused-suppressions, as the contract
+    # says of every suppression that suppresses nothing (only HT4xx ones are said whatever the flags)
+    files = {
         "tests/test_env.py": """
             import os
             def test_a():
@@ -230,9 +231,14 @@ def test_a_suppression_naming_no_rule_is_ht900_without_the_flag(tmp_path):
             def test_c():
                 os.getenv("Z")  # hermetic: ignore[HT103]
         """,
-    })
-    assert found == [("HT103", "tests/test_env.py", 4), ("HT900", "tests/test_env.py", 4),
-                     ("HT900", "tests/test_env.py", 6)]
+    }
+    found = project(tmp_path, files)
+    assert found == [("HT103", "tests/test_env.py", 4)]
+    report, _ = run_check([], tmp_path, report_unused_suppressions=True)
+    hits = sorted((f.code, f.path, f.line) for f in report.findings)
+    assert hits == [("HT103", "tests/test_env.py", 4), ("HT900", "tests/test_env.py", 4),
+                    ("HT900", "tests/test_env.py", 6)]
+    assert "no rule has that code" in next(f.message for f in report.findings if f.line == 4 and f.code == "HT900")
 
 
 def test_noqa_with_hermetic_codes_suppresses_like_hermetic_ignore(tmp_path):

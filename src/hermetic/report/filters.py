@@ -75,15 +75,15 @@ def filter_findings(findings: List[Finding], config: Config, ip: I.Interp, root:
             line = int(ln)
             ht4 = [c for c in codes if c.startswith("HT4")]
             unknown = [c for c in codes if c != "*" and not any(r.startswith(c) for r in RULES)]
-            if unknown:   # can never suppress anything: a misspelt code, said whatever the flags
-                out.append(Finding("HT900", severity("HT900"), path, line, 1, line, 1,
-                                   f"inline suppression of {', '.join(unknown)}: no rule has that code",
-                                   fix="use a code `hermetic rules` lists", anchor=f"ignore[{','.join(codes)}]"))
-            elif ht4:
+            if ht4:   # reported whatever the flags (contract section 4)
                 out.append(Finding("HT900", severity("HT900"), path, line, 1, line, 1,
                                    f"inline suppression of {', '.join(ht4)}: production-guard findings cannot be "
                                    f"suppressed inline", fix="list the test under [tool.hermetic.guard] exempt",
                                    anchor=f"ignore[{','.join(codes)}]"))
+            elif unknown and report_unused:   # suppresses nothing: a misspelt code
+                out.append(Finding("HT900", severity("HT900"), path, line, 1, line, 1,
+                                   f"inline suppression of {', '.join(unknown)}: no rule has that code",
+                                   fix="use a code `hermetic rules` lists", anchor=f"ignore[{','.join(codes)}]"))
             elif report_unused and (path, ln) not in used:
                 out.append(Finding("HT900", severity("HT900"), path, line, 1, line, 1,
                                    f"inline suppression of {', '.join(codes)} suppresses nothing",

@@ -257,8 +257,8 @@ ORDERS_DSN = "postgresql://app@db.internal:5432/SHIPPING_PROD "   # HT403 with p
        "Keep production names out of defaults the tests reach; pass scratch targets in.",
        fixture="ht4-production-name"),
     _r("HT900", "suppression", "warning",
-       "An inline suppression that suppresses nothing (with --report-unused-suppressions), or one of an HT4xx "
-       "code or of a code no rule has (always).",
+       "An inline suppression that suppresses nothing, a misspelt code included (with "
+       "--report-unused-suppressions), or one of an HT4xx code (always).",
        "Stale suppressions hide future findings; production-guard exemptions belong in configuration.",
        """
 # tests/test_unguarded.py
