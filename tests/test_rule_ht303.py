@@ -46,6 +46,8 @@ EXPECTED = [
     Expect("clear", "HT303", TL, "registry.HOOKS.clear()  # empties the hooks import registered"),
     Expect("del-item", "HT303", TL, 'del registry.RUNNERS["echo"]'),
     Expect("project-function-in-test", "HT303", TL, 'registry.register("shout", shout)'),
+    # a project function that changes the registry only on a way the test's values take
+    Expect("project-function-on-the-way-taken", "HT303", TL, 'registry.lookup("hum", remember=True)'),
     Expect("project-function-in-fixture", "HT303", CF, "registry.add_hook(seen.append)"),
     Expect("fixture-puts-back-new-value", "HT303", CF, "settings.RETRIES = 0"),
     Expect("finally-restores-other-variable", "HT303", TL, "settings.TIMEOUT = 5"),
@@ -116,6 +118,8 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("project-function-way-not-taken", TL, 'registry.lookup("buzz")',
+           "remember=False: the statement filling RUNNERS never runs for this test"),
     Silent("another-module-global-put-back-in-finally", TL, "assert dispatch.patient_for(90) == 4",
            "the project function writes settings.TIMEOUT back in its finally"),
     Silent("parameter-shadowing-a-module", TL, "assert dispatch.tune_object(Options()).TIMEOUT",

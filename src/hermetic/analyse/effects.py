@@ -15,17 +15,14 @@ from . import interp as I
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_FUNC, EXPR_VALUE, \
     GLOBAL_NAMES, IF_BODY, IF_TEST, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_VALUE, TAG, \
-    TRY_FINALLY, TUPLE_ITEMS, FOR_TARGET, WITH_ITEMS, dotted_name, flat
+    TRY_FINALLY, dotted_name, flat
 from ..summarise.unparse import calls_in, module_imports
-from .processfx import loggers_bound, process_effects, spelt
+from .processfx import CONTAINER_METHODS, locals_of, loggers_bound, process_effects, spelt
 from .values import V
 
 # the methods that take entries out: of a container its module defines (and leaves) empty, what
 # they take out was put in by a call, reported there; clear() empties it as imported (a reset)
 _TAKE_ONE = {"pop", "discard", "remove", "__delitem__", "clear"}
-# the container methods that change a container in place
-CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
-                      "discard", "popitem", "__setitem__", "__delitem__"}
 
 
 def function_effects(ip: I.Interp, keys: Optional[Dict[str, str]] = None,
@@ -251,29 +248,3 @@ def is_empty_container(v: V) -> bool:
     """A module global that holds an empty list, dict or set on every way it was bound."""
     return bool(v.atoms) and all(isinstance(a, tuple) and (a[0] == "seq" and not a[2] or a[0] == "dict" and not a[1])
                                  for a in v.atoms)
-
-
-def locals_of(f: dict) -> Set[str]:
-    """Names a function binds (its parameters and assigned names), less those it declares global."""
-    declared: Set[str] = set()
-    for st in flat(f["body"]):
-        if st[TAG] == "global":
-            declared |= set(st[GLOBAL_NAMES])
-    return ({p[PARAM_NAME] for p in f["params"]} | assigned_names(f)) - declared
-
-
-def assigned_names(f: dict) -> Set[str]:
-    """The names ``f``'s body assigns (``x = ...``, ``a, b = ...``, ``x += 1``, a ``for`` loop's
-    target, ``with ... as x``)."""
-    names: Set[str] = set()
-    for st in flat(f["body"]):
-        todo = list(st[ASSIGN_TARGETS]) if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else \
-            [st[FOR_TARGET]] if st[TAG] == "for" else \
-            [t for _e, t in st[WITH_ITEMS] if t is not None] if st[TAG] == "with" else []
-        while todo:
-            t = todo.pop()
-            if t[TAG] == "name":
-                names.add(t[NAME_ID])
-            elif t[TAG] == "tuple":
-                todo.extend(t[TUPLE_ITEMS])
-    return names

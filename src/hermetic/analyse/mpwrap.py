@@ -16,7 +16,7 @@ from . import interp as I
 from ..summarise.ir import (ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS, CALL_POS, EXPR_VALUE,
                             NAME_ID, PARAM_KIND, PARAM_NAME, RETURN_VALUE, TAG, YIELD_VALUE, flat)
 from ..summarise.unparse import calls_in
-from .effects import assigned_names
+from .processfx import assigned_names
 from .statescan import Walk, function_frame, monkeypatch_saves, resolve, scan_frame
 
 _METHODS = frozenset({"setattr", "delattr", "setenv", "delenv", "setitem", "delitem"})

@@ -9,9 +9,14 @@ from typing import Dict, Optional, Set, Tuple
 
 from ..catalogue.process_state import process_state
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
-    LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, TRY_FINALLY, dotted_name, flat, stmt_line
+    FOR_TARGET, GLOBAL_NAMES, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_FINALLY, \
+    TUPLE_ITEMS, WITH_ITEMS, dotted_name, flat, stmt_line
 from ..summarise.unparse import calls_in, module_imports
 from .state import SIMPLE_STATEMENTS
+
+# the container methods that change a container in place
+CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
+                     "discard", "popitem", "__setitem__", "__delitem__"}
 
 
 def finally_writes(body, aliases: Dict[str, str]) -> Set[tuple]:
@@ -39,13 +44,73 @@ def process_lines(f: dict, aliases: Dict[str, str], module_loggers: Set[str]) ->
     interpreter records that a test's run executed them (``Interp.fx_hits``). ``aliases`` and
     ``module_loggers``: its module's (``module_inputs``)."""
     loggers = module_loggers | loggers_bound(f["body"], aliases)
+    own, declared = locals_of(f), declared_globals(f)
+    defaults = {p[PARAM_NAME]: p[PARAM_DEFAULT] for p in f["params"] if len(p) > PARAM_DEFAULT and p[PARAM_DEFAULT]}
     out: Dict[int, tuple] = {}
     for st in flat(f["body"]):
         if st[TAG] in SIMPLE_STATEMENTS:
-            keys = process_effects([st], aliases, loggers)
+            keys = process_effects([st], aliases, loggers) | _module_writes(st, own, declared, defaults)
             if keys:
                 out[stmt_line(st)] = tuple(sorted(set(out.get(stmt_line(st), ())) | keys))
     return out
+
+
+def _module_writes(st, own: Set[str], declared: Set[str], defaults: dict) -> Set[tuple]:
+    """``("global-name", NAME)`` for each module-level name statement ``st`` may write (a global
+    it declares assigned, an entry or method call of a name it does not bind, an attribute of such
+    a name, a parameter whose default is such a name's method called): a superset of the shapes
+    ``effects._direct_effects`` reads as module state, so a run that executed none of them did not
+    change that state (HT303 at a test's call)."""
+    out: Set[tuple] = set()
+    if st[TAG] == "assign":
+        for t in st[ASSIGN_TARGETS]:
+            if t[TAG] == "name" and t[NAME_ID] in declared:
+                out.add(("global-name", t[NAME_ID]))
+            elif t[TAG] == "attr" and t[ATTR_VALUE][TAG] == "name" and t[ATTR_VALUE][NAME_ID] not in own:
+                out.add(("global-name", t[ATTR_ATTR]))
+            elif t[TAG] == "sub" and t[SUB_VALUE][TAG] == "name" and t[SUB_VALUE][NAME_ID] not in own:
+                out.add(("global-name", t[SUB_VALUE][NAME_ID]))
+    elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
+        fn = st[EXPR_VALUE][CALL_FUNC]
+        if fn[TAG] == "attr" and fn[ATTR_ATTR] in CONTAINER_METHODS and fn[ATTR_VALUE][TAG] == "name" \
+                and fn[ATTR_VALUE][NAME_ID] not in own:
+            out.add(("global-name", fn[ATTR_VALUE][NAME_ID]))
+        elif fn[TAG] == "name" and fn[NAME_ID] in defaults:
+            d = defaults[fn[NAME_ID]]
+            if d[TAG] == "attr" and d[ATTR_VALUE][TAG] == "name":
+                out.add(("global-name", d[ATTR_VALUE][NAME_ID]))
+    return out
+
+
+def declared_globals(f: dict) -> Set[str]:
+    """The names ``f`` declares ``global``."""
+    out: Set[str] = set()
+    for st in flat(f["body"]):
+        if st[TAG] == "global":
+            out |= set(st[GLOBAL_NAMES])
+    return out
+
+
+def locals_of(f: dict) -> Set[str]:
+    """Names a function binds (its parameters and assigned names), less those it declares global."""
+    return ({p[PARAM_NAME] for p in f["params"]} | assigned_names(f)) - declared_globals(f)
+
+
+def assigned_names(f: dict) -> Set[str]:
+    """The names ``f``'s body assigns (``x = ...``, ``a, b = ...``, ``x += 1``, a ``for`` loop's
+    target, ``with ... as x``)."""
+    names: Set[str] = set()
+    for st in flat(f["body"]):
+        todo = list(st[ASSIGN_TARGETS]) if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else \
+            [st[FOR_TARGET]] if st[TAG] == "for" else \
+            [t for _e, t in st[WITH_ITEMS] if t is not None] if st[TAG] == "with" else []
+        while todo:
+            t = todo.pop()
+            if t[TAG] == "name":
+                names.add(t[NAME_ID])
+            elif t[TAG] == "tuple":
+                todo.extend(t[TUPLE_ITEMS])
+    return names
 
 
 def process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset()) -> Set[tuple]:

@@ -187,13 +187,15 @@ _STATEMENT_SPAN = 30
 
 
 def _not_run(m, hits: frozenset, path: str) -> bool:
-    """``m`` is a process change a project function the test calls makes (HT302 / HT304 at the
-    test's call), and no run of the test executed a statement making it under that call (its
-    branch was not taken: invoke's ``basicConfig`` under ``if debug``)."""
-    if not m.call or m.key[0] in ("glob", "takes", "lru", "patcher"):
+    """``m`` is a change a project function the test calls makes (HT302 - HT304 at the test's
+    call), and no run of the test executed a statement making it under that call (its branch was
+    not taken: invoke's ``basicConfig`` under ``if debug``; ``if remember: _CACHE[k] = v``). Module
+    state is matched by its name (``processfx._module_writes``)."""
+    if not m.call or m.key[0] in ("takes", "lru", "patcher"):
         return False
+    key = ("global-name", m.key[2]) if m.key[0] == "glob" else m.key
     line = m.pos[0]
-    return not any(tpath == path and line - _STATEMENT_SPAN <= tline <= line and m.key in keys
+    return not any(tpath == path and line - _STATEMENT_SPAN <= tline <= line and key in keys
                    for keys, tpath, tline in hits)
 
 
