@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..summarise.ir import BOOL_OPERANDS, CMP_OPERANDS, UNARY_OP, UNARY_OPERAND
+
 from .controls import mock_items
-from .decide import compare, identical
+from .decide import compare, identical, values
 from .expressions import _followed_here
 from .literals import env_name, _literal_str, _str_affix, _str_contains, is_none, truthiness
 from .state import DELETED, Frame
@@ -67,6 +69,31 @@ class Conditions:
         if k in ("bin", "comp") and v.atoms and all(is_counted(a) for a in v.atoms):
             return truthiness(v, self.inst_truth)   # {"a", "b"} & set(keys), [n for n in names]: known by its items
         return None
+
+    def scalar_condition(self, e, frame: Frame) -> bool:
+        """Whether condition ``e`` reads only literals and names bound to known scalars (a bool, a
+        number, a string, None: ``if OFFLINE:``, ``if mode == "fast":``), through comparisons,
+        ``not``, ``and`` / ``or``: a decision on it rests on nothing the analysis may misread (a
+        list a thread pool filled), so a library exit under it ends the test's way."""
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            t = x[0]
+            if t in ("lit", "none"):
+                continue
+            if t == "name":
+                known = values(self.eval(x, frame))
+                if known is None or not all(v is None or isinstance(v, (bool, int, float, str, bytes)) for v in known):
+                    return False
+            elif t == "cmp":
+                todo.extend(x[CMP_OPERANDS])
+            elif t == "bool":
+                todo.extend(x[BOOL_OPERANDS])
+            elif t == "unary" and x[UNARY_OP] == "Not":
+                todo.append(x[UNARY_OPERAND])
+            else:
+                return False
+        return True
 
     def eval_cmp(self, e, frame: Frame) -> V:
         r = self.decide_cmp(e, frame)

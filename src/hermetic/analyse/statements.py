@@ -219,7 +219,8 @@ class Statements:
             if cond is True or cond is False:
                 if frame.is_module and frame.in_test:   # the HT30x scan of the module takes the same way
                     self.module_ifs[(frame.module, st[4])] = cond
-                by_values = not self.platform_read   # a library exit there may rest on a misread value
+                # a library exit there may rest on a misread value, unless only scalars decided it
+                by_values = not self.platform_read and not self.scalar_condition(st[1], frame)
                 frame.decided += by_values
                 try:
                     return self.exec_block(st[2] if cond else st[3], frame)
