@@ -24,6 +24,10 @@ CF = "tests/conftest.py"
 
 
 EXPECTED = [
+    # a project function writing or removing variables it is given (names computed at run time)
+    Expect("project-function-computed-names", "HT302", TL, 'envfile.load_pairs([("DEPLOY_FLAVOUR", "plain")])'),
+    Expect("project-function-file-entries", "HT302", TL, 'envfile.load_file(tmp_path / "deploy.env")'),
+    Expect("project-function-pop", "HT302", TL, 'envfile.forget("DEPLOY_TIER")'),
     # a session fixture's snapshot is put back after the whole run, not before the next test (section 4)
     Expect("session-snapshot-restores-too-late", "HT302", TL, 'os.environ["DEPLOY_SUITE"] = "nightly"'),
     Expect("module-snapshot-after-the-next-test", "HT302", "tests/isolated/test_snapshot_order.py",
@@ -77,6 +81,10 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("project-function-under-patch-dict", TR, 'envfile.load_pairs([("DEPLOY_FLAVOUR", "fancy")])',
+           "patch.dict(os.environ) puts the whole environment back on exit"),
+    Silent("project-function-body-computed", "src/deploy/envfile.py", "os.environ[key] = value   # a name the caller gives",
+           "anchored at the test's call, not in the project function"),
     Silent("uncalled-helper", "tests/conftest.py", 'os.environ.update({"RELEASE_TIER": "session"})',
            "a helper no test calls: nothing reaches it"),
     Silent("unused-fixture", "tests/conftest.py", 'os.environ["RELEASE_TIER"] = "unused"', "a fixture no test requests"),

@@ -48,6 +48,7 @@ EXPECTED = [
     Expect("project-function-in-test", "HT303", TL, 'registry.register("shout", shout)'),
     # a project function that changes the registry only on a way the test's values take
     Expect("project-function-on-the-way-taken", "HT303", TL, 'registry.lookup("hum", remember=True)'),
+    Expect("project-function-statement-over-lines", "HT303", TL, 'registry.install("whirr")'),
     Expect("project-function-in-fixture", "HT303", CF, "registry.add_hook(seen.append)"),
     Expect("fixture-puts-back-new-value", "HT303", CF, "settings.RETRIES = 0"),
     Expect("finally-restores-other-variable", "HT303", TL, "settings.TIMEOUT = 5"),

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Dict, Optional, Set, Tuple
 
 from ..catalogue.process_state import process_state
-from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, EXPR_VALUE, \
-    FOR_TARGET, GLOBAL_NAMES, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_FINALLY, \
+from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS, EXPR_VALUE, \
+    DEL_TARGET, DICT_ITEMS, FOR_TARGET, GLOBAL_NAMES, KWARG_NAME, LIT_VALUE, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_INDEX, SUB_VALUE, TAG, TRY_FINALLY, \
     TUPLE_ITEMS, WITH_ITEMS, dotted_name, flat, stmt_line
 from ..summarise.unparse import calls_in, module_imports
-from .state import SIMPLE_STATEMENTS
+from .state import FX_STATEMENTS
 
 # the container methods that change a container in place
 CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setdefault", "insert", "remove",
@@ -48,7 +48,7 @@ def process_lines(f: dict, aliases: Dict[str, str], module_loggers: Set[str]) ->
     defaults = {p[PARAM_NAME]: p[PARAM_DEFAULT] for p in f["params"] if len(p) > PARAM_DEFAULT and p[PARAM_DEFAULT]}
     out: Dict[int, tuple] = {}
     for st in flat(f["body"]):
-        if st[TAG] in SIMPLE_STATEMENTS:
+        if st[TAG] in FX_STATEMENTS:
             keys = process_effects([st], aliases, loggers) | _module_writes(st, own, declared, defaults)
             if keys:
                 out[stmt_line(st)] = tuple(sorted(set(out.get(stmt_line(st), ())) | keys))
@@ -118,8 +118,8 @@ def process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset
     ``import os`` / ``import logging`` spell them): catalogued process state (``calls``,
     ``attributes``: ``(state,)``; a logger's ``logger-methods`` where the logger is
     ``logging.getLogger(...)``, ``logging.root`` or a name in ``loggers``) and environment
-    variables it names (``("env", NAME)``; a variable whose name is computed, ``os.environ[key] =
-    value`` over a file's entries, is not known here and not reported), less
+    variables it sets or removes (``("env", NAME)``; ``("env", "*")`` for one whose name is
+    computed, ``os.environ[key] = value`` over a file's entries, ``os.environ.update(mapping)``), less
     what its own ``finally`` blocks write again (a set-and-restore), and less a state whose
     setter's old value it passes back to the setter (``old = signal.signal(S, h)`` ...
     ``signal.signal(S, old)``, Django's ``ensure_echo_on``; ``old = os.getcwd()`` ... ``os.chdir(old)``:
@@ -165,10 +165,8 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
                 out.add(("syspath",))
             elif t[TAG] == "attr" and dotted_name(t) in cat.attributes:
                 out.add((cat.attributes[dotted_name(t)],))
-            elif t[TAG] == "sub" and dotted_name(t[SUB_VALUE]) == "os.environ":
-                idx = t[SUB_INDEX]
-                if idx[TAG] == "lit" and isinstance(idx[LIT_VALUE], str):   # a variable the call names
-                    out.add(("env", idx[LIT_VALUE]))
+            elif t[TAG] == "sub" and spelt(dotted_name(t[SUB_VALUE]), aliases or {}) == "os.environ":
+                out.add(_env_key(t[SUB_INDEX]))
     elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
         call = st[EXPR_VALUE]
         name = spelt(dotted_name(call[CALL_FUNC]), aliases or {})   # (`from os import chdir`)
@@ -179,9 +177,36 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
             out.add(("syspath",))
         elif name.startswith("os.environ.") and name.rsplit(".", 1)[1] in ("setdefault", "__setitem__"):
             args = call[CALL_ARGS]
-            if args and args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str):
-                out.add(("env", args[0][LIT_VALUE]))
+            if args:
+                out.add(_env_key(args[0]))
+        elif name == "os.environ.update":
+            args = call[CALL_ARGS]
+            if len(args) == 1 and args[0][TAG] == "dict" and not call[CALL_KWARGS] and \
+                    all(k is not None for k, _v in args[0][DICT_ITEMS]):
+                out |= {_env_key(k) for k, _v in args[0][DICT_ITEMS]}
+            else:   # a mapping the function was given, or keywords: variables it does not name
+                out |= {("env", kw[KWARG_NAME]) for kw in call[CALL_KWARGS] if kw[KWARG_NAME]} or {("env", "*")}
+                if args:
+                    out.add(("env", "*"))
+        elif name in ("os.putenv", "os.unsetenv", "os.environ.pop"):
+            args = call[CALL_ARGS]
+            if args:
+                out.add(_env_key(args[0]))
+        elif name in ("os.environ.clear", "os.environ.popitem"):
+            out.add(("env", "*"))
+    elif st[TAG] == "del":
+        t = st[DEL_TARGET]
+        if t[TAG] == "sub" and spelt(dotted_name(t[SUB_VALUE]), aliases or {}) == "os.environ":
+            out.add(_env_key(t[SUB_INDEX]))
     return out
+
+
+def _env_key(idx) -> tuple:
+    """``("env", NAME)`` for a variable a string literal names, ``("env", "*")`` for one the
+    code computes (``os.environ[key] = value`` over a file's entries): a change all the same."""
+    if idx[TAG] == "lit" and isinstance(idx[LIT_VALUE], str):
+        return ("env", idx[LIT_VALUE])
+    return ("env", "*")
 
 
 def loggers_bound(body, aliases: Dict[str, str]) -> Set[str]:

@@ -16,6 +16,8 @@ SPREAD = "**"   # the keyword of a call's **mapping whose keys are not known
 
 # the statements that hold no others (their line is the interpreter's frame line once they ran)
 SIMPLE_STATEMENTS = frozenset({"assign", "expr", "return", "augassign", "raise"})
+# the statements whose run the interpreter records (``Interp.fx_hits``): a `del` changes state too
+FX_STATEMENTS = SIMPLE_STATEMENTS | {"del"}
 
 @dataclass
 class Frame:

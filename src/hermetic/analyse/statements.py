@@ -13,8 +13,8 @@ from .loops import exec_for, exec_jump, exec_while, way_ended
 from .withblocks import exec_with
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
-from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, dotted_name, subscript_root
-from .state import ANY_VARIABLE, SIMPLE_STATEMENTS, Frame, _Return
+from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, dotted_name, stmt_line, subscript_root
+from .state import ANY_VARIABLE, FX_STATEMENTS, Frame, _Return
 from .ways import ModuleWays, TreeWays, WayWrites, union_locals
 from .values import EMPTY, UNKNOWN_V, Origin, V, from_call, holds_item, of, seq_atom, union
 
@@ -42,8 +42,10 @@ class Statements:
                     self.raising = True
                     return True
                 ended = self.exec_stmt(st, frame)
-                if frame.fx_lines and frame.line in frame.fx_lines and st[0] in SIMPLE_STATEMENTS:
-                    self._fx_hit(frame.fx_lines[frame.line])   # a statement changing the process ran
+                if frame.fx_lines and st[0] in FX_STATEMENTS and stmt_line(st) in frame.fx_lines:
+                    # a statement changing the process ran (its own line: a call in a value spanning
+                    # lines leaves frame.line at the call's)
+                    self._fx_hit(frame.fx_lines[stmt_line(st)])
                 if ended:
                     self.call_raised = False   # spent here: `raise _error(...)` on one way of an if
                     return True
@@ -251,6 +253,7 @@ class Statements:
                 frame.returned = True
             return True
         if kind == "del":
+            frame.line = st[2]
             for t in st[1][1] if st[1][0] == "tuple" else [st[1]]:
                 local = t[0] == "sub" and t[1][0] == "name" and t[2][0] != "slice"
                 if t[0] != "sub" or not (local or frame.in_test):
