@@ -260,7 +260,11 @@ SILENT = [
            "a comprehension over a display, with no filter, holds an item"),
 ]
 
-findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+# a file the test never wrote in tmp_path holds no variables, but what dotenv_values() returns for
+# a missing file is not modelled: the load may write the environment (HT302 at the call)
+OPTIONAL = [Expect("load-of-a-missing-file", "HT302", "tests/test_ruled_out.py", 'envfile.load(tmp_path / ".env")')]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT, OPTIONAL)
 
 
 def test_an_answer_about_the_file_system_keeps_its_branch_undecided(findings):
