@@ -15,7 +15,7 @@ the variable changed by a test that does not request it, a plain fixture that po
 save read before a direct write is controlled by that write (S2).
 """
 
-from helpers import (fixture_suite, listed_suite, Expect, Silent)
+from helpers import (fixture_suite, listed_suite, Expect, Silent, at, line_of)
 
 FIX = "ht302-environ"
 TL = "tests/test_leaks.py"
@@ -28,6 +28,7 @@ EXPECTED = [
     Expect("project-function-computed-names", "HT302", TL, 'envfile.load_pairs([("DEPLOY_FLAVOUR", "plain")])'),
     Expect("project-function-file-entries", "HT302", TL, 'envfile.load_file(tmp_path / "deploy.env")'),
     Expect("project-function-pop", "HT302", TL, 'envfile.forget("DEPLOY_TIER")'),
+    Expect("project-function-named-by-a-local", "HT302", TL, "envfile.mark_deploy()"),
     # a session fixture's snapshot is put back after the whole run, not before the next test (section 4)
     Expect("session-snapshot-restores-too-late", "HT302", TL, 'os.environ["DEPLOY_SUITE"] = "nightly"'),
     Expect("module-snapshot-after-the-next-test", "HT302", "tests/isolated/test_snapshot_order.py",
@@ -81,6 +82,12 @@ LISTED = [
 ]
 
 SILENT = [
+    Silent("computed-names-while-monkeypatch-restores", TR, 'envfile.load_pairs([("DEPLOY_FLAVOUR", "sweet")])',
+           "the function's variables are not named, and monkeypatch restores some: not known, not reported"),
+    Silent("monkeypatch-setitem-internals", TR, "envfile.set_stage()",
+           "monkeypatch._setitem.append((os.environ, K, notset)) deletes K at teardown"),
+    Silent("pytest-current-test", TR, 'envfile.mark_current("tests/test_restored.py::x (call)")',
+           "pytest's runner sets PYTEST_CURRENT_TEST for every test and removes it (restored-per-test)"),
     Silent("project-function-under-patch-dict", TR, 'envfile.load_pairs([("DEPLOY_FLAVOUR", "fancy")])',
            "patch.dict(os.environ) puts the whole environment back on exit"),
     Silent("project-function-body-computed", "src/deploy/envfile.py", "os.environ[key] = value   # a name the caller gives",
@@ -174,3 +181,8 @@ def test_a_test_module_top_level_write_gets_a_fix_for_the_whole_run(tmp_path, mo
     fixes = {f["line"]: f["fix"] for f in found if f["code"] == "HT302"}
     assert "pytest-env" in fixes[3]   # no test's monkeypatch reaches a module's top level
     assert fixes[11].startswith("use monkeypatch.setenv")   # near miss: in a test
+
+
+def test_a_local_bound_to_a_literal_names_the_variable(findings):
+    [found] = at(findings, TL, line_of(FIX, TL, "envfile.mark_deploy()"), "HT302")
+    assert "os.environ['DEPLOY_MARK']" in found.message, found.message

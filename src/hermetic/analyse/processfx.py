@@ -44,12 +44,12 @@ def process_lines(f: dict, aliases: Dict[str, str], module_loggers: Set[str]) ->
     interpreter records that a test's run executed them (``Interp.fx_hits``). ``aliases`` and
     ``module_loggers``: its module's (``module_inputs``)."""
     loggers = module_loggers | loggers_bound(f["body"], aliases)
-    own, declared = locals_of(f), declared_globals(f)
+    own, declared, names = locals_of(f), declared_globals(f), literal_names(f["body"])
     defaults = {p[PARAM_NAME]: p[PARAM_DEFAULT] for p in f["params"] if len(p) > PARAM_DEFAULT and p[PARAM_DEFAULT]}
     out: Dict[int, tuple] = {}
     for st in flat(f["body"]):
         if st[TAG] in FX_STATEMENTS:
-            keys = process_effects([st], aliases, loggers) | _module_writes(st, own, declared, defaults)
+            keys = process_effects([st], aliases, loggers, names) | _module_writes(st, own, declared, defaults)
             if keys:
                 out[stmt_line(st)] = tuple(sorted(set(out.get(stmt_line(st), ())) | keys))
     return out
@@ -113,7 +113,8 @@ def assigned_names(f: dict) -> Set[str]:
     return names
 
 
-def process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset()) -> Set[tuple]:
+def process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset(),
+                    names: Optional[Dict[str, str]] = None) -> Set[tuple]:
     """What a function changes of the process directly (by the dotted names it writes, as
     ``import os`` / ``import logging`` spell them): catalogued process state (``calls``,
     ``attributes``: ``(state,)``; a logger's ``logger-methods`` where the logger is
@@ -142,7 +143,7 @@ def process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset
                 any(a[TAG] == "name" and saved.get(a[NAME_ID]) == state for a in st[EXPR_VALUE][CALL_ARGS]):
             back.add((state,))   # the old value written back
             continue
-        out |= _process_writes(st, cat, aliases=aliases)
+        out |= _process_writes(st, cat, aliases=aliases, names=names if names is not None else literal_names(body))
         out |= _logger_writes(st, cat, aliases, loggers)
         if any(spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
             out.add(("env", "*"))   # load_dotenv(): the variables of a file
@@ -154,7 +155,8 @@ _SYSPATH_ADDS = ("insert", "append", "extend")
 _SYSPATH_PUTS_BACK = _SYSPATH_ADDS + ("remove", "pop")
 
 
-def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str, str]] = None) -> Set[tuple]:
+def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str, str]] = None,
+                    names: Optional[Dict[str, str]] = None) -> Set[tuple]:
     """The process state statement ``st`` writes; ``restoring``: in a ``finally``, where taking
     an entry out of ``sys.path`` or assigning it whole puts it back."""
     out: Set[tuple] = set()
@@ -166,7 +168,7 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
             elif t[TAG] == "attr" and dotted_name(t) in cat.attributes:
                 out.add((cat.attributes[dotted_name(t)],))
             elif t[TAG] == "sub" and spelt(dotted_name(t[SUB_VALUE]), aliases or {}) == "os.environ":
-                out.add(_env_key(t[SUB_INDEX]))
+                out.add(_env_key(t[SUB_INDEX], names))
     elif st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "call":
         call = st[EXPR_VALUE]
         name = spelt(dotted_name(call[CALL_FUNC]), aliases or {})   # (`from os import chdir`)
@@ -178,12 +180,12 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
         elif name.startswith("os.environ.") and name.rsplit(".", 1)[1] in ("setdefault", "__setitem__"):
             args = call[CALL_ARGS]
             if args:
-                out.add(_env_key(args[0]))
+                out.add(_env_key(args[0], names))
         elif name == "os.environ.update":
             args = call[CALL_ARGS]
             if len(args) == 1 and args[0][TAG] == "dict" and not call[CALL_KWARGS] and \
                     all(k is not None for k, _v in args[0][DICT_ITEMS]):
-                out |= {_env_key(k) for k, _v in args[0][DICT_ITEMS]}
+                out |= {_env_key(k, names) for k, _v in args[0][DICT_ITEMS]}
             else:   # a mapping the function was given, or keywords: variables it does not name
                 out |= {("env", kw[KWARG_NAME]) for kw in call[CALL_KWARGS] if kw[KWARG_NAME]} or {("env", "*")}
                 if args:
@@ -191,22 +193,41 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
         elif name in ("os.putenv", "os.unsetenv", "os.environ.pop"):
             args = call[CALL_ARGS]
             if args:
-                out.add(_env_key(args[0]))
+                out.add(_env_key(args[0], names))
         elif name in ("os.environ.clear", "os.environ.popitem"):
             out.add(("env", "*"))
     elif st[TAG] == "del":
         t = st[DEL_TARGET]
         if t[TAG] == "sub" and spelt(dotted_name(t[SUB_VALUE]), aliases or {}) == "os.environ":
-            out.add(_env_key(t[SUB_INDEX]))
+            out.add(_env_key(t[SUB_INDEX], names))
     return out
 
 
-def _env_key(idx) -> tuple:
-    """``("env", NAME)`` for a variable a string literal names, ``("env", "*")`` for one the
-    code computes (``os.environ[key] = value`` over a file's entries): a change all the same."""
+def _env_key(idx, names: Optional[Dict[str, str]] = None) -> tuple:
+    """``("env", NAME)`` for a variable a string literal names (or a local bound once to one:
+    ``names``, ``literal_names``), ``("env", "*")`` for one the code computes (``os.environ[key]
+    = value`` over a file's entries): a change all the same."""
     if idx[TAG] == "lit" and isinstance(idx[LIT_VALUE], str):
         return ("env", idx[LIT_VALUE])
+    if idx[TAG] == "name" and names and idx[NAME_ID] in names:
+        return ("env", names[idx[NAME_ID]])
     return ("env", "*")
+
+
+def literal_names(body) -> Dict[str, str]:
+    """The names ``body`` binds exactly once, to a string literal (``var_name = "X"``), and
+    never otherwise."""
+    once: Dict[str, Optional[str]] = {}
+    for st in flat(body):
+        targets = st[ASSIGN_TARGETS] if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else \
+            [st[FOR_TARGET]] if st[TAG] == "for" else []
+        for t in targets:
+            if t[TAG] == "name":
+                value = st[ASSIGN_VALUE] if st[TAG] == "assign" and len(st[ASSIGN_TARGETS]) == 1 else None
+                text = value[LIT_VALUE] if value is not None and value[TAG] == "lit" and \
+                    isinstance(value[LIT_VALUE], str) else None
+                once[t[NAME_ID]] = text if t[NAME_ID] not in once else None
+    return {n: v for n, v in once.items() if v is not None}
 
 
 def loggers_bound(body, aliases: Dict[str, str]) -> Set[str]:

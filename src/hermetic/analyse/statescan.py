@@ -9,7 +9,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
-                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, SUB_INDEX, SUB_VALUE, TAG, flat, EXPR_VALUE, RETURN_VALUE,
+                            FROM_NAMES, IMPORT_NAMES, LIT_VALUE, NAME_ID, SEQ_ITEMS, SUB_INDEX, SUB_VALUE, TAG, flat, EXPR_VALUE, RETURN_VALUE,
                             YIELD_VALUE, dotted_name)
 from ..summarise.unparse import calls_in, module_imports
 from .effects import is_container, locals_of
@@ -208,6 +208,8 @@ def project_global(ip: I.Interp, e, frame: I.Frame, container: bool = False) -> 
 def add(sc: Scan, m: Mutation, restoring: bool) -> None:
     if m.key in sc.protected or (m.key[0] in ("env", "sysmod") and (m.key[0], "*") in sc.protected):
         return
+    if m.key == ("env", "*") and m.call and any(k[0] == "env" for k in sc.protected):
+        return   # variables a project function does not name, while monkeypatch restores some: not known
     if restoring and m.code != "HT301":   # a reload is never a restore
         if m.restore_like:
             restored(sc, m.key, "*" if m.item is None else m.item)
@@ -289,6 +291,11 @@ def bind_import(ip: I.Interp, st, frame: I.Frame, fresh: bool = False) -> None:
             frame.locals[local] = I.of(("ext", sub))   # from os import environ
 
 
+# a variable monkeypatch restores whose name the scan cannot read (``setenv(name, v)`` in a loop):
+# it protects no named variable, but says the test restores some (``add``)
+_UNNAMED = "?"
+
+
 def monkeypatch_saves(w: "Walk", e) -> Optional[tuple]:
     """The state key a monkeypatch call saves, which its teardown puts back whatever writes it
     after the call: ``setenv`` / ``delenv`` (or ``setitem`` / ``delitem`` of ``os.environ``)
@@ -296,16 +303,24 @@ def monkeypatch_saves(w: "Walk", e) -> Optional[tuple]:
     ``(mod, "NAME", ...)`` or dotted ``("pkg.mod.NAME", ...)`` (``("glob", mod, NAME)``); None
     for another call."""
     fn, args = e[CALL_FUNC], e[CALL_ARGS]
+    if fn[TAG] == "attr" and fn[ATTR_ATTR] == "append" and fn[ATTR_VALUE][TAG] == "attr" and \
+            fn[ATTR_VALUE][ATTR_ATTR] == "_setitem" and fn[ATTR_VALUE][ATTR_VALUE][TAG] == "name" and \
+            "monkeypatch" in fn[ATTR_VALUE][ATTR_VALUE][NAME_ID] and len(args) == 1 and \
+            args[0][TAG] == "seq" and len(args[0][SEQ_ITEMS]) == 3 and \
+            "os.environ" in ext_names(resolve(w.ip, args[0][SEQ_ITEMS][0], w.frame)):
+        # monkeypatch._setitem.append((os.environ, K, notset)): its undo deletes K (flask's tests)
+        name = key_of(w, args[0][SEQ_ITEMS][1])
+        return ("env", _UNNAMED if name == "*" else name)
     if not (fn[TAG] == "attr" and fn[ATTR_VALUE][TAG] == "name" and "monkeypatch" in fn[ATTR_VALUE][NAME_ID]
             and args):
         return None
     meth, ip = fn[ATTR_ATTR], w.ip
     if meth in ("setenv", "delenv"):
         name = key_of(w, args[0])
-        return None if name == "*" else ("env", name)
+        return ("env", _UNNAMED if name == "*" else name)
     if meth in ("setitem", "delitem") and len(args) >= 2 and "os.environ" in ext_names(resolve(ip, args[0], w.frame)):
         name = key_of(w, args[1])
-        return None if name == "*" else ("env", name)
+        return ("env", _UNNAMED if name == "*" else name)
     if meth not in ("setattr", "delattr"):
         return None
     dotted = args[0][TAG] == "lit" and isinstance(args[0][LIT_VALUE], str)

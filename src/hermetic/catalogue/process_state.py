@@ -35,7 +35,10 @@ class ProcessState:
 
 
 def state_key(name: str) -> tuple:
-    """The key HT3xx's scan uses for a state name: ``("syspath",)``, ``("sysmod", "*")``, ``(name,)``."""
+    """The key HT3xx's scan uses for a state name: ``("syspath",)``, ``("sysmod", "*")``,
+    ``("env", NAME)`` for ``env:NAME``, ``(name,)``."""
+    if name.startswith("env:"):
+        return ("env", name[4:])
     return ("sysmod", "*") if name == "sysmod" else (name,)
 
 
