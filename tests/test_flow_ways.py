@@ -52,6 +52,9 @@ MO = "src/pooling/modes.py"
 TMO = "tests/test_modes.py::"
 
 EXPECTED = [
+    # set on one way of an undecided branch only: the read is not controlled on the other (section 2)
+    Expect("variable-set-on-one-way", "HT103", "src/pooling/region.py", 'return os.environ.get("POOL_REGION", "us")',
+           tests=["tests/test_region.py::test_region_on_one_way"]),
     # a library exit under a branch scalars decide ends the test's way; under a list's emptiness
     # (a value the analysis may misread) it does not
     Expect("skip-ruled-out-by-the-constant", "HT103", "tests/test_offline.py", 'os.environ.get("POOL_OFFLINE_TOKEN")'),

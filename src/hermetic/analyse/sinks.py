@@ -479,6 +479,15 @@ class Sinks:
             return of(Origin("environment", expr="os.environ", path=frame.path, line=pos[0]))
         if key in self.ctx.env:
             val = self.ctx.env[key]
+            if val is not DELETED and any(o.kind == "environment" and o.value == "unset-way" and o.expr == key
+                                          for o in val.origins()):
+                # set on some of the ways here only: on the others the machine's own value
+                origin = Origin("environment", expr=key, path=frame.path, line=pos[0], value="some-ways")
+                ev = SinkEvent("env", frame.path, pos, call, UNCONTROLLED, origin, (), self.import_time,
+                               self._import_module_name(), key, False)
+                self._record(ev)
+                ev.undecided = True
+                return V(frozenset(a for a in val.atoms if not (isinstance(a, Origin) and a.value == "unset-way"))) | of(origin)
             ev = SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
                            self._import_module_name(), key, False)
             ev.reason = f"{key} set by the test or session configuration (S2)"

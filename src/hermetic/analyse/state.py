@@ -72,6 +72,12 @@ class SinkEvent:
 # computed key, ``os.environ.update(mapping)``, ``dotenv.load_dotenv``): a later read of a
 # variable the test did not name may read one of them, so its origin is unknown (row U)
 ANY_VARIABLE = "*"
+
+
+def unset_way(name: str) -> "Origin":
+    """The origin a variable the test set on some ways only has on the others: the machine's
+    own value (``Ctx.env``; a read of it is uncontrolled there)."""
+    return Origin("environment", expr=name, value="unset-way")
 SYS_MODULES = ("ext", "sys.modules")   # patches of its entries: (SYS_MODULES, module name) -> value
 
 

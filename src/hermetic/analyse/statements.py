@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .expected import note_raise
 from .narrow import narrowings, removal_guard
@@ -14,7 +14,7 @@ from .withblocks import exec_with
 from .literals import _literal_str, env_name, _canonical
 from .origins import wrap_constant
 from ..summarise.ir import EXPR_ASSERT, NONLOCAL_NAMES, dotted_name, stmt_line, subscript_root
-from .state import ANY_VARIABLE, FX_STATEMENTS, Frame, _Return
+from .state import ANY_VARIABLE, FX_STATEMENTS, Frame, _Return, unset_way
 from .ways import ModuleWays, TreeWays, WayWrites, union_locals
 from .values import EMPTY, UNKNOWN_V, Origin, V, from_call, holds_item, of, seq_atom, union
 
@@ -296,12 +296,14 @@ class Statements:
         results = []
         all_end, some_end, all_raise = True, False, True
         any_jumped = any_returned = False
+        set_on: List[set] = []   # per way: the variables it set that were not set before
         for i, b in enumerate(blocks):
             frame.locals = dict(base)
             if binds:
                 frame.locals.update(binds[i])
             module_ways.start()
             tree_ways.start()
+            env_start = dict(self.ctx.env)
             try:
                 ended = self.exec_block(b, frame)
             except BaseException:
@@ -315,6 +317,7 @@ class Statements:
                 return True, True
             heap_ways.end_way()
             tree_ways.end_way()
+            set_on.append({k for k, v in self.ctx.env.items() if k not in env_before and env_start.get(k) is not v})
             jumped = ended and way_ended(self, frame)
             any_jumped = any_jumped or jumped
             any_returned = any_returned or (ended and not jumped)
@@ -329,10 +332,15 @@ class Statements:
         module_ways.finish()
         heap_ways.finish()
         tree_ways.finish()
-        # a variable set on one of the ways may also be unset (``handlers._set_variable_read``)
+        # a variable set on one of the ways may also be unset (``handlers._set_variable_read``);
+        # set on some ways only, a read after the branch may read the machine's own (contract
+        # section 2: controlled only where it holds on every way)
+        every = set.intersection(*set_on) if set_on else set()
         for k, v in list(self.ctx.env.items()):
             if env_before.get(k) is not v and isinstance(v, V):
                 self.ctx.env[k] = v | UNKNOWN_V
+                if k not in env_before and k not in every and k != ANY_VARIABLE:
+                    self.ctx.env[k] = self.ctx.env[k] | of(unset_way(k))
         self.way_cut = False
         if not results:
             frame.locals = base

@@ -311,6 +311,8 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
               f"the tests run"
     elif cat == "env":
         what_read = "the whole environment (every variable)" if ev.target == "os.environ" else \
+            f"the environment variable {ev.target}, which the test sets on some of its ways only" \
+            if o is not None and o.value == "some-ways" else \
             f"the environment variable {ev.target}, which the test does not set"
         msg = f"{subject} reads {what_read}: {consequence(cat, ev.write, o)}"
     else:
