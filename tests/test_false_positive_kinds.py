@@ -613,3 +613,30 @@ def test_an_augmented_string_keeps_the_origin_of_what_it_extends(tmp_path):
     [found] = report.findings
     assert (found.code, found.line) == ("HT102", 8)
     assert "the literal '/usr/*', tests/test_complete.py:6" in found.message, found.message
+
+
+def test_a_fixture_reaches_its_users_not_a_test_naming_a_local_like_it(tmp_path):
+    # dynaconf's trial: with one test selected by node id, a module fixture's environment write
+    # was listed for a test whose local variable has the fixture's name
+    project(tmp_path, {
+        "src/app/__init__.py": "",
+        "tests/conftest.py": """
+            import os
+            import pytest
+            @pytest.fixture(scope="module")
+            def settings():
+                os.environ["APP_HOST"] = "host.com"
+                return {"host": "host.com"}
+        """,
+        "tests/test_a.py": """
+            def test_uses_settings(settings):
+                assert settings["host"] == "host.com"
+            def test_no_settings():
+                settings = {"x": 1}
+                assert settings["x"] == 1
+        """,
+    })
+    only, _ = run_check(["tests/test_a.py::test_no_settings"], tmp_path)
+    assert only.findings == []
+    both, _ = run_check(["tests/test_a.py"], tmp_path)   # near miss: the fixture's user is selected
+    assert [(f.code, f.tests) for f in both.findings] == [("HT302", ["tests/test_a.py::test_uses_settings"])]

@@ -287,7 +287,8 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
             mine = set(direct)
             mutations = [m for m in mutations if not (
                 m.key[0] == "env" and mine and mine <= covered.get(("env", "*"), set()))]
-        tests = direct or _callers(qn, f, s, runner, tests_by_qn, index)
+        # a fixture reaches the tests that use it, never those that only name it (a local of its name)
+        tests = direct or ([] if is_fixture else _callers(qn, f, s, runner, tests_by_qn, index))
         if not tests:
             continue   # no selected test reaches it: a helper nobody calls, another suite's fixture
         if requested and (qn in tests_by_qn or not direct):
