@@ -234,7 +234,20 @@ EXPECTED.append(Expect("registry-left-changed", "HT303", "tests/test_reached.py"
 EXPECTED.append(Expect("module-skipped-elsewhere", "HT103", "src/decided/exits.py",
                        'return os.environ.get("DECIDED_POSIX_TOOL")', tests=["tests/test_posix_tools.py::test_posix_tool"]))
 
+L, RO = "src/decided/locales.py", "tests/test_ruled_out.py::"
+# not test_unknown_locale_raises: 'klingon' is no key of LOCALES, which no file changes
+EXPECTED.append(Expect("constant-dict-near-miss", "HT103", L, 'return os.environ.get("DECIDED_HUMANIZE")',
+                       tests=[RO + "test_known_locale"]))
+EXPECTED.append(Expect("changed-dict-undecided", "HT103", L, 'return os.environ.get("DECIDED_PLUGIN")',
+                       tests=[RO + "test_unknown_plugin"]))
+EXPECTED.append(Expect("absolute-literal-read", "HT102", L, 'return name if os.path.exists(name) else ""',
+                       tests=[RO + "test_absolute_missing"]))
+
 SILENT = [
+    Silent("class-is-not-false", L, 'return os.environ.get("DECIDED_PREFIX")',
+           "prefix=int: a class is not False and no str: TypeError before the read"),
+    Silent("absolute-returns-first", L, "return path if os.path.exists(path) else",
+           "os.path.isabs of an absolute literal: the working-directory path is never made"),
     Silent("module-skipped-here", "src/decided/exits.py", 'return os.environ.get("DECIDED_WINDOWS_TOOL")',
            "pytest.skip(allow_module_level=True) ends the module's import: its tests do not run"),
     Silent("skipped-test-state", "tests/test_ruled_out.py", 'platforms.STATE.append("seen")',

@@ -235,3 +235,29 @@ def test_identifiers_are_read_as_python_folds_them():
     body = s["functions"]["m.test_a"]["body"]
     text = repr(body)
     assert "'os'" in text and "ｏｓ" in text and "ｔ" not in text   # the name folded, the string kept
+
+
+def test_changed_names_are_the_constants_a_file_may_change_in_place():
+    from hermetic.summarise.extract import summarize
+    src = b'''
+import registry
+LOCALES = {"en": 1}
+PLUGINS = {}
+HOOKS = []
+CACHE = {}
+ALIASED = {}
+GIVEN = []
+READ_ONLY = {"a": 1}
+lower = {}
+
+def f(name):
+    PLUGINS[name] = name
+    HOOKS.append(name)
+    registry.CACHE.update({})
+    alias = ALIASED
+    register(GIVEN)
+    lower["x"] = 1
+    return len(READ_ONLY), sorted(LOCALES), READ_ONLY.get(name), name in LOCALES
+'''
+    s = summarize(src, "m", "m.py")
+    assert s["changed"] == ["ALIASED", "CACHE", "GIVEN", "HOOKS", "PLUGINS"]

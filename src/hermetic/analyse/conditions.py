@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..summarise.changed import is_constant_name
 from ..summarise.ir import BOOL_OPERANDS, CMP_OPERANDS, UNARY_OP, UNARY_OPERAND
 
 from .controls import mock_items
@@ -162,6 +163,12 @@ class Conditions:
                 isinstance(a, tuple) and a[0] == "ext" for a in self.eval(expr[1], frame).atoms) and \
                 all(is_counted(a) for a in v.atoms):
             return True   # a list a library call just made (`name in os.listdir(folder)`)
+        if expr[0] in ("name", "attr") and v.atoms and all(isinstance(a, tuple) and a[0] in ("seq", "dict")
+                                                           for a in v.atoms):
+            name = expr[1] if expr[0] == "name" else expr[2]
+            if is_constant_name(name) and name not in self.p.changed_constants and \
+                    (expr[0] == "attr" or name not in frame.locals):
+                return True   # a module's constant no file changes in place (``LOCALES = {...}``)
         return all((isinstance(a, tuple) and a[0] == "seq" and a[1] == "tuple") or
                    (isinstance(a, Origin) and a.kind in ("literal", "module-constant")) for a in v.atoms)
 

@@ -266,6 +266,8 @@ def compare(op: str, left: V, right: V) -> Optional[bool]:
                     results.append(x in pool)
         r = _agree(results)
         return None if r is None else r == (op == "In")
+    if op in ("Is", "IsNot") and (_object_vs_singleton(left, right) or _object_vs_singleton(right, left)):
+        return op == "IsNot"   # a class or function is never None, True or False
     lv, rv = values(left), values(right)
     if lv is None or rv is None:
         return None
@@ -353,7 +355,17 @@ def atom_type(a, v: V) -> Optional[str]:
         return "function"
     if a[0] == "cls":
         return "type"
+    if a[0] == "ext" and type_name(a[1]) and a[1].startswith("builtins."):
+        return "type"   # a built-in class itself (`prefix=int`): an instance of type
     return None
+
+
+def _object_vs_singleton(objs: V, singles: V) -> bool:
+    """Every atom of ``objs`` is a class or function (a project's, or a built-in class) and every
+    value of ``singles`` is None, True or False: no ``is`` between them holds."""
+    vals = values(singles)
+    return bool(objs.atoms) and vals is not None and all(x is None or x is True or x is False for x in vals) and \
+        all(isinstance(a, tuple) and (a[0] in ("cls", "func") or atom_type(a, objs) == "type") for a in objs.atoms)
 
 
 def builtin_isinstance(tname: str, wanted: str) -> bool:

@@ -34,6 +34,9 @@ def value_call(ip, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame) ->
         return of(("dict", ())) if d in _DICT_CTORS else of(("seq", "list", ()))
     if d in FD_CALLS:
         return of(FD)   # os.dup(fd): a descriptor, an int
+    if d in ("os.path.isabs", "posixpath.isabs") and len(args) == 1:
+        absolute = is_absolute(args[0])
+        return None if absolute is None else lit(absolute, frame.path, frame.line, frame.in_test)
     if (parsed := parsed_text(d, args, kwargs, frame, ip.p.shipped)) is not None:   # json.loads / load (contents)
         return parsed
     if d in ("builtins.dict", "collections.OrderedDict") and len(args) == 1 and not kwargs and \
@@ -67,6 +70,20 @@ def value_call(ip, d: str, args: List[V], kwargs: Dict[str, V], frame: Frame) ->
 
 # builtins that iterate their one argument into a new container
 _ITERATING = frozenset({"builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset", "builtins.sorted"})
+
+
+def is_absolute(v: V) -> Optional[bool]:
+    """``os.path.isabs`` of ``v``: from every text it can be, from a known start (a path under
+    the root, ``tmp_path``), else None."""
+    from .decide import values
+    from .rooted import rooted_tails
+    texts = values(v)
+    if texts is not None and texts and all(isinstance(t, str) for t in texts):
+        answers = {t.startswith("/") for t in texts}
+        return answers.pop() if len(answers) == 1 else None
+    if rooted_tails(v) is not None:
+        return True
+    return None
 
 
 def _from_pairs(v: V) -> Optional[V]:

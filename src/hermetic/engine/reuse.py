@@ -62,6 +62,8 @@ def collection_digest(scope: str, summaries: Dict[str, dict]) -> str:
     for mod in sorted(summaries):
         s = summaries[mod]
         h.update(f"\0{mod}\0{s['module']}\0{s.get('import_digest', '')}".encode())
+        # the constants a file may change in place decide `in` on other modules' constants
+        h.update(",".join(s.get("changed", ())).encode())
     return h.hexdigest()
 
 

@@ -25,6 +25,8 @@ class Program:
         self.functions: Dict[str, Tuple[dict, str]] = {}
         self.classes: Dict[str, Tuple[dict, str]] = {}
         self.canonical: Dict[str, str] = {m: s["module"] for m, s in summaries.items()}
+        # constants some file may change in place (``summarise.changed``): the others' members are known
+        self.changed_constants = frozenset(n for s in summaries.values() for n in s.get("changed", ()))
         for mod, s in summaries.items():
             if s["module"] != mod:
                 continue

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
+from .changed import changed_names, is_constant_name
 from .codegen import from_codegen
 from .digests import body_digest, import_digest, may_name, plain_defs
 from .extractor import Extractor
@@ -32,7 +33,7 @@ from .suppressions import SUPPRESS, inline_suppressions
 #: what other modules import from here (the summariser's entry points)
 __all__ = ["SUMMARY_VERSION", "SummaryError", "import_digest", "may_name", "positions", "summarize"]
 
-SUMMARY_VERSION = 16
+SUMMARY_VERSION = 17
 
 
 def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> Dict[str, Any]:
@@ -80,6 +81,8 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         "import_digest": import_digest(module, path, is_package, body, ex.functions, ex.classes),
         "plain_defs": sorted(plain_defs(body, ex.functions)),
         "names": sorted(ex.names),
+        "changed": sorted(n for n in changed_names([body] + [f["body"] for f in ex.functions.values()]
+                                                   + [c["body"] for c in ex.classes.values()]) if is_constant_name(n)),
     }
     for f in ex.functions.values():   # after the import digest, which leaves them out
         f["body_digest"] = body_digest(f)
