@@ -623,3 +623,36 @@ def test_a_run_with_a_stored_result_imports_none_of_the_analysis(tmp_path):
     first, second = (r.stdout.strip() for r in runs)
     assert first.startswith("miss ['HT101'] [") and "hermetic.analyse.interp" in first
     assert second == "hit ['HT101'] []"
+
+
+def test_a_constant_another_file_starts_changing_reruns_the_tests(tmp_path, no_whole_run_hits):
+    # `name not in LOCALES` is decided while no file changes LOCALES in place; a file that starts
+    # to (in a function no test runs) makes it undecided, so the cached results cannot stand
+    project = _write(tmp_path / "p", {
+        "pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['src']\n",
+        "src/app/__init__.py": "",
+        "src/app/loc.py": """\
+            import os
+            LOCALES = {"en": 1}
+            def humanize(name):
+                if name not in LOCALES:
+                    raise ValueError(name)
+                return os.environ.get("LOC_READ")
+        """,
+        "src/app/other.py": "from app import loc\n\ndef unrelated(x):\n    return loc.LOCALES.get(x)\n",
+        "tests/test_loc.py": """\
+            from app.loc import humanize
+            def test_unknown():
+                try:
+                    humanize("klingon")
+                except ValueError:
+                    pass
+        """,
+    })
+    assert _run(project).findings == []
+    (project / "src/app/other.py").write_text(
+        "from app import loc\n\ndef unrelated(x):\n    loc.LOCALES['klingon'] = x\n", encoding="utf-8")
+    again = _run(project)
+    assert again.statistics["tests_analysed"] == 1, again.statistics
+    assert [f.code for f in again.findings] == ["HT103"]
+    assert to_json(again) == _cold(project)

@@ -62,8 +62,10 @@ def collection_digest(scope: str, summaries: Dict[str, dict]) -> str:
     for mod in sorted(summaries):
         s = summaries[mod]
         h.update(f"\0{mod}\0{s['module']}\0{s.get('import_digest', '')}".encode())
-        # the constants a file may change in place decide `in` on other modules' constants
-        h.update(",".join(s.get("changed", ())).encode())
+    # the container constants some file may change in place: `in` on the others is decided
+    changed = {n for s in summaries.values() for n in s.get("changed", ())}
+    containers = {n for s in summaries.values() for n in s.get("containers", ())}
+    h.update(",".join(sorted(changed & containers)).encode())
     return h.hexdigest()
 
 

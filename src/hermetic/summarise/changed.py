@@ -28,6 +28,18 @@ _READERS = frozenset({"len", "sorted", "list", "tuple", "set", "frozenset", "dic
                       "reversed", "map", "filter", "bool", "hash", "id", "type", "next", "format"})
 
 
+def container_constants(body) -> Set[str]:
+    """The capitalised names a module's top level binds to a dict, list or set display (or an
+    empty ``dict()`` / ``list()`` / ``set()``): the constants whose members ``in`` may decide."""
+    out: Set[str] = set()
+    for st in body:
+        if st[TAG] == "assign" and (st[ASSIGN_VALUE][TAG] in ("dict", "seq") or (
+                st[ASSIGN_VALUE][TAG] == "call" and st[ASSIGN_VALUE][CALL_FUNC][TAG] == "name"
+                and st[ASSIGN_VALUE][CALL_FUNC][NAME_ID] in ("dict", "list", "set"))):
+            out.update(t[NAME_ID] for t in st[ASSIGN_TARGETS] if t[TAG] == "name" and is_constant_name(t[NAME_ID]))
+    return out
+
+
 def is_constant_name(name: str) -> bool:
     """A name spelt as a constant (``LOCALES``, ``_DEFAULTS_2``): the only ones a summary keeps."""
     return any(ch.isalpha() for ch in name) and name.upper() == name

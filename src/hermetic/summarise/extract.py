@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-from .changed import changed_names, is_constant_name
+from .changed import changed_names, container_constants, is_constant_name
 from .codegen import from_codegen
 from .digests import body_digest, import_digest, may_name, plain_defs
 from .extractor import Extractor
@@ -83,6 +83,7 @@ def summarize(data: bytes, module: str, path: str, is_package: bool = False) -> 
         "names": sorted(ex.names),
         "changed": sorted(n for n in changed_names([body] + [f["body"] for f in ex.functions.values()]
                                                    + [c["body"] for c in ex.classes.values()]) if is_constant_name(n)),
+        "containers": sorted(container_constants(body)),
     }
     for f in ex.functions.values():   # after the import digest, which leaves them out
         f["body_digest"] = body_digest(f)
