@@ -25,6 +25,12 @@ SH = "src/relay/shelf.py"
 TS = "tests/test_shelf.py::"
 
 EXPECTED = [
+    # a decorator factory returning a project instance (`@group()`): its methods run the callback
+    # and the commands it registered
+    Expect("group-callback", "HT103", "src/relay/groups.py", '"RELAY_GROUP_APP" in os.environ',
+           tests=["tests/test_groups.py::test_init_command"]),
+    Expect("group-command", "HT103", "src/relay/groups.py", 'os.environ.get("RELAY_GROUP_INIT")',
+           tests=["tests/test_groups.py::test_init_command"]),
     # getattr(self, "_load_{}".format(ext)) over known suffixes: the formatted name (invoke's trial)
     Expect("getattr-formatted-name", "HT102", "src/relay/loaders.py", "with open(path) as fh:   # a fixed location",
            tests=["tests/test_loaders.py::test_system_settings"]),
@@ -141,6 +147,8 @@ EXPECTED += [
 ]
 
 SILENT = [
+    Silent("group-command-not-invoked", "src/relay/groups.py", 'os.environ.get("RELAY_GROUP_STATUS")',
+           "the name the test invokes picks init, not status"),
     Silent("getattr-formatted-other-name", "src/relay/loaders.py", 'with open(path + ".yaml") as fh:',
            "no suffix of the loop names _load_yaml"),
     Silent("globals-get-other-platform", "src/relay/platdirs.py", 'return os.environ.get("RELAY_PLAN9_HOME")',

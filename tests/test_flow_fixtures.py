@@ -17,6 +17,9 @@ DELIVER = "target.write_text(text)"
 INDEX = "return sqlite3.connect(dsn)"
 
 EXPECTED = [
+    # request.cls.X = ... in a class-scoped fixture: the test methods' self.X
+    Expect("request-cls-attribute", "HT104", "src/inbox/stamps.py", "return time.time()",
+           tests=["tests/test_class_attribute.py::TestStamps::test_stamp_through_the_class_attribute"]),
     # a base class's function-scoped autouse fixture runs bound to the test's instance: its call of
     # a hook only the test class defines is that class's (keyring's BackendBasicTests; a new user's
     # trial), and the test reads what the fixture set on self

@@ -521,6 +521,12 @@ class Expressions:
                 out = out | (of(Origin("project-file", expr="module.__file__")) if name == "__file__" else UNKNOWN_V)
             elif t == "fixture" and a[1] == "request" and name == "param":
                 out = out | self.lookup("__request_param__", frame)
+            elif t == "fixture" and a[1] == "request" and name == "cls" and self.in_own_body():
+                # the test's class, whose attributes a class-scoped fixture sets (arrow's
+                # request.cls.factory); None for a test function
+                inst = self.test_instance
+                cls = self.heap.get(inst[1], {}).get("cls") if inst is not None and inst[0] == "inst" else None
+                out = out | (of(("cls", cls)) if cls else lit(None, frame.path, frame.line, frame.in_test))
             elif t == "fixture" and a[1] == "request" and name == "instance" and self.in_own_body():
                 # the test method's instance, whose attributes the fixture may set (celery's
                 # request.instance.app)
@@ -543,6 +549,10 @@ class Expressions:
                 attrs = self.class_attrs.get(a[1]) if a[2] is None else None
                 if a[2] is None:
                     self._read("cattr", a[1], name)
+                if name == "__name__" and not (attrs and name in attrs) and a[1] in self.p.functions:
+                    # its def's name: the key a registry files it under (`commands[func.__name__]`)
+                    out = out | lit(self.p.functions[a[1]][0]["name"], frame.path, frame.line, frame.in_test)
+                    continue
                 out = out | (attrs[name] if attrs and name in attrs else UNKNOWN_V)   # one its code set
             else:
                 out = out | UNKNOWN_V
