@@ -83,7 +83,10 @@ class Conditions:
             if t in ("lit", "none"):
                 continue
             if t == "name":
-                known = values(self.eval(x, frame))
+                v = self.eval(x, frame)
+                if not v.atoms or any(not isinstance(a, Origin) for a in v.atoms):
+                    return False   # an object, a container, a function: not a scalar
+                known = values(v)
                 if known is None or not all(v is None or isinstance(v, (bool, int, float, str, bytes)) for v in known):
                     return False
             elif t == "cmp":

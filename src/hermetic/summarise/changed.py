@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterable, Set
 
 from .ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS,
-                 GLOBAL_NAMES, KWARG_VALUE, NAME_ID, TAG, flat, subscript_root)
+                 FOR_ITER, GLOBAL_NAMES, KWARG_VALUE, NAME_ID, TAG, WITH_ITEMS, flat, subscript_root)
 from .unparse import calls_in
 
 # in-place methods of the builtin containers (list, dict, set, deque)
@@ -54,6 +54,20 @@ def _named(e) -> str:
     return ""
 
 
+def _own(st):
+    """What of statement ``st`` is its own, not a nested block's (``flat`` yields those too)."""
+    k = st[TAG]
+    if k in ("if", "while", "match"):
+        return st[1]
+    if k == "for":
+        return st[FOR_ITER]
+    if k == "with":
+        return [e for e, _t in st[WITH_ITEMS]]
+    if k in ("try", "def", "class"):
+        return ()
+    return st
+
+
 def changed_names(bodies: Iterable) -> Set[str]:
     """The names the statement lists ``bodies`` may change in place (see the module's docstring)."""
     out: Set[str] = set()
@@ -69,7 +83,7 @@ def changed_names(bodies: Iterable) -> Set[str]:
                         out.add(_named(subscript_root(t)))
                 if k == "assign" and st[ASSIGN_VALUE][TAG] in ("name", "attr"):
                     out.add(_named(st[ASSIGN_VALUE]))   # an alias may change it
-            for c in calls_in(st):
+            for c in calls_in(_own(st)):
                 fn = c[CALL_FUNC]
                 if fn[TAG] == "attr" and fn[ATTR_ATTR] in _IN_PLACE:
                     out.add(_named(fn[ATTR_VALUE]))
