@@ -70,8 +70,8 @@ def print_rule_statistics(report, fmt: str, output: Optional[str]) -> None:
     unresolved, cuts = unresolved_counts(report)
     if unresolved:   # what the counts leave out, said only where there is some
         calls = "call" if unresolved == 1 else "calls"
-        click.echo(f"hermetic: {unresolved} unresolved {calls} ({cuts} where one test's run reached the analysis "
-                   "step budget)", err=True)
+        click.echo(f"hermetic: {unresolved} unresolved {calls} ({cuts} where a test's run or an import reached "
+                   "the analysis step budget)", err=True)
 
 
 def unresolved_counts(report) -> Tuple[int, int]:

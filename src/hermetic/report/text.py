@@ -135,7 +135,8 @@ def render_terminal(report: Report, out: IO[str], color: bool, show_unresolved: 
     if report.unresolved_calls or report.unknown_origins:
         cuts = sum(1 for u in report.unresolved_calls if budget_cut(str(u.get("call", ""))))
         console.print(f"not followed: {_count(len(report.unresolved_calls), 'unresolved call')}"
-                      + (f" ({cuts} where one test's run reached the analysis step budget)" if cuts else "")
+                      + (f" ({cuts} where a test's run or an import reached the analysis step budget: what lies "
+                         "beyond them is not followed)" if cuts else "")
                       + f", {_count(len(report.unknown_origins), 'unknown origin')} (--show-unresolved, --show-unknown)")
     n = len(report.findings)
     errs = sum(1 for f in report.findings if f.severity == "error")
