@@ -243,6 +243,13 @@ EXPECTED.append(Expect("changed-dict-undecided", "HT103", L, 'return os.environ.
 EXPECTED.append(Expect("absolute-literal-read", "HT102", L, 'return name if os.path.exists(name) else ""',
                        tests=[RO + "test_absolute_missing"]))
 
+M = "src/decided/merge.py"
+EXPECTED.append(Expect("empty-default-near-miss", "HT102", M, "return os.path.exists(settings_path)",
+                       tests=[RO + "test_settings_given"]))
+# not test_keywords_not_given / test_merged_default: the defaults hold no "/"
+EXPECTED.append(Expect("keywords-and-merge", "HT102", M, "os.listdir(pattern)",
+                       tests=[RO + "test_keywords_given", RO + "test_merged_override"]))
+
 SILENT = [
     Silent("class-is-not-false", L, 'return os.environ.get("DECIDED_PREFIX")',
            "prefix=int: a class is not False and no str: TypeError before the read"),

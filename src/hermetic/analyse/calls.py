@@ -23,7 +23,7 @@ from .origins import (in_temp_folder, _CWD_FUNCS, _HOME_FUNCS, _HOME_PREFIXES, _
                       _PATH_CTORS, _TEMP_FUNCS, _head, joined_path)
 from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, WrittenArgs
 from .tmptree import fresh_root, handed as tmp_handed, joined as tmp_joined
-from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V, RAISED, UNKNOWN_V, Origin, V,
+from .values import (DOUBLE, DOUBLE_V, EMPTY, EXISTING, INSTANCE, MACHINE_DATA_V, RAISED, UNKNOWN_V, WHOLE, Origin, V,
                      from_machine, instance_class, lit, of, is_exact, seq_atom, union)
 
 
@@ -306,7 +306,11 @@ class Calls:
             elif kind == "varkw":
                 spread = rest_kw.pop(SPREAD, None)
                 entries = tuple(sorted(rest_kw.items(), key=lambda kv: kv[0]))
-                loc[name] = of(("dict", entries + (((None, spread),) if spread is not None else ())))
+                if spread is None and written and not self.sweep:
+                    # the keywords the call wrote, and no others: a missing key's get() is its default
+                    loc[name] = of(("dict", entries, WHOLE))
+                else:
+                    loc[name] = of(("dict", entries + (((None, spread),) if spread is not None else ())))
         return loc
 
     def _stale_default(self, qn: str, name: str, v: V) -> None:

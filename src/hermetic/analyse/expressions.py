@@ -93,7 +93,12 @@ def _dict_entry(d: tuple, key: V) -> V:
             out = out | UNKNOWN_V
             continue
         if whole is not None:
-            hit = [v for kk, v in d[1] if kk is None or kk == whole]
+            hit = []
+            for kk, v in d[1]:   # later entries win: an entry of the key hides the unknown ones before it
+                if kk == whole:
+                    hit = [v]
+                elif kk is None:
+                    hit.append(v)
         elif head is not None:
             hit = [v for kk, v in d[1] if kk is None or kk.startswith(head)]
         else:
@@ -236,7 +241,20 @@ class Expressions:
         if k == "dict":
             items = []
             for kexpr, vexpr in e[1]:
-                key = self.eval(kexpr, frame) if kexpr is not None else EMPTY
+                if kexpr is None:   # {**d}: a dict known by its entries adds them, later keys win
+                    spread = self.eval(vexpr, frame)
+                    known = next(iter(spread.atoms)) if len(spread.atoms) == 1 else None
+                    if isinstance(known, tuple) and known[0] == "dict":
+                        if WHOLE not in known[2:]:
+                            items.append((None, UNKNOWN_V))   # it may hold other keys (not these)
+                        for sk, sv in known[1]:
+                            items = [(k2, v2) for k2, v2 in items if k2 is None or k2 != sk] + [(sk, sv)]
+                        continue
+                    items.append((None, spread))
+                    continue
+                key = self.eval(kexpr, frame)
+                items = [(k2, v2) for k2, v2 in items if k2 is None or k2 != _literal_str(key)] \
+                    if _literal_str(key) is not None else items
                 items.append((_literal_str(key), self.eval(vexpr, frame)))
             # a display of string keys is known whole as made (``contents.WHOLE``), as a list display is counted
             whole = (WHOLE,) if all(k is not None for k, _ in items) else ()

@@ -215,8 +215,8 @@ def truthiness(v: V, inst_truth=None) -> Optional[bool]:
                 states.add(t)
             elif a.kind in _TRUTHY_KINDS:
                 states.add(True)
-            elif a.kind == "module-constant" and a.inner and all(i.kind in _TRUTHY_KINDS or i.kind == "literal"
-                                                                 for i in a.inner):
+            elif a.kind in ("module-constant", "default-argument") and a.inner and all(
+                    i.kind in _TRUTHY_KINDS or i.kind == "literal" for i in a.inner):
                 for i in a.inner:   # TEST_PATH = Path(__file__).parent / "data": a path, truthy
                     t = True if i.kind in _TRUTHY_KINDS else _literal_truth(i, a.partial or i.partial)
                     if t is None:
