@@ -7,6 +7,8 @@ DB = "src/ledger/db.py"
 T = "tests/test_ledger.py::"
 
 EXPECTED = [
+    # a pool made with no target is the library's default (near miss of a socket in tmp_path)
+    Expect("redis-pool-default", "HT101", "tests/test_redis_pool.py", "pool = redis.ConnectionPool()   # the library"),
     # playhouse.db_url.connect (peewee's URL helper; huey's trial); the in-memory URL is controlled
     Expect("peewee-url-connect", "HT101", DB, "return connect(url)   # a file the URL names",
            tests=[T + "test_peewee_ledger"]),
@@ -29,6 +31,10 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("redis-pool-socket-in-tmp", "tests/test_redis_pool.py", "client = redis.Redis(connection_pool=pool)",
+           "Redis(connection_pool=) connects where the pool does: a socket in tmp_path"),
+    Silent("redis-pool-made-in-tmp", "tests/test_redis_pool.py", "pool = redis.ConnectionPool(connection_class",
+           "path= is the pool's socket, in tmp_path"),
     Silent("boto3-endpoint-in-unknown-options", DB, 'return boto3.resource("dynamodb", **options)',
            "endpoint_url may be among the options: the target is not known (row U)"),
     Silent("memory-literal", DB, 'sqlite3.connect(":memory:")', "in-memory database (V1)"),
