@@ -25,6 +25,8 @@ RC = "src/shop/receipt.py"
 
 
 EXPECTED = [
+    # patch("pkg.sub") replaces the package's attribute; `from pkg import sub` keeps the module
+    Expect("submodule-binding", "HT205", "tests/test_hooks.py", 'with patch("shop.sorter", MagicMock()):'),
     Expect("mock-patch-string-decorator", "HT205", TF, '@mock.patch("shop.rates.fetch", return_value={"USD": 1.25})',
            tests=[T + "test_quote_and_invoice_patching_the_source"]),
     Expect("monkeypatch-setattr", "HT205", TF, 'monkeypatch.setattr(rates, "fetch", lambda: {"GBP": 0.8})',
@@ -48,6 +50,10 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("submodule-binding-patched", "tests/test_hooks.py", 'with patch("shop.hooks.sorter", MagicMock()):',
+           "the binding hooks looks up is the one patched"),
+    Silent("submodule-write-not-reported-again", "src/shop/sorter.py", 'tmp.write_text("")',
+           "what runs through the missed binding is the HT205's, not an HT102 of its own"),
     Silent("standard-object-only-compared", TF, 'monkeypatch.setattr(sys, "stdout", io.StringIO())   # the printer',
            "console.Printer only compares its stdout binding; print() looks sys.stdout up"),
     Silent("patched-where-looked-up", TF, '@mock.patch("shop.quote.fetch"', "quote looks fetch up as shop.quote.fetch"),

@@ -286,6 +286,11 @@ class Sinks:
             elif a[0] == "ext" and "." in a[1]:
                 owner, attr = a[1].rsplit(".", 1)
                 key = (("ext", owner), attr)
+            elif a[0] == "mod" and "." in a[1]:
+                # a submodule bound by `from pkg import api`: patch("pkg.api") replaces the
+                # package's attribute, not this binding
+                owner, attr = a[1].rsplit(".", 1)
+                key = (("mod", owner), attr)
             if key is None or key == (("mod", mod), name) or key not in self.ctx.patches:
                 continue
             rest = (f"{key[0][1]}.{key[1]}", what or f"{mod}.{name}", "default" if what else "binding")
