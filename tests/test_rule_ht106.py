@@ -6,6 +6,10 @@ G = "src/deploy/git.py"
 T = "tests/test_git.py::"
 
 EXPECTED = [
+    # processes of this interpreter (io-catalogue, subprocess section)
+    Expect("multiprocessing-pool", "HT106", "src/deploy/workers.py", "with multiprocessing.Pool(2) as pool:",
+           tests=["tests/test_workers.py::test_squares_in_processes"]),
+    Expect("process-pool-executor", "HT106", "src/deploy/workers.py", "with ProcessPoolExecutor(max_workers=2) as ex:"),
     # test_branch_with_fake_process reaches the same call with fp active (S5): not listed
     Expect("literal-argv", "HT106", G, 'subprocess.run(["git", "rev-parse"',
            tests=[T + "test_branch_live"], origin="literal"),
@@ -22,6 +26,7 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("thread-pool", "src/deploy/workers.py", "with ThreadPoolExecutor(max_workers=2) as ex:", "threads start no process"),
     Silent("find-library-patched", G, 'return ctypes.util.find_library("git2")', "the test replaces it (S1)"),
     Silent("only-under-fp", G, 'subprocess.run(["git", "tag"', "reached only with the fp fixture (S5)"),
     Silent("test-spawns-on-tmp", "tests/test_git.py", 'subprocess.run(["git", "init"', "T1: the test's own subprocess"),

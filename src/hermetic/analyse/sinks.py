@@ -13,7 +13,7 @@ from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_
 from .shipped import made_in_tree, may_be_missing, shipped_rel
 from .literals import env_name, _canonical, _literal_str, _pick, sendable
 from .origins import FD, origin_bases, _control_reason, _head, _origin_sort, _origin_text
-from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, SinkEvent
+from .state import ANY_VARIABLE, DELETED, SPREAD, Frame, SinkEvent, set_on_some_ways
 from .contents import forget as forget_text, ini_value, kept
 from .stdtypes import std_object
 from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_relative, made as tmp_made, marked_only, maybe as tmp_maybe, \
@@ -283,14 +283,10 @@ class Sinks:
                     continue
                 owner_mod = entry[1]
                 key = (("mod", owner_mod), entry[0]["name"])
-            elif a[0] == "ext" and "." in a[1]:
+            elif a[0] in ("ext", "mod") and "." in a[1]:
+                # (a submodule `from pkg import api` bound: patch("pkg.api") replaces pkg's attribute)
                 owner, attr = a[1].rsplit(".", 1)
-                key = (("ext", owner), attr)
-            elif a[0] == "mod" and "." in a[1]:
-                # a submodule bound by `from pkg import api`: patch("pkg.api") replaces the
-                # package's attribute, not this binding
-                owner, attr = a[1].rsplit(".", 1)
-                key = (("mod", owner), attr)
+                key = ((a[0], owner), attr)
             if key is None or key == (("mod", mod), name) or key not in self.ctx.patches:
                 continue
             rest = (f"{key[0][1]}.{key[1]}", what or f"{mod}.{name}", "default" if what else "binding")
@@ -484,15 +480,13 @@ class Sinks:
             return of(Origin("environment", expr="os.environ", path=frame.path, line=pos[0]))
         if key in self.ctx.env:
             val = self.ctx.env[key]
-            if val is not DELETED and any(o.kind == "environment" and o.value == "unset-way" and o.expr == key
-                                          for o in val.origins()):
+            if val is not DELETED and (rest := set_on_some_ways(val, key)) is not None:
                 # set on some of the ways here only: on the others the machine's own value
                 origin = Origin("environment", expr=key, path=frame.path, line=pos[0], value="some-ways")
-                ev = SinkEvent("env", frame.path, pos, call, UNCONTROLLED, origin, (), self.import_time,
-                               self._import_module_name(), key, False)
-                self._record(ev)
+                self._record(ev := SinkEvent("env", frame.path, pos, call, UNCONTROLLED, origin, (), self.import_time,
+                                             self._import_module_name(), key, False))
                 ev.undecided = True
-                return V(frozenset(a for a in val.atoms if not (isinstance(a, Origin) and a.value == "unset-way"))) | of(origin)
+                return rest | of(origin)
             ev = SinkEvent("env", frame.path, pos, call, CONTROLLED, None, (), self.import_time,
                            self._import_module_name(), key, False)
             ev.reason = f"{key} set by the test or session configuration (S2)"

@@ -78,6 +78,13 @@ def unset_way(name: str) -> "Origin":
     """The origin a variable the test set on some ways only has on the others: the machine's
     own value (``Ctx.env``; a read of it is uncontrolled there)."""
     return Origin("environment", expr=name, value="unset-way")
+
+
+def set_on_some_ways(val: V, name: str) -> Optional[V]:
+    """``val`` (``Ctx.env[name]``) less its ``unset_way`` mark, when it has one; else None."""
+    if not any(isinstance(a, Origin) and a.value == "unset-way" and a.expr == name for a in val.atoms):
+        return None
+    return V(frozenset(a for a in val.atoms if not (isinstance(a, Origin) and a.value == "unset-way")), val.is_path)
 SYS_MODULES = ("ext", "sys.modules")   # patches of its entries: (SYS_MODULES, module name) -> value
 
 

@@ -315,6 +315,10 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
             if o is not None and o.value == "some-ways" else \
             f"the environment variable {ev.target}, which the test does not set"
         msg = f"{subject} reads {what_read}: {consequence(cat, ev.write, o)}"
+    elif cat == "subprocess" and o is not None and o.kind == "library-default":
+        # multiprocessing / a process pool / os.fork: this interpreter again, in a child process
+        msg = f"{subject} starts a child process ({ev.call}, {ev.path}:{line}) running this Python" + \
+            (f" {where}" if where else "") + ": what it does escapes the test's patches and fixtures"
     else:
         verb = {"connection": f"opens a {ev.call} connection to", "file": f"{_file_verb(ev)} "
                 f"({ev.call})", "network": f"sends a request ({ev.call}) to", "subprocess": f"runs ({ev.call})"}[cat]
