@@ -28,6 +28,10 @@ TY = "src/tool/typercli.py"
 TT = "tests/test_typercli.py::"
 
 EXPECTED = [
+    # an option declared twice (shared with envvar=, and again on the command without): no crash
+    # (rq's trial: an internal error on every worker-pool test), the shared envvar read reported
+    Expect("shared-option-envvar", "HT103", "src/tool/sharedcli.py", 'click.option("--url", envvar="TOOL_URL"),',
+           tests=["tests/test_sharedcli.py::test_pool_without_options"]),
     # a project subclass of click's CliRunner invokes as click's does (black's trial)
     Expect("runner-subclass", "HT102", "src/tool/subcli.py", 'with open(f"stamp-{name}.txt", "w") as fh:',
            tests=["tests/test_subcli.py::test_stamp_through_the_suite_runner"]),
@@ -155,3 +159,10 @@ def test_an_unknown_option_leaves_the_way_undecided(findings):
     (hit,) = helpers.at(findings, C, helpers.line_of(FIX, C, 'shutil.rmtree("/srv/tool/cache")'), "HT102")
     assert hit.tests == _ids("test_purge_with_an_option_the_model_does_not_know")
     assert hit.confidence == "medium"
+
+
+def test_an_option_declared_twice_is_no_internal_error(tmp_path):
+    from helpers import copy_fixture
+    from hermetic.api import run_check
+    report, _ = run_check(["tests/test_sharedcli.py"], copy_fixture(FIX, tmp_path))
+    assert report.errors == []

@@ -460,7 +460,10 @@ def _call(I, cmd: Command, given: Dict[str, V], frame: Frame, pos) -> None:
     command's callback."""
     for p in cmd.params:   # in click's order: each one's value, then its callback
         if given.get(p.name) is _FROM_ENV:
-            given[p.name] = _from_env(I, cmd, p, frame, pos)
+            # (a parameter of the same name declared twice, one with envvar= and one without:
+            # rq's shared options; the one without reads nothing)
+            given[p.name] = _from_env(I, cmd, p, frame, pos) if p.site else \
+                UNKNOWN_V if p.default is None else p.default
             if given[p.name] is _STOP:
                 return   # a required parameter no variable gives: click's usage error
         if p.name in given and given[p.name] is p.default and _callable(p.default):
