@@ -253,3 +253,20 @@ def test_a_call_of_one_of_several_callables_is_medium(findings):
 
     (either,) = helpers.at(findings, U, helpers.line_of(FIX, U, "return time.time() - 3.0"), "HT104")
     assert either.confidence == "medium"
+
+
+def test_dict_alternatives_after_many_branches_are_merged_into_one():
+    # a dict filled by a run of undecided ifs doubled with each (rq's Job.to_dict: 2048 after 11)
+    from hermetic.analyse.values import WHOLE, lit, of
+    from hermetic.analyse.ways import union_locals, widened
+
+    def d(*keys):
+        return of(("dict", tuple((k, lit(k.upper(), "m.py", 1, False)) for k in keys), WHOLE))
+
+    ways = [{"obj": d("a", *(f"k{i}" for i in range(n)))} for n in range(20)]
+    merged = union_locals(ways)["obj"]
+    [one] = merged.atoms
+    assert one[0] == "dict" and {k for k, _v in one[1]} == {"a"} | {f"k{i}" for i in range(19)}
+    assert WHOLE not in one[2:]   # the keys differ between the alternatives
+    few = union_locals(ways[:3])["obj"]
+    assert len(few.atoms) == 3 and widened(few) == few   # a few alternatives stay apart

@@ -26,6 +26,8 @@ EXPECTED = [
 ]
 
 SILENT = [
+    Silent("process-in-the-test", "tests/test_workers.py", "p = multiprocessing.Process(target=workers.square",
+           "a process the test starts itself (T1)"),
     Silent("thread-pool", "src/deploy/workers.py", "with ThreadPoolExecutor(max_workers=2) as ex:", "threads start no process"),
     Silent("find-library-patched", G, 'return ctypes.util.find_library("git2")', "the test replaces it (S1)"),
     Silent("only-under-fp", G, 'subprocess.run(["git", "tag"', "reached only with the fp fixture (S5)"),

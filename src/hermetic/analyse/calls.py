@@ -334,6 +334,8 @@ class Calls:
         spec = self.p.catalogue.lookup(d)
         if spec is not None and not (d in _TEMP_FUNCS and in_temp_folder(_pick(spec.target, args, kwargs))):
             made = self.sink_call(spec, d, args, kwargs, frame, pos)
+            if d in self.p.catalogue.handed:   # a process's target= runs too (in the child)
+                self.call_handed(self.p.catalogue.handed[d], args, kwargs, frame, pos)
             if d not in _TEMP_FUNCS:   # a temporary made in the folder dir= names: a write there
                 return made
         invoke = self.p.catalogue.invokes.get(d)

@@ -46,4 +46,6 @@ def _entry_set(d: tuple, ks, several, val: V) -> tuple:
         return ("dict", tuple(d[1]) + ((ks, val),)) + d[2:]
     if several and set(several) <= keys:
         return ("dict", tuple((k, v | val if k in several else v) for k, v in d[1])) + d[2:]
+    if None in keys:   # one entry for every key not known (a loop writing many: rq's 700 entries)
+        return ("dict", tuple((k, v | val if k is None else v) for k, v in d[1]))
     return ("dict", tuple(d[1]) + ((None, val),))

@@ -388,8 +388,8 @@ class Sinks:
         if target is None and spec.default == "home":   # a file the library keeps in the home folder
             target = of(Origin("home", expr=f"{spec.name}()", path=frame.path, line=frame.line))
         if target is None:
-            if spec.default == "memory":
-                return CONTROLLED, None, ""
+            if spec.default == "memory" or (cat == "subprocess" and frame.in_test):
+                return CONTROLLED, None, ""   # (a process test code starts itself: T1, as its literals)
             if spec.default == "library-default" or cat in ("connection", "network"):
                 return UNCONTROLLED, Origin("library-default", expr=f"{spec.name}()", path=frame.path,
                                             line=frame.line), ""

@@ -216,6 +216,12 @@ def _blank(a):
     return a
 
 
+# the keys of tuple atoms (a dict known by its entries holds many): a tuple cannot carry its own,
+# and a dict filled in a loop is sorted again with every entry added (rq's workers: 14 s a test)
+_TUPLE_KEYS: Dict[tuple, tuple] = {}
+_TUPLE_KEYS_LIMIT = 100_000
+
+
 def stable_key(x) -> tuple:
     """A sort key for atoms and what they hold, the same in every process: no hash, no id.
 
@@ -232,7 +238,12 @@ def stable_key(x) -> tuple:
             k = x._skey = (5, x.is_path, tuple(stable_key(a) for a in x.ordered()))
         return k
     if isinstance(x, tuple):
-        return (4, tuple(stable_key(i) for i in x))
+        k = _TUPLE_KEYS.get(x)
+        if k is None:
+            if len(_TUPLE_KEYS) > _TUPLE_KEYS_LIMIT:
+                _TUPLE_KEYS.clear()   # bounded: recomputed rather than grown
+            k = _TUPLE_KEYS[x] = (4, tuple(stable_key(i) for i in x))
+        return k
     if isinstance(x, Origin):
         k = x.__dict__.get("_skey")
         if k is None:

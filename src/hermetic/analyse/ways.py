@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from .decide import atom_values
 from .limits import MAX_COUNTS
-from .values import Origin, V, union
+from .values import WHOLE, Origin, V, union
 
 
 def _count(v: Optional[V]) -> bool:
@@ -174,4 +174,30 @@ def union_locals(ways: List[Dict[str, V]]) -> Dict[str, V]:
     for d in ways:
         for k, v in d.items():
             merged[k] = merged[k] | v if k in merged else v
+    for k, v in merged.items():
+        if len(v.atoms) > _MAX_DICTS:
+            merged[k] = widened(v)
     return merged
+
+
+# alternatives of a dict a variable may hold after branches, before they are merged into one: a
+# dict filled by a run of undecided `if`s doubles with each (rq's Job.to_dict: 2048 after 11)
+_MAX_DICTS = 16
+
+
+def widened(v: V) -> V:
+    """``v`` with its dict alternatives, when more than ``_MAX_DICTS``, merged into one dict:
+    each key maps to what any alternative maps it to, and the dict is known whole only where
+    every alternative was, with the same keys."""
+    dicts = [a for a in v.ordered() if isinstance(a, tuple) and a and a[0] == "dict"]
+    if len(dicts) <= _MAX_DICTS:
+        return v
+    entries: Dict[object, V] = {}
+    keysets = set()
+    for a in dicts:
+        keysets.add(frozenset(k for k, _x in a[1]))
+        for k, x in a[1]:
+            entries[k] = entries[k] | x if k in entries else x
+    whole = (WHOLE,) if len(keysets) == 1 and all(WHOLE in a[2:] for a in dicts) else ()
+    others = [a for a in v.atoms if not (isinstance(a, tuple) and a and a[0] == "dict")]
+    return V(frozenset(others + [("dict", tuple(entries.items())) + whole]), v.is_path)
