@@ -87,7 +87,7 @@ class Conditions:
                 if not v.atoms or any(not isinstance(a, Origin) for a in v.atoms):
                     return False   # an object, a container, a function: not a scalar
                 known = values(v)
-                if known is None or not all(v is None or isinstance(v, (bool, int, float, str, bytes)) for v in known):
+                if known is None or not all(x is None or isinstance(x, (bool, int, float, str, bytes)) for x in known):
                     return False
             elif t == "cmp":
                 todo.extend(x[CMP_OPERANDS])

@@ -240,6 +240,15 @@ class Expressions:
             return V(frozenset(seq_atom(e[1], sh, nonempty, exact) for sh in shapes))
         if k == "dict":
             items = []
+            seen = set()   # the string keys so far: a key written again replaces its entry
+
+            def put(key, val) -> None:
+                nonlocal items
+                if key is not None and key in seen:
+                    items = [(k2, v2) for k2, v2 in items if k2 != key]
+                seen.add(key)
+                items.append((key, val))
+
             for kexpr, vexpr in e[1]:
                 if kexpr is None:   # {**d}: a dict known by its entries adds them, later keys win
                     spread = self.eval(vexpr, frame)
@@ -248,14 +257,11 @@ class Expressions:
                         if WHOLE not in known[2:]:
                             items.append((None, UNKNOWN_V))   # it may hold other keys (not these)
                         for sk, sv in known[1]:
-                            items = [(k2, v2) for k2, v2 in items if k2 is None or k2 != sk] + [(sk, sv)]
+                            put(sk, sv)
                         continue
                     items.append((None, spread))
                     continue
-                key = self.eval(kexpr, frame)
-                items = [(k2, v2) for k2, v2 in items if k2 is None or k2 != _literal_str(key)] \
-                    if _literal_str(key) is not None else items
-                items.append((_literal_str(key), self.eval(vexpr, frame)))
+                put(_literal_str(self.eval(kexpr, frame)), self.eval(vexpr, frame))
             # a display of string keys is known whole as made (``contents.WHOLE``), as a list display is counted
             whole = (WHOLE,) if all(k is not None for k, _ in items) else ()
             return of(("dict", tuple(items)) + whole)
