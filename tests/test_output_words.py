@@ -44,3 +44,14 @@ def test_plurals(clock_project, tmp_path):
     base.write_text(json.dumps(data), encoding="utf-8")
     res = CliRunner().invoke(cli, ["check", "--no-cache", "--baseline", str(base)])
     assert "1 baseline entry no longer matches" in res.stderr
+
+
+def test_a_host_name_is_a_server_and_a_bare_sqlite_path_a_file():
+    # rq's trial: Redis(host="foo") was "a real database file in the folder the tests are run from"
+    from hermetic.analyse.values import Origin
+    from hermetic.report.consequence import consequence
+    host = Origin("literal", expr="'cache.internal'", value="cache.internal")
+    assert consequence("connection", True, host, "redis.Redis") == "can read and change the server at 'cache.internal'"
+    path = Origin("literal", expr="'app.db'", value="app.db")
+    assert consequence("connection", True, path, "sqlite3.connect") == \
+        "can read and change a real database file in the folder the tests are run from"

@@ -52,9 +52,14 @@ def _place(o: Optional[Origin]) -> str:
     return "a place the test does not choose"
 
 
-def consequence(category: str, write: bool, o: Optional[Origin]) -> str:
+# connection calls whose bare (non-URL) target is a file: the others take a host name
+_FILE_DATABASES = ("sqlite", "duckdb", "dbm.", "shelve.", "lmdb", "SqliteDatabase")
+
+
+def consequence(category: str, write: bool, o: Optional[Origin], call: str = "") -> str:
     """One clause: what the operation can do to the machine or a service, or what its result
-    depends on (contract section 4's severity, said for a reader)."""
+    depends on (contract section 4's severity, said for a reader). ``call``: the sink's name,
+    which tells a database file from a server's host name."""
     if category == "file":
         return f"can change files in {_place(o)}" if write else \
             f"the result depends on files in {_place(o)}"
@@ -64,6 +69,9 @@ def consequence(category: str, write: bool, o: Optional[Origin]) -> str:
             return f"can read and change the database {leaf.expr} names, your real one when it is set"
         if leaf is not None and leaf.kind == "library-default":
             return "can read and change the server the library defaults to (a real one on a developer's machine)"
+        if leaf is not None and leaf.kind == "literal" and not _is_url(leaf) and call and \
+                not any(m in call for m in _FILE_DATABASES):
+            return f"can read and change the server at {str(leaf.value or '')!r}"   # redis.Redis(host="foo")
         if leaf is not None and leaf.kind in ("home", "cwd", "project-file", "literal") and not _is_url(leaf):
             return f"can read and change a real database file in {_place(o)}"
         return "can read and change a real database or service"

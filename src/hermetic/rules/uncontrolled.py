@@ -325,7 +325,7 @@ def _make_finding(code: str, ev: I.SinkEvent, tests: List[str], runner: Runner,
         msg = f"{subject} {verb} {describe_origin(o, 'path' if cat == 'file' else 'target')}"
         if where:
             msg += f" {where}"
-        msg += f": {consequence(cat, ev.may_write, o)}"
+        msg += f": {consequence(cat, ev.may_write, o, ev.call)}"
     if tests:
         msg += f"; not controlled by {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
     msg += _others(ev, what)
