@@ -14,10 +14,10 @@ from typing import Dict, List, Optional, Set, Tuple
 from . import interp as I
 from ..summarise.bodies import transient_bodies
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_FUNC, EXPR_VALUE, \
-    GLOBAL_NAMES, IF_BODY, IF_TEST, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_VALUE, TAG, \
+    IF_BODY, IF_TEST, NAME_ID, PARAM_DEFAULT, PARAM_NAME, SUB_VALUE, TAG, \
     TRY_FINALLY, dotted_name, flat
 from ..summarise.unparse import calls_in, module_imports
-from .processfx import CONTAINER_METHODS, locals_of, loggers_bound, process_effects, spelt
+from .processfx import CONTAINER_METHODS, declared_globals, locals_of, loggers_bound, process_effects, spelt
 from .values import V
 
 # the methods that take entries out: of a container its module defines (and leaves) empty, what
@@ -107,13 +107,10 @@ def _direct_effects(f: dict, mod: str, containers: Set[str], empty: Set[str] = f
     what a call put in, and that call is where the change is reported: a pool's finalizer popping
     the record its checkout added; emptied, it is as imported), but a cleanup where it runs in a
     ``finally`` or a teardown."""
-    declared = set()
+    declared = declared_globals(f)
     keys: Set[tuple] = set()
     added: Set[str] = set()   # containers f changes other than by taking one entry out
     bound = _bound_container_methods(f, containers)
-    for st in flat(f["body"]):
-        if st[TAG] == "global":
-            declared |= set(st[GLOBAL_NAMES])
     for st in flat(f["body"]):
         if st[TAG] == "assign":
             for t in st[ASSIGN_TARGETS]:

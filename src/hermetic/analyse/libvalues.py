@@ -10,8 +10,10 @@ from typing import Dict, List, Optional
 from .contents import WHOLE, parsed as parsed_text
 from .controls import mock_items
 from .literals import _literal_str
-from .origins import (FD, FD_CALLS, _CONTAINER_CTORS, _DICT_CTORS, _HEAD_FUNCS, _head, joined_path, _up, _whole_join, copied,
+from .decide import values
+from .origins import (FD, FD_CALLS, _CONTAINER_CTORS, _DICT_CTORS, _HEAD_FUNCS, _head, _is_absolute, joined_path, _up, _whole_join, copied,
                       from_cwd, split_path, typed_head)
+from .rooted import rooted_tails
 from .state import SPREAD, Frame
 from .tmptree import joined as tmp_joined, same as tmp_same
 from .values import EMPTY, UNKNOWN_V, V, is_counted, lit, of
@@ -73,17 +75,13 @@ _ITERATING = frozenset({"builtins.list", "builtins.tuple", "builtins.set", "buil
 
 
 def is_absolute(v: V) -> Optional[bool]:
-    """``os.path.isabs`` of ``v``: from every text it can be, from a known start (a path under
-    the root, ``tmp_path``), else None."""
-    from .decide import values
-    from .rooted import rooted_tails
-    texts = values(v)
-    if texts is not None and texts and all(isinstance(t, str) for t in texts):
-        answers = {t.startswith("/") for t in texts}
-        return answers.pop() if len(answers) == 1 else None
-    if rooted_tails(v) is not None:
+    """``os.path.isabs`` of ``v``: True for a known absolute path (``origins._is_absolute``, or a
+    text starting at the root: ``tmp_path``), False when every text it can be is relative, else
+    None."""
+    if _is_absolute(v) or rooted_tails(v) is not None:
         return True
-    return None
+    texts = values(v)
+    return False if texts and all(isinstance(t, str) and not t.startswith("/") for t in texts) else None
 
 
 def _from_pairs(v: V) -> Optional[V]:

@@ -19,14 +19,16 @@ CONTAINER_METHODS = {"append", "extend", "update", "add", "pop", "clear", "setde
                      "discard", "popitem", "__setitem__", "__delitem__"}
 
 
-def finally_writes(body, aliases: Dict[str, str]) -> Set[tuple]:
-    """The process state the ``finally`` blocks of ``body`` write back (``_process_writes``)."""
+def finally_writes(body, aliases: Dict[str, str], names: Optional[Dict[str, str]] = None) -> Set[tuple]:
+    """The process state the ``finally`` blocks of ``body`` write back (``_process_writes``);
+    ``names``: its locals bound to a literal (``literal_locals``), read from ``body`` when not given."""
     cat = process_state()
+    names = literal_locals(body) if names is None else names
     out: Set[tuple] = set()
     for st in flat(body):
         if st[TAG] == "try":
             for inner in flat(st[TRY_FINALLY]):
-                out |= _process_writes(inner, cat, restoring=True, aliases=aliases)
+                out |= _process_writes(inner, cat, restoring=True, aliases=aliases, names=names)
     return out
 
 
@@ -44,7 +46,7 @@ def process_lines(f: dict, aliases: Dict[str, str], module_loggers: Set[str]) ->
     interpreter records that a test's run executed them (``Interp.fx_hits``). ``aliases`` and
     ``module_loggers``: its module's (``module_inputs``)."""
     loggers = module_loggers | loggers_bound(f["body"], aliases)
-    own, declared, names = locals_of(f), declared_globals(f), literal_names(f["body"])
+    own, declared, names = locals_of(f), declared_globals(f), literal_locals(f["body"])
     defaults = {p[PARAM_NAME]: p[PARAM_DEFAULT] for p in f["params"] if len(p) > PARAM_DEFAULT and p[PARAM_DEFAULT]}
     out: Dict[int, tuple] = {}
     for st in flat(f["body"]):
@@ -126,6 +128,7 @@ def process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset
     ``signal.signal(S, old)``, Django's ``ensure_echo_on``; ``old = os.getcwd()`` ... ``os.chdir(old)``:
     the catalogue's ``getters``)."""
     cat = process_state()
+    names = literal_locals(body) if names is None else names
     out: Set[tuple] = set()
     saved: Dict[str, str] = {}   # name -> the state whose old value the setter (or a getter) gave it
     for st in flat(body):
@@ -143,16 +146,18 @@ def process_effects(body, aliases: Dict[str, str], loggers: Set[str] = frozenset
                 any(a[TAG] == "name" and saved.get(a[NAME_ID]) == state for a in st[EXPR_VALUE][CALL_ARGS]):
             back.add((state,))   # the old value written back
             continue
-        out |= _process_writes(st, cat, aliases=aliases, names=names if names is not None else literal_names(body))
+        out |= _process_writes(st, cat, aliases=aliases, names=names)
         out |= _logger_writes(st, cat, aliases, loggers)
         if any(spelt(dotted_name(c[CALL_FUNC]), aliases) in cat.env_writers for c in calls_in(st)):
             out.add(("env", "*"))   # load_dotenv(): the variables of a file
-    return out - back - finally_writes(body, aliases)
+    return out - back - finally_writes(body, aliases, names)
 
 
 # what adds to sys.path, and what else a ``finally`` may do to put it back (celery's cwd_in_path())
 _SYSPATH_ADDS = ("insert", "append", "extend")
 _SYSPATH_PUTS_BACK = _SYSPATH_ADDS + ("remove", "pop")
+# the environment writes whose first argument names the one variable they set or remove
+_ENV_ONE_NAMED = ("os.environ.setdefault", "os.environ.__setitem__", "os.environ.pop", "os.putenv", "os.unsetenv")
 
 
 def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str, str]] = None,
@@ -177,10 +182,9 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
         elif name.startswith("sys.path.") and name[len("sys.path."):] in (
                 _SYSPATH_PUTS_BACK if restoring else _SYSPATH_ADDS):
             out.add(("syspath",))
-        elif name.startswith("os.environ.") and name.rsplit(".", 1)[1] in ("setdefault", "__setitem__"):
-            args = call[CALL_ARGS]
-            if args:
-                out.add(_env_key(args[0], names))
+        elif name in _ENV_ONE_NAMED:   # the variable its first argument names
+            if call[CALL_ARGS]:
+                out.add(_env_key(call[CALL_ARGS][0], names))
         elif name == "os.environ.update":
             args = call[CALL_ARGS]
             if len(args) == 1 and args[0][TAG] == "dict" and not call[CALL_KWARGS] and \
@@ -190,10 +194,6 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
                 out |= {("env", kw[KWARG_NAME]) for kw in call[CALL_KWARGS] if kw[KWARG_NAME]} or {("env", "*")}
                 if args:
                     out.add(("env", "*"))
-        elif name in ("os.putenv", "os.unsetenv", "os.environ.pop"):
-            args = call[CALL_ARGS]
-            if args:
-                out.add(_env_key(args[0], names))
         elif name in ("os.environ.clear", "os.environ.popitem"):
             out.add(("env", "*"))
     elif st[TAG] == "del":
@@ -205,7 +205,7 @@ def _process_writes(st, cat, restoring: bool = False, aliases: Optional[Dict[str
 
 def _env_key(idx, names: Optional[Dict[str, str]] = None) -> tuple:
     """``("env", NAME)`` for a variable a string literal names (or a local bound once to one:
-    ``names``, ``literal_names``), ``("env", "*")`` for one the code computes (``os.environ[key]
+    ``names``, ``literal_locals``), ``("env", "*")`` for one the code computes (``os.environ[key]
     = value`` over a file's entries): a change all the same."""
     if idx[TAG] == "lit" and isinstance(idx[LIT_VALUE], str):
         return ("env", idx[LIT_VALUE])
@@ -214,9 +214,9 @@ def _env_key(idx, names: Optional[Dict[str, str]] = None) -> tuple:
     return ("env", "*")
 
 
-def literal_names(body) -> Dict[str, str]:
-    """The names ``body`` binds exactly once, to a string literal (``var_name = "X"``), and
-    never otherwise."""
+def literal_locals(body) -> Dict[str, str]:
+    """The names ``body`` binds exactly once, by a plain assignment of a string literal
+    (``var_name = "X"``), and never otherwise (``+=``, a loop's target)."""
     once: Dict[str, Optional[str]] = {}
     for st in flat(body):
         targets = st[ASSIGN_TARGETS] if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else \

@@ -13,6 +13,7 @@ from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE,
                             YIELD_VALUE, dotted_name)
 from ..summarise.unparse import calls_in, module_imports
 from .effects import is_container, locals_of
+from .processfx import literal_locals  # noqa: F401  (pollution reads it from here)
 from .literals import ext_names
 from .values import V
 
@@ -95,23 +96,6 @@ class Walk:
     fixture: Optional[Callable[[str], Optional[str]]] = None
     # the dotted names the function replaces for its run (``deepeffects.patched_names``)
     patched: FrozenSet[str] = frozenset()
-
-
-def literal_locals(stmts) -> Dict[str, str]:
-    """The names ``stmts`` bind exactly once, by a plain assignment of a string literal."""
-    found: Dict[str, str] = {}
-    count: Dict[str, int] = {}
-    for st in flat(stmts):
-        if st[TAG] != "assign":
-            continue
-        for t in st[ASSIGN_TARGETS]:
-            if t[TAG] == "name":
-                n = t[NAME_ID]
-                count[n] = count.get(n, 0) + 1
-                v = st[ASSIGN_VALUE]
-                if len(st[ASSIGN_TARGETS]) == 1 and v[TAG] == "lit" and isinstance(v[LIT_VALUE], str):
-                    found[n] = v[LIT_VALUE]
-    return {n: v for n, v in found.items() if count.get(n) == 1}
 
 
 def key_of(w: "Walk", expr) -> object:
