@@ -208,6 +208,12 @@ REACHED = [
     # a comprehension whose filter may keep nothing may be empty (it was taken as holding an item)
     ("comprehension-maybe-empty", "HT103", B, 'return os.environ.get("DECIDED_FALLBACK_DIR")', "test_no_folder_found"),
     ("comprehension-filter-read", "HT102", B, "found = [p for p in paths if os.path.isdir(p)]", "test_no_folder_found"),
+    # a module constant built from __file__ is no None: the fallback to the working directory is
+    # ruled out (test_listing_of_shipped_data; invoke's FilesystemLoader(start=support))
+    ("constant-is-not-none", "HT102", B, "return os.listdir(start)", "test_listing_from_the_working_directory"),
+    # the parts a known string's split() gives are all there is: `"--daemon" in argv.split()` is
+    # decided (test_no_daemon_flag; invoke's `--debug` in a completion's argv)
+    ("flag-in-split-parts", "HT103", B, 'return os.environ.get("DECIDED_DAEMON_SOCKET")', "test_daemon_in_the_command_line"),
 ]
 EXPECTED = [Expect(kind, code, path, snippet, tests=[R + t for t in test.split()])
             for kind, code, path, snippet, test in REACHED]

@@ -17,6 +17,9 @@ from .state import DELETED, Frame
 from .tmptree import part_of, under_tmp
 from .values import EMPTY, Origin, V, is_counted, lit
 
+# str methods whose result is a new list or tuple of the string's parts
+_SPLITS = ("split", "rsplit", "splitlines", "partition", "rpartition")
+
 
 class Conditions:
     """The mixin deciding conditions and comparisons."""
@@ -166,6 +169,9 @@ class Conditions:
                 isinstance(a, tuple) and a[0] == "ext" for a in self.eval(expr[1], frame).atoms) and \
                 all(is_counted(a) for a in v.atoms):
             return True   # a list a library call just made (`name in os.listdir(folder)`)
+        if expr[0] == "call" and expr[1][0] == "attr" and expr[1][2] in _SPLITS and v.atoms and \
+                all(is_counted(a) for a in v.atoms):
+            return True   # the parts a known string's split just gave (`"--debug" in argv.split()`)
         if expr[0] in ("name", "attr") and v.atoms and all(isinstance(a, tuple) and a[0] in ("seq", "dict")
                                                            for a in v.atoms):
             name = expr[1] if expr[0] == "name" else expr[2]

@@ -261,9 +261,12 @@ def is_none(v: V) -> Optional[bool]:
         if isinstance(a, Origin):
             if a.kind == "literal":
                 states.add(a.expr == "None" and not a.partial)   # a built value is not None
-            elif a.kind == "module-constant" and a.inner and all(i.kind == "literal" for i in a.inner):
-                for i in a.inner:
-                    states.add(i.expr == "None" and not (a.partial or i.partial))
+            elif a.kind == "module-constant" and a.inner:
+                # a constant is None where what it was bound to is (``HERE = os.path.dirname(__file__)``: not)
+                inner = False if a.partial else is_none(V(frozenset(a.inner)))
+                if inner is None:
+                    return None
+                states.add(inner)
             elif a.kind in ("test-value", "project-file", "home", "cwd", "default-argument", "clock"):
                 states.add(False)
             elif instance_class(a) is not None:   # a library class's instance

@@ -567,8 +567,8 @@ def _str_method_result(base: V, name: str, args, kwargs) -> Optional[V]:
     if isinstance(out, str):
         return _with_text(base, out).with_path(False)
     if isinstance(out, (list, tuple)) and len(out) <= 64:
-        return of(("seq", "list" if isinstance(out, list) else "tuple",
-                   tuple(_with_text(base, part).with_path(False) for part in out)))
+        return of(seq_atom("list" if isinstance(out, list) else "tuple",   # exactly these items
+                           (_with_text(base, part).with_path(False) for part in out), exact=True))
     if isinstance(out, (bool, int)):
         origin = next(iter(base.origins()), None)
         return lit(out, origin.path if origin else None, origin.line if origin else None,
