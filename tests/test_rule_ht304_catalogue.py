@@ -71,11 +71,24 @@ EXPECTED = [
            tests=[TC + "::test_nested_helper_changes"]),
     # a change two project calls below the test's call (watchdog's add_to_sys_path), and a saved
     # handler a helper never writes back (`previous = signal.signal(...)`)
+    # a method of a project instance the test makes, called in its own body (invoke's trial)
+    Expect("method-of-an-instance-made-in-the-test", "HT304", TC, 'cli.Program().run("relay --debug")',
+           tests=[TC + "::test_program_run_in_the_test"]),
+    Expect("method-of-an-instance-in-a-variable", "HT304", TC, 'program.run("relay " + "--debug")',
+           tests=[TC + "::test_program_held_in_a_variable"]),
+    # a helper of the test module: one finding at its project call, for the tests calling it
+    Expect("helper-own-project-call", "HT304", TC, 'return cli.Program().run("relay --debug " + words)',
+           tests=[TC + "::test_debug_through_a_helper"]),
     Expect("sys-path-two-calls-deep", "HT304", TC, 'cli.run_plugins("plugins")'),
     Expect("handler-two-calls-deep", "HT304", TC, "cli.serve()"),
 ]
 
 SILENT = [
+    Silent("helper-branch-its-values-rule-out", TC, 'return cli.Program().run("relay --complete -- " + words)',
+           "no part of the command line split() gives is --debug: basicConfig never runs (invoke's _complete)"),
+    Silent("helper-called-by-a-test", TC, 'assert _debug("x")',
+           "the helper's own call is the finding; not one more at each test calling it"),
+    Silent("helper-ruled-out-called-by-a-test", TC, 'assert _complete("-")', "the branch never runs"),
     Silent("change-on-a-branch-the-run-did-not-take", TC, 'assert cli.console(["--quiet"])',
            "the basicConfig under `if \"--debug\" in argv` never runs for this test's line"),
     Silent("chdir-to-a-fixed-folder-in-teardown", TR, "    os.chdir(tmp_path)   # back to the project root",

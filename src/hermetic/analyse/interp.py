@@ -202,9 +202,13 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
 
     def _fx_hit(self, keys: tuple) -> None:
         """A statement changing the states ``keys`` ran, under the test's statement on the bottom
-        of the stack."""
+        of the stack and under the statement of each test-code frame above it (a helper of the
+        test module, which HT304 reports at its own call)."""
         top = self.stack[0] if self.stack else None
         self.fx_hits.append((keys, top.path if top else "", top.line if top else 0))
+        for fr in self.stack[1:]:
+            if fr.in_test:
+                self.fx_hits.append((keys, fr.path, fr.line))
 
     def in_own_body(self) -> bool:
         """Whether the code running is a test's or fixture's own body, not a function it calls:

@@ -25,9 +25,9 @@ from .deepeffects import patched_names, project_call
 from .effects import CONTAINER_METHODS, is_empty_container   # what project functions change: computed there
 from .mpwrap import forwarded_saves
 from .process_changes import library_attr_assign, note_binding, process_assign, process_call, protected_by_patch
-from .statescan import Mutation, Scan, cached_io, covering, fixture_method, reset_names, states_shown  # noqa: F401  (the rules read them from here)
+from .statescan import Mutation, Scan, cached_io, covering, fixture_method, instance_method, reset_names, states_shown  # noqa: F401  (the rules read them from here)
 from .statescan import Walk as _Walk, add as _add, bind_import as _bind_import, ext_names as _ext, \
-    function_frame as _function_frame, key_of as _key_of, literal_locals, monkeypatch_saves as _mp_saves, \
+    function_frame as _function_frame, key_of as _key_of, call_locals, literal_locals, monkeypatch_saves as _mp_saves, \
     project_global as _project_global, resolve as _resolve, restored as _restored, scan_frame as _frame, \
     put_back as _put_back, delete as _delete
 
@@ -50,7 +50,7 @@ def scan_function(ip: I.Interp, f: dict, mod: str, is_fixture: bool, teardown_re
             sc.protected |= _protected_by(ip, dexpr, frame)
         wrapped |= _decorator_restores(ip, dexpr, frame)
     _walk(_Walk(ip, frame, sc, effects, literals=literal_locals(f["body"]), fixture=fixture,
-                patched=patched_names(ip, f, frame)), f["body"], in_restore=False)
+                patched=patched_names(ip, f, frame), made=call_locals(f["body"])), f["body"], in_restore=False)
     restores = sc.restores | teardown_restores | wrapped
     out = []
     seen_keys: Set[tuple] = set()
@@ -400,6 +400,7 @@ def _call(w: _Walk, e, restoring: bool, as_context: bool = False) -> None:
     fn = e[CALL_FUNC]
     callee = _resolve(ip, fn, frame)
     callee = callee if callee.atoms else fixture_method(w, fn)   # env.read_env(), env a fixture's Env()
+    callee = callee if callee.atoms else instance_method(w, fn)   # Program().run(argv), p.run() after p = Program()
     names = _ext(callee)
     args = e[CALL_ARGS]
     # patcher.start() / patch(...).start() / patcher.stop()

@@ -5,7 +5,7 @@ function's effects on it; the interpreter records which of these statements a te
 (``process_lines``)."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Set, Tuple
+from typing import Any, Dict, Optional, Set, Tuple
 
 from ..catalogue.process_state import process_state
 from ..summarise.ir import ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, CALL_KWARGS, EXPR_VALUE, \
@@ -214,20 +214,29 @@ def _env_key(idx, names: Optional[Dict[str, str]] = None) -> tuple:
     return ("env", "*")
 
 
-def literal_locals(body) -> Dict[str, str]:
-    """The names ``body`` binds exactly once, by a plain assignment of a string literal
-    (``var_name = "X"``), and never otherwise (``+=``, a loop's target)."""
-    once: Dict[str, Optional[str]] = {}
+def _bound_once(body) -> Dict[str, Any]:
+    """The names ``body`` binds exactly once, by a plain assignment to that name alone, and never
+    otherwise (``+=``, a loop's target): name -> the assigned expression."""
+    once: Dict[str, Any] = {}
     for st in flat(body):
         targets = st[ASSIGN_TARGETS] if st[TAG] == "assign" else [st[1]] if st[TAG] == "augassign" else \
             [st[FOR_TARGET]] if st[TAG] == "for" else []
         for t in targets:
             if t[TAG] == "name":
                 value = st[ASSIGN_VALUE] if st[TAG] == "assign" and len(st[ASSIGN_TARGETS]) == 1 else None
-                text = value[LIT_VALUE] if value is not None and value[TAG] == "lit" and \
-                    isinstance(value[LIT_VALUE], str) else None
-                once[t[NAME_ID]] = text if t[NAME_ID] not in once else None
+                once[t[NAME_ID]] = value if t[NAME_ID] not in once else None
     return {n: v for n, v in once.items() if v is not None}
+
+
+def literal_locals(body) -> Dict[str, str]:
+    """The names ``body`` binds exactly once (``_bound_once``), to a string literal (``var_name = "X"``)."""
+    return {n: v[LIT_VALUE] for n, v in _bound_once(body).items() if v[TAG] == "lit" and isinstance(v[LIT_VALUE], str)}
+
+
+def call_locals(body) -> Dict[str, Any]:
+    """The names ``body`` binds exactly once (``_bound_once``), to a call's result (``p = Program()``):
+    name -> the call expression."""
+    return {n: v for n, v in _bound_once(body).items() if v[TAG] == "call"}
 
 
 def loggers_bound(body, aliases: Dict[str, str]) -> Set[str]:

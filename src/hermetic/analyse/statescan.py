@@ -5,7 +5,7 @@ module's imports without running calls (``resolve``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from . import interp as I
 from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, FROM_MODULE,
@@ -13,7 +13,7 @@ from ..summarise.ir import (ASSIGN_TARGETS, ASSIGN_VALUE, ATTR_ATTR, ATTR_VALUE,
                             YIELD_VALUE, dotted_name)
 from ..summarise.unparse import calls_in, module_imports
 from .effects import is_container, locals_of
-from .processfx import literal_locals  # noqa: F401  (pollution reads it from here)
+from .processfx import call_locals, literal_locals  # noqa: F401  (pollution reads them from here)
 from .literals import ext_names
 from .values import V
 
@@ -96,6 +96,8 @@ class Walk:
     fixture: Optional[Callable[[str], Optional[str]]] = None
     # the dotted names the function replaces for its run (``deepeffects.patched_names``)
     patched: FrozenSet[str] = frozenset()
+    # the function's variables bound once, to a call's result (``p = Program()``: ``call_locals``)
+    made: Dict[str, Any] = field(default_factory=dict)
 
 
 def key_of(w: "Walk", expr) -> object:
@@ -358,6 +360,25 @@ def fixture_method(w: "Walk", fn) -> V:
             m = w.ip.find_method(a[1], fn[ATTR_ATTR]) if a[0] == "cls" and a[1] in w.ip.p.classes else None
             if m is not None:
                 out = out | I.of(("func", m[1], None))
+    return out
+
+
+def instance_method(w: "Walk", fn) -> V:
+    """``Cls(...).m`` and ``obj.m`` for a variable bound once to ``Cls(...)`` (``Walk.made``), of
+    a project class: that class's method ``m`` (the scan runs no call, so a test's own
+    ``Program().run(argv)`` was not followed). EMPTY otherwise."""
+    if fn[TAG] != "attr":
+        return I.EMPTY
+    made = fn[ATTR_VALUE]
+    if made[TAG] == "name":
+        made = None if w.frame.locals.get(made[NAME_ID], I.EMPTY).atoms else w.made.get(made[NAME_ID])
+    if made is None or made[TAG] != "call":
+        return I.EMPTY
+    out = I.EMPTY
+    for a in resolve(w.ip, made[CALL_FUNC], w.frame).refs():
+        m = w.ip.find_method(a[1], fn[ATTR_ATTR]) if a[0] == "cls" and a[1] in w.ip.p.classes else None
+        if m is not None:
+            out = out | I.of(("func", m[1], None))
     return out
 
 

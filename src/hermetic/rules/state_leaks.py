@@ -115,7 +115,18 @@ def ht3_findings(facts: Facts, effects: Dict[str, Set[tuple]]) -> List[Finding]:
         out.extend(_ht3_module(shared, mod, s))
         if not was:
             store.evict()
-    return out
+    return _inner_anchor_only(out, shared.anchors)
+
+
+def _inner_anchor_only(found: List[Finding], anchors: List[tuple]) -> List[Finding]:
+    """Drop a change reported at a test's call of a helper of test code when the helper's own
+    call that makes it is reported for those tests too (one finding at the project call, not one
+    more per test calling the helper: invoke's fifteen tests calling ``_complete``).
+    ``anchors``: (finding, state key, the helper called or "", the function holding the call, tests)."""
+    inner = {(key, func): tests for _f, key, _call, func, tests in anchors}
+    drop = {id(f) for f, key, call, _func, tests in anchors
+            if call and tests <= inner.get((key, call), set())}
+    return [f for f in found if id(f) not in drop]
 
 
 @dataclass
@@ -145,6 +156,7 @@ class _Ht3Scope:
     # test function qualname -> what its runs' project calls changed of the process (``TestRun.fx_hits``,
     # over its parametrized runs), None where a run stopped at the step budget
     fx_hits: Dict[str, Optional[frozenset]] = field(default_factory=dict)
+    anchors: List[tuple] = field(default_factory=list)   # ``_inner_anchor_only``'s
 
 
 def _tests_under_conftest(runner: Runner, files_by_module: dict, tests_by_mod: Dict[str, List[str]],
@@ -174,12 +186,27 @@ def _restored_in_time(scope: str, users, last_of: Dict[str, Set[str]]) -> Set[st
 
 
 def _fx_hits(runs) -> Dict[str, Optional[frozenset]]:
-    """Test function qualname -> the union of its runs' ``fx_hits`` (None when one is None)."""
+    """Test function qualname, and test node id, -> the union of its runs' ``fx_hits`` (None
+    when one is None). Each hit names the test-code lines it ran under: the test's, and its
+    helpers' and fixtures' (``Interp._fx_hit``)."""
     out: Dict[str, Optional[frozenset]] = {}
     for r in runs:
-        before = out.get(r.item.qualname, frozenset())
-        out[r.item.qualname] = None if before is None or r.fx_hits is None else before | r.fx_hits
+        for key in (r.item.qualname, r.item.node_id):
+            before = out.get(key, frozenset())
+            out[key] = None if before is None or r.fx_hits is None else before | r.fx_hits
     return out
+
+
+def _hits_of(fx_hits: Dict[str, Optional[frozenset]], tests: List[str]) -> Optional[frozenset]:
+    """The union of the hits of the runs of ``tests`` (node ids): what a helper or fixture they
+    reach executed; None when a run is not known or there is no test."""
+    out: Optional[frozenset] = frozenset()
+    for t in tests:
+        h = fx_hits.get(t)
+        if h is None:
+            return None
+        out = out | h
+    return out if tests else None
 
 
 # how far above a call's line the statement holding it may start (a call inside a long `assert`)
@@ -276,12 +303,16 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
         if mutations and qn in threads:
             per_thread = {state_key(st) for st in process_state().per_thread}
             mutations = [m for m in mutations if m.key not in per_thread]   # the thread's own
-        hits = scope.fx_hits.get(qn)
-        if hits is not None and mutations:   # a test's own call whose run never changed the state
-            mutations = [m for m in mutations if not _not_run(m, hits, s["path"])]
         if not mutations:
             continue
         direct = _direct_tests(qn, f, runner, tests_by_qn, index)
+        # a test's own call (or its helper's, its fixture's) whose runs never changed the state
+        hits = scope.fx_hits.get(qn) if qn in tests_by_qn else _hits_of(
+            scope.fx_hits, direct or ([] if is_fixture else _callers(qn, f, s, runner, tests_by_qn, index)))
+        if hits is not None:
+            mutations = [m for m in mutations if not _not_run(m, hits, s["path"])]
+        if not mutations:
+            continue
         mutations = [m for m in mutations if m.key not in hook_restores]
         if covered:
             mine = set(direct)
@@ -302,6 +333,7 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
                 any(t in scope.snapshot_restored.get(c, ()) for c in P.covering(m)) for t in tests)]
         for m, fixes in _one_per_call(mutations):
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn, fixes))
+            scope.anchors.append((out[-1], m.key, m.call or "", I.dotted_qualname(qn), set(tests)))
     return out
 
 
