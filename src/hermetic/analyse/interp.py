@@ -113,6 +113,7 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         # (states, test path, test line): a project function's process-changing statement the run
         # executed, and the test's statement it ran under (HT302 / HT304 at a test's call)
         self.fx_hits: List[tuple] = []
+        self.fx_hits_above: Set[tuple] = set()   # the same hits under the test-code frames above the test's
         self._fx_lines: Dict[str, Dict[int, tuple]] = {}
         self._fx_modules: Dict[str, tuple] = {}   # module -> ``processfx.module_inputs``
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)
@@ -207,8 +208,8 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         top = self.stack[0] if self.stack else None
         self.fx_hits.append((keys, top.path if top else "", top.line if top else 0))
         for fr in self.stack[1:]:
-            if fr.in_test:
-                self.fx_hits.append((keys, fr.path, fr.line))
+            if fr.in_test:   # kept apart: a memo entry keeps one hit per statement run
+                self.fx_hits_above.add((keys, fr.path, fr.line))
 
     def in_own_body(self) -> bool:
         """Whether the code running is a test's or fixture's own body, not a function it calls:

@@ -494,7 +494,7 @@ class Runner:
         ip.undo_test_writes()
         return TestRun(item, events, list(ip.escapes), list(ip.misses), set(ip.consumed), list(ip.marks), fx.used,
                        ip.files, dict(ip.run_unresolved), sorted(ip.touched), import_events, redirects,
-                       None if ip.budget_hit else frozenset(ip.fx_hits))
+                       None if ip.budget_hit else frozenset(ip.fx_hits).union(ip.fx_hits_above))
 
     def _call_methods(self, item: TestItem, names, atom, mframe) -> None:
         """Call each of the methods ``names`` the test's class has, bound to ``atom`` (pytest's

@@ -83,6 +83,7 @@ def start_run(ip: I.Interp) -> None:
     ip.undo_test_writes()   # each test starts from the state import left, whatever ran before it
     ip.escapes, ip.escape_keys, ip.misses, ip.miss_keys = [], [], [], []
     ip.consumed, ip.marks, ip.direct_env, ip.fx_hits = [], [], [], []
+    ip.fx_hits_above = set()
     ip.table_chain = {}
     ip.steps = 0
     ip.cut_at = I.NO_CUT
