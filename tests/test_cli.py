@@ -1,6 +1,5 @@
 """The command line: exit codes, formats, bad input, determinism (contract sections 7 and 8)."""
 import json
-import re
 import textwrap
 from pathlib import Path
 

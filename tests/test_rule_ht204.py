@@ -50,7 +50,11 @@ SILENT = [
     Silent("use-of-class-attribute", M, 'return f"job@{int(self.created)}"', "the read was at import"),
 ]
 
-findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)
+# one read in a helper, three bindings: one finding each (test_each_binding_of_one_read_lists_the_tests_using_it)
+OPTIONAL = [Expect("one-read-several-bindings", "HT204", "src/batch/clocks.py", "return datetime.now(timezone.utc)",
+                   origin="clock")]
+
+findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT, OPTIONAL)
 
 # section 8: HT204 lists "the tests that reach a consumer" of the value bound at import
 CONSUMERS = [
@@ -93,3 +97,16 @@ def test_a_clock_function_captured_only_for_durations_is_a_note(findings):
 def test_the_binding_of_a_parametrize_list_is_its_decorator_line(findings):
     (f,) = at(findings, M, line_of(FIX, M, "return time.time() + 0.5"), "HT204")
     assert "for the binding at tests/test_params_clock.py:6;" in f.message
+
+
+@pytest.mark.parametrize("binding, tests", [("START = utcnow()", ["test_started", "test_expired"]),
+                                            ("EXPIRED = utcnow() - timedelta(days=1)", ["test_expired"]),
+                                            ("UNUSED = utcnow() - timedelta(days=2)", [])])
+def test_each_binding_of_one_read_lists_the_tests_using_it(findings, binding, tests):
+    # requests-cache's trial: the three bindings of utcnow()'s read listed the same tests
+    where = "tests/test_bindings.py"
+    read = line_of(FIX, "src/batch/clocks.py", "return datetime.now(timezone.utc)")
+    mine = [f for f in at(findings, "src/batch/clocks.py", read, "HT204")
+            if f"for the binding at {where}:{line_of(FIX, where, binding)};" in f.message]
+    assert len(mine) == 1
+    assert sorted(mine[0].tests) == sorted(f"{where}::{t}" for t in tests)

@@ -363,7 +363,10 @@ class Expressions:
             if op == "Divide":
                 res = res.with_path(left.is_path or right.is_path or _has_path_origin(left))
             return res
-        return EMPTY
+        # a time computed from a clock read at import (`utcnow() - timedelta(1)`) is that read's:
+        # its users use the read (HT204 lists them)
+        timed = [o for o in (left | right).origins() if _from_import_clock(o)]
+        return V(frozenset(timed), False) if timed else EMPTY
 
     def eval_boolop(self, e, frame: Frame) -> V:
         """``a and b`` / ``a or b``: the operands the test's values leave to run. A call that
@@ -581,3 +584,11 @@ class Expressions:
             else:
                 out = out | UNKNOWN_V
         return out if out.atoms else UNKNOWN_V
+
+
+def _from_import_clock(o: Origin, depth: int = 0) -> bool:
+    """Origin ``o`` is a clock read at import, or a constant bound to a value made from one."""
+    if o.kind == "clock":
+        return o.value == "import"
+    return o.kind == "module-constant" and depth < 4 and any(
+        isinstance(i, Origin) and _from_import_clock(i, depth + 1) for i in o.inner)

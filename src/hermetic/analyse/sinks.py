@@ -5,10 +5,11 @@ misses (HT205) and escapes (HT202) found there.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Optional, Tuple
+from typing import Optional, Tuple
 
 from ..catalogue.loader import SinkSpec, flags_write, mode_writes
 from .decide import values
+from .consumed import import_reads
 from .fsmodel import after_removal, after_write, cwd_moved, fs_key, gone, known_answer
 from .shipped import made_in_tree, may_be_missing, shipped_rel
 from .literals import env_name, _canonical, _literal_str, _pick, sendable
@@ -20,9 +21,6 @@ from .tmptree import UNKNOWN_TREE, answer as tmp_answer, relative_parts as tmp_r
     removed as tmp_removed, under_tmp
 from .values import (CONTROLLED, DOUBLE, EMPTY, UNCONTROLLED, UNKNOWN, UNKNOWN_V, Origin, SinkContext, V,
                      classify, exists_answer, exists_question, from_machine, lit, of, seq_atom, union)
-
-
-_import_reads: Dict[object, tuple] = {}   # value (or (value, False)) -> its import-time reads (Interp._consume)
 
 
 class Sinks:
@@ -217,31 +215,8 @@ class Sinks:
 
     def _consume(self, v: V, functions: bool = True) -> None:
         """A test uses a value computed at import from the environment or the clock: it
-        reaches a consumer of that import-time read (HT203/HT204 ``tests``). With
-        ``functions`` False, a clock function captured at import is not used by being bound
-        (a default argument): only its calls use it (``Calls``, a ``partial`` atom called)."""
-        key = v if functions else (v, False)
-        reads = _import_reads.get(key)
-        if reads is None:
-            found = []
-            todo = list(v.origins())
-            for a in v.refs() if functions else ():
-                if a[0] == "partial" and len(a) > 4 and isinstance(a[4], tuple):
-                    found.append(a[4])
-            seen = 0
-            while todo and seen < 50:
-                o = todo.pop()
-                seen += 1
-                if o.kind == "environment" and o.value == "import" and o.path:
-                    found.append((o.path, o.line, o.expr))   # the variable: a helper reads many
-                elif o.kind == "clock" and o.value == "import" and o.path:
-                    found.append((o.path, o.line))
-                elif o.inner:
-                    todo.extend(o.inner)
-            reads = tuple(found)
-            if len(_import_reads) > 50_000:
-                _import_reads.clear()
-            _import_reads[key] = reads
+        reaches a consumer of that import-time read (HT203/HT204 ``tests``; ``import_reads``)."""
+        reads = import_reads(v, functions)
         if reads:
             self.consumed.extend(reads)
 

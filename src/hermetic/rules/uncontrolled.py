@@ -118,6 +118,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             out.extend(it for it, mods in imported_in_body if mod in mods and it.node_id not in known)
         return out
 
+    precise: Optional[Dict[tuple, list]] = None
     for ev in import_events:
         if ev.verdict == UNKNOWN:
             unknown.setdefault((ev.path, ev.pos), {"ev": ev, "tests": set()})
@@ -143,6 +144,17 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             read = (ev.path, ev.pos[0], ev.target) if code == "HT203" else (ev.path, ev.pos[0])
             key = (code, ev.path, ev.pos) + _binding(ev)
             _keep_least(agg, key, ev, code)
+            # the uses of this binding's value, where the runs know the binding (a constant's
+            # statement: START_DT = utcnow() is not EXPIRED_DT = utcnow() - ...); else of the read
+            if precise is None:
+                precise = _uses_by_binding(runs)
+            if read in precise:
+                # the runs know which constant's value they used (START_DT = utcnow() is not
+                # EXPIRED_DT = utcnow() - ...): the binding is a statement on the read's trace
+                on_trace = {(t[0], t[1]) for t in ev.trace}
+                agg[key]["tests"] |= {run.item.node_id for run, bound in precise[read] if bound & on_trace
+                                      and run.item in its}
+                continue
             agg[key]["tests"] |= {run.item.node_id for run in runs if read in run.consumed and run.item in its}
             continue
         if code.startswith("HT1"):
@@ -182,6 +194,17 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                      "tests": sorted(e["tests"])}
                     for (p, pos), e in sorted(unknown.items()) if (p, pos) not in reported_pos]
     return findings, unknown_list
+
+
+def _uses_by_binding(runs) -> Dict[tuple, list]:
+    """An import-time read -> ``(run, the constants' statements whose values it used)`` for the
+    runs that know them (``Interp._consume``: ``read + (path, line)`` of the binding)."""
+    out: Dict[tuple, Dict[int, tuple]] = {}
+    for run in runs:
+        for c in run.consumed:
+            if len(c) in (4, 5):
+                out.setdefault(c[:-2], {}).setdefault(id(run), (run, set()))[1].add(c[-2:])
+    return {read: list(by_run.values()) for read, by_run in out.items()}
 
 
 def _listed(entry: dict) -> Tuple[List[str], List[str], Optional[Dict[Any, Tuple[I.SinkEvent, Set[str]]]]]:
