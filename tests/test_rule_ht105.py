@@ -27,12 +27,22 @@ EXPECTED = [
     # the unpatched class's test is listed
     Expect("patched-for-the-class-near-miss", "HT105", C, "return socket.gethostbyname(host)",
            tests=[T + "TestStationUnpatched::test_station_address_live"]),
+    # a project subclass of requests.Session sends through the library's methods: directly, and
+    # through super() from a mixin in front (requests-cache's CachedSession; a new user's trial);
+    # requests-mock answers it (test_cached_forecast_with_requests_mock is not listed)
+    Expect("session-subclass-through-super", "HT105", "src/weather/sessions.py",
+           "return super().request(method, url, **kwargs)", tests=["tests/test_sessions.py::test_cached_forecast_live"]),
+    Expect("session-subclass-get", "HT105", "src/weather/sessions.py",
+           'return TracedSession().get(f"{API_URL}/forecast/{city}", timeout=5)',
+           tests=["tests/test_sessions.py::test_traced_forecast_live"]),
 ]
 
 
 SILENT = [
     Silent("transport-patched", C, 'return requests.get(API_URL + "/pollen"',
            "patch.object(requests.adapters.HTTPAdapter, 'send') answers every request of requests"),
+    Silent("session-subclass-own-get", "src/weather/sessions.py", 'return CannedSession().get(f"{API_URL}',
+           "the subclass's own get sends nothing"),
     Silent("session-constructor", C, "session = requests.Session()", "no target at the constructor"),
     Silent("only-under-mocks", C, 'requests.get(API_URL + "/alerts"', "reached only under responses.activate (S4)"),
     Silent("response-use", C, "resp.raise_for_status()", "not a second network call"),

@@ -12,6 +12,7 @@ from .decide import _arithmetic, set_algebra, values
 from .regexes import regex_flag
 from .controls import mock_items
 from .handlers import effect_of, returned
+from .libbases import library_method
 from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, truthiness
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _whole_join, _with_text, joined_path
 from ..summarise.ir import SLICE_LOWER, SLICE_UPPER, subscript_root
@@ -537,7 +538,7 @@ class Expressions:
                 out = out | self.inst_attr(a, name, frame)
             elif t == "super":
                 m = self.find_method(a[2], name, after=a[1])
-                out = out | (of(("func", m[1], a[3])) if m else UNKNOWN_V)
+                out = out | (of(("func", m[1], a[3])) if m else library_method(self, a[2], name) or UNKNOWN_V)
             elif a == DOUBLE or a[0] == "double":
                 # m.side_effect.errno = ...: the instance the test gave it
                 # (once the test set attributes on doubles, one read may be what it set: m.stdout = "")

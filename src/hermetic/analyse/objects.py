@@ -10,6 +10,7 @@ from .limits import IMPORT_STATE_READ, TEST_HEAP_BASE
 from .sinks import writes_of
 from ..summarise.ir import dotted_name
 from .dictwrites import _with_entry
+from .libbases import catalogued_bases, library_method
 from .literals import _canonical, _literal_str, _pick, _str_affix
 from .decide import values
 from .origins import _PATH_CLASSES, _PATH_VALUE_METHODS, _head, _with_text, from_cwd, scheme_only
@@ -192,6 +193,9 @@ class Objects:
             if ext in ("click.testing.CliRunner", "typer.testing.CliRunner"):
                 # a project subclass of click's runner (black's BlackRunner): its invoke is click's
                 return of(("meth", clickmodel.runner({}), name))
+        client = library_method(self, cls, name)
+        if client is not None:
+            return client
         # a proxy the test's run made: what its __getattr__ gives for the name (structlog's
         # BoundLogger); not one made while modules import, a process-wide singleton whose deferred
         # work runs once per process, as the run configures it (Django's settings, translation's _trans)
@@ -293,25 +297,13 @@ class Objects:
             return args[0]
         atom = ("inst", self.new_instance(qn))
         init = self.find_method(qn, "__init__")
-        self._catalogued_bases(qn, init is None, args, kwargs, frame)
+        catalogued_bases(self, qn, init is None, args, kwargs, frame)
         if init is not None:
             if RAISED in self.call_function(init[1], args, kwargs, frame, self_atom=atom).atoms:
                 return RAISED_V   # __init__ raises on every way: so does making the object
         else:
             self._dataclass_init(qn, args, kwargs, atom)
         return of(atom)
-
-    def _catalogued_bases(self, qn: str, own_args: bool, args: List[V], kwargs: Dict[str, V], frame: Frame) -> None:
-        """A project class deriving from a catalogued library class does that class's I/O when
-        it is made (``class Settings(BaseSettings)`` reads the environment). The call's arguments
-        are the base's only when no project ``__init__`` stands between (``own_args``); else only
-        an entry that needs no target applies."""
-        for ext in self.external_bases(qn):
-            spec = self.p.catalogue.lookup(_canonical(ext))
-            if spec is not None and (own_args or spec.variable):
-                site = self._site
-                pos = site[1] if site and site[0] == frame.path else (frame.line, 0, frame.line, 0)
-                self.sink_call(spec, _canonical(ext), args if own_args else [], kwargs if own_args else {}, frame, pos)
 
     def _dataclass_init(self, qn: str, args: List[V], kwargs: Dict[str, V], atom) -> None:
         fields: List[str] = []
