@@ -99,9 +99,10 @@ def test_the_binding_of_a_parametrize_list_is_its_decorator_line(findings):
     assert "for the binding at tests/test_params_clock.py:6;" in f.message
 
 
-@pytest.mark.parametrize("binding, tests", [("START = utcnow()", ["test_started", "test_expired"]),
+@pytest.mark.parametrize("binding, tests", [("START = utcnow()", ["test_started", "test_expired", "test_spanning"]),
                                             ("EXPIRED = utcnow() - timedelta(days=1)", ["test_expired"]),
-                                            ("UNUSED = utcnow() - timedelta(days=2)", [])])
+                                            ("UNUSED = utcnow() - timedelta(days=2)", []),
+                                            ("SPANNING = (", ["test_spanning"])])
 def test_each_binding_of_one_read_lists_the_tests_using_it(findings, binding, tests):
     # requests-cache's trial: the three bindings of utcnow()'s read listed the same tests
     where = "tests/test_bindings.py"

@@ -231,10 +231,14 @@ class Memo:
         if hit.events:
             prefix = tuple((fr.path, fr.line, fr.name) for fr in self.stack)
             n = hit.n_prefix
-            # an import-time event belongs to the module importing now, not the one that made the entry
-            module = self._import_module_name() if self.import_time else None
-            self.events.extend(dataclasses.replace(ev, trace=prefix + ev.trace[n:]) if module is None else
-                               dataclasses.replace(ev, trace=prefix + ev.trace[n:], module=module) for ev in hit.events)
+            # an import-time event belongs to the module (and statement) importing now, not the
+            # one that made the entry
+            if self.import_time:
+                module, binding = self._import_module_name(), self.module_statement()
+                self.events.extend(dataclasses.replace(ev, trace=prefix + ev.trace[n:], module=module, binding=binding)
+                                   for ev in hit.events)
+            else:
+                self.events.extend(dataclasses.replace(ev, trace=prefix + ev.trace[n:]) for ev in hit.events)
         return _remap(hit.ret, m) if m else hit.ret
 
     def _state_store(self, kind: str, owner, write: bool = True) -> Dict[str, V]:

@@ -510,7 +510,13 @@ class Sinks:
             last = trace[-1]
             trace = trace[:-1] + ((last[0], ev.pos[0], last[2]),)
         ev.trace = trace
+        if ev.import_time:
+            ev.binding = self.module_statement()
         self.events.append(ev)
+
+    def module_statement(self) -> Tuple[str, int]:
+        """(path, first line) of the statement the innermost module frame is running, or ()."""
+        return next(((fr.path, fr.stmt) for fr in reversed(self.stack) if fr.is_module and fr.stmt), ())
 
     def saved_for_restore(self, key: str, val: V) -> None:
         """``os.environ[key] = saved`` where ``saved`` was read from ``key``: that read saved the

@@ -42,6 +42,7 @@ class Frame:
     decided: int = 0                    # > 0 inside a branch the values (not the platform) decided
     holds: bool = False                 # locals hold "name.attr" entries (``Statements.assign``)
     loops: list = field(default_factory=list)   # the running loops' ``loops.LoopExits``, innermost last
+    stmt: int = 0                       # a module's: the first line of the statement running
 
 
 @dataclass
@@ -66,6 +67,9 @@ class SinkEvent:
     undecided: bool = False    # reached through a branch the values do not decide (confidence medium)
     several: bool = False      # the target is one of several alternatives (confidence medium)
     may_write: bool = False    # writes, or an open whose mode the analysis cannot read (severity: a change)
+    # import time: (path, line) of the module-level statement running (its first line: a read
+    # in a value spanning lines is still that binding's)
+    binding: Tuple[str, int] = ()
 
 
 # the ``Ctx.env`` key meaning "variables the analysis cannot name were set" (a write with a

@@ -41,6 +41,8 @@ class Statements:
                 if self.expect_hit:   # the exception the test expects was raised: unwind to its `with`
                     self.raising = True
                     return True
+                if frame.is_module:
+                    frame.stmt = stmt_line(st)
                 ended = self.exec_stmt(st, frame)
                 if frame.fx_lines and st[0] in FX_STATEMENTS and stmt_line(st) in frame.fx_lines:
                     # a statement changing the process ran (its own line: a call in a value spanning

@@ -28,8 +28,9 @@ from .registry import CATEGORY_CODE, severity_of
 
 def _binding(ev: I.SinkEvent) -> tuple:
     """``(path, line, variable)`` of the module-level statement an import-time read binds (the
-    last ``<module>`` frame of its trace: ``APP_LEVEL = env("APP_LEVEL")`` for a read in ``env``)."""
-    top = next((t for t in reversed(ev.trace) if t[2] == "<module>"), (ev.path, ev.pos[0], ""))
+    statement the innermost module frame ran, by its first line, else the last ``<module>`` frame
+    of its trace: ``APP_LEVEL = env("APP_LEVEL")`` for a read in ``env``)."""
+    top = ev.binding or next((t for t in reversed(ev.trace) if t[2] == "<module>"), (ev.path, ev.pos[0], ""))
     return (top[0], top[1], ev.target if ev.category == "env" else "")
 
 
@@ -151,7 +152,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             if read in precise:
                 # the runs know which constant's value they used (START_DT = utcnow() is not
                 # EXPIRED_DT = utcnow() - ...): the binding is a statement on the read's trace
-                on_trace = {(t[0], t[1]) for t in ev.trace}
+                on_trace = {(t[0], t[1]) for t in ev.trace} | ({ev.binding} if ev.binding else set())
                 agg[key]["tests"] |= {run.item.node_id for run, bound in precise[read] if bound & on_trace
                                       and run.item in its}
                 continue
