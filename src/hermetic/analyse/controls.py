@@ -61,6 +61,17 @@ class Controls:
                 return (a[0], a[1])
         return None
 
+    def _owner_having(self, v: V, attr: Optional[str]):
+        """Of the classes and modules ``v`` may be, the one that has ``attr`` (patch.object
+        raises AttributeError for the others: ``try: from .store import Store / except
+        ImportError: Store = placeholder``, requests-cache's backends); None when not one."""
+        if attr is None:
+            return None
+        having = [a for a in v.refs() if a[0] == "cls" and a[1] in self.p.classes and (
+            self.find_method(a[1], attr) is not None or self.class_attr(a[1], attr) is not None)
+                  or a[0] == "mod" and attr in self.globals.get(a[1], {})]
+        return (having[0][0], having[0][1]) if len(having) == 1 else None
+
     def _owner_from_string(self, target: str):
         parts = target.split(".")
         for i in range(len(parts) - 1, 0, -1):
@@ -108,8 +119,8 @@ class Controls:
     def _patch_object(self, args, kwargs) -> V:
         if len(args) < 2:
             return of(("patcher", "none", ()))
-        owner = self._owner(args[0])
         attr = _literal_str(args[1])
+        owner = self._owner_having(args[0], attr) or self._owner(args[0])
         new = args[2] if len(args) > 2 else kwargs.get("new")
         names = _literal_strs(args[1]) if attr is None else ()
         if owner is not None and names:   # in a loop over known names: each is patched in turn
@@ -507,8 +518,9 @@ def _entry_or_default(atom: tuple, name: str, args, frame: Frame) -> V:
 
 def double(kwargs, site: Optional[tuple] = None) -> V:
     """A test double; called, it returns its ``return_value`` when one is given
-    (``patch("m.is_installed", return_value=False)``, ``Mock(return_value=1816)``), and raises
-    when its ``side_effect`` is an exception class (``side_effect=IOError``).
+    (``patch("m.is_installed", return_value=False)``, ``Mock(return_value=1816)``), raises
+    when its ``side_effect`` is an exception class (``side_effect=IOError``), and is its
+    ``side_effect`` when that is a function of the project or test (a call gives what it gives).
 
     One made at ``site`` (``(path, pos)``) with no side effect and wrapping nothing is
     ``("double", returns, site)``: a call of it raises nothing until the test gives it one
@@ -516,6 +528,9 @@ def double(kwargs, site: Optional[tuple] = None) -> V:
     effect = kwargs.get("side_effect")
     if effect is not None and _exception_classes(effect):
         return of(("double", RAISED_V))
+    if effect is not None and effect.atoms and all(isinstance(a, tuple) and (a[0] == "lambda" or a[0] == "func")
+                                                   for a in effect.atoms):
+        return effect   # side_effect=lambda x: x: a call gives what the function gives (invoke's expanduser)
     ret = kwargs.get("return_value")
     if site is not None and not any("side_effect" in k or k == "wraps" for k in kwargs):
         return of(("double", DOUBLE_V if ret is None else ret, site))
