@@ -46,6 +46,12 @@ EXPECTED = [
     # (not a proxy made while modules import: Django's settings, set up once per process)
     Expect("getattr-proxy", "HT102", "src/shelf/bag.py", 'with open(path, "a") as fh:',
            tests=["tests/test_bag.py::test_record_through_a_proxy"], origin="literal"),
+    # setattr(self, "name", v) and object.__setattr__(self, key, v) in a loop over **kwargs set
+    # those attributes (invoke's Config._set); a loader given none opens nothing (near miss)
+    Expect("attributes-set-through-setattr", "HT102", "src/shelf/loaders.py",
+           "with open(self._prefix + \"shelf\" + self._suffix) as fh:",
+           tests=["tests/test_loaders.py::test_set_through_object_setattr",
+                  "tests/test_loaders.py::test_set_through_setattr"], origin="literal"),
     # self.__dict__.update(kwargs) sets the attributes the keywords name (celery's Bunch); the
     # bag made with a tmp_path path writes there (near miss)
     Expect("attribute-bag", "HT102", "src/shelf/bag.py", 'with open(settings.path, "w") as fh:',

@@ -413,6 +413,9 @@ class Calls:
                 names = _literal_strs(args[1])
                 return union(self.eval_attr(args[0], n, frame) for n in names) if names else UNKNOWN_V
             return self.eval_attr(args[0], name, frame)
+        if d in ("builtins.setattr", "builtins.object.__setattr__") and len(args) == 3 and not kwargs:
+            self._setattr(args[0], _literal_str(args[1]), args[2])   # invoke's Config._set
+            return lit(None, frame.path, frame.line, frame.in_test)
         if d == "builtins.super":
             if frame.cls and "self" in frame.locals:
                 selfv = frame.locals.get("self")
@@ -524,6 +527,20 @@ class Calls:
             # an instance of a library class: not None, whatever else it is
             return of(Origin("unknown", expr=d.rsplit(".", 1)[-1] + "()", value=INSTANCE + d))
         return UNKNOWN_V
+
+    def _setattr(self, target: V, name: Optional[str], val: V) -> None:
+        """``setattr(obj, "name", val)`` / ``object.__setattr__(self, key, val)``: as
+        ``obj.name = val`` on the project's instances, classes and modules (a name not known sets
+        nothing the analysis follows)."""
+        if name is None:
+            return
+        for a in target.refs():
+            if a[0] == "inst":
+                self.set_attr(a[1], name, val)
+            elif a[0] == "cls" and a[1] in self.p.classes:
+                self.write_state("cattr", a[1], name, val)
+            elif a[0] == "mod" and a[1] in self.globals:
+                self.write_state("gattr", a[1], name, val)
 
     def invoke_argument(self, invoke, args: List[V], kwargs: Dict[str, V], frame: Frame, pos) -> None:
         """A library call that calls one of its arguments (a WSGI/ASGI test client calls the app
