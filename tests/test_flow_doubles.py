@@ -43,6 +43,15 @@ EXPECTED = [
     Expect("configured-attribute-not-truthy", "HT102", G, 'with open("CHANGELOG.md", encoding="utf-8")',
            tests=[T + "test_publish_with_a_clean_tree"], origin="literal"),
 ]
+# a substitute whose side_effect is a function gives what the function gives: an identity
+# (`lambda path: path`, invoke's fake_user_home) hands the path on to open (near miss: a
+# return_value in tmp_path)
+EXPECTED += [
+    Expect("identity-side-effect-system", "HT102", "src/app/conf.py", 'with open(expanduser("/etc/app.yaml")',
+           tests=["tests/test_conf.py::test_system_conf_under_identity"], origin="literal"),
+    Expect("identity-side-effect-home", "HT102", "src/app/conf.py", 'with open(expanduser("~/.app.yaml"))',
+           tests=["tests/test_conf.py::test_user_conf_under_identity"], origin="literal"),
+]
 SILENT = [Silent("context-read", G, "with open(path", "load_context is patched in every test")]
 
 findings, test_reported, test_silent, test_nothing_else = fixture_suite(FIX, EXPECTED, SILENT)

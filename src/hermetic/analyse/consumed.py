@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from .values import V
+from .values import Origin, V
 
 
 _import_reads: Dict[object, tuple] = {}   # value (or (value, False)) -> its import-time reads
@@ -50,3 +50,12 @@ def import_reads(v: V, functions: bool = True) -> tuple:
         _import_reads.clear()
     _import_reads[key] = reads
     return reads
+
+
+def from_import_clock(o: Origin, depth: int = 0) -> bool:
+    """Origin ``o`` is a clock read at import, or a constant bound to a value made from one."""
+    if o.kind == "clock":
+        return o.value == "import"
+    return o.kind == "module-constant" and depth < 4 and any(
+        isinstance(i, Origin) and from_import_clock(i, depth + 1) for i in o.inner)
+

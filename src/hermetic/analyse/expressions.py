@@ -12,6 +12,7 @@ from .decide import _arithmetic, set_algebra, values
 from .regexes import regex_flag
 from .controls import mock_items
 from .handlers import effect_of, returned
+from .consumed import from_import_clock
 from .libbases import library_method
 from .literals import env_name, inline_nonempty, _BUILTINS, _literal_int, _literal_str, truthiness
 from .origins import _PATH_ATTRS, _SHAPES, _climb, _concat, _first_item, _has_path_origin, _head, _is_absolute, _whole_join, _with_text, joined_path
@@ -274,8 +275,8 @@ class Expressions:
             captured = dict(frame.locals)
             self.lambdas[lid] = (e, frame.module, frame.path, captured, frame.in_test)
             self.wlog.append(("lambda", lid, None, captured))
-            if frame.in_test:
-                return of(DOUBLE)
+            if frame.in_test and not _identity(e):
+                return of(DOUBLE)   # (an identity, `lambda p: p`, hands on what it is given: followed)
             return of(("lambda", lid))
         if k == "yield":
             v = self.eval(e[1], frame)
@@ -366,7 +367,7 @@ class Expressions:
             return res
         # a time computed from a clock read at import (`utcnow() - timedelta(1)`) is that read's:
         # its users use the read (HT204 lists them)
-        timed = [o for o in (left | right).origins() if _from_import_clock(o)]
+        timed = [o for o in (left | right).origins() if from_import_clock(o)]
         return V(frozenset(timed), False) if timed else EMPTY
 
     def eval_boolop(self, e, frame: Frame) -> V:
@@ -587,9 +588,7 @@ class Expressions:
         return out if out.atoms else UNKNOWN_V
 
 
-def _from_import_clock(o: Origin, depth: int = 0) -> bool:
-    """Origin ``o`` is a clock read at import, or a constant bound to a value made from one."""
-    if o.kind == "clock":
-        return o.value == "import"
-    return o.kind == "module-constant" and depth < 4 and any(
-        isinstance(i, Origin) and _from_import_clock(i, depth + 1) for i in o.inner)
+def _identity(e) -> bool:
+    """Lambda expression ``e`` is ``lambda x: x``: it gives back its one parameter."""
+    params, body = e[1], e[2]
+    return len(params) == 1 and body[0] == "name" and body[1] == params[0][0]
