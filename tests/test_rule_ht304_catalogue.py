@@ -77,6 +77,11 @@ EXPECTED = [
     Expect("method-of-an-instance-in-a-variable", "HT304", TC, 'program.run("relay " + "--debug")',
            tests=[TC + "::test_program_held_in_a_variable"]),
     # a helper of the test module: one finding at its project call, for the tests calling it
+    # ... changed only on a way the test's values do not decide: reported, medium confidence
+    Expect("method-changing-on-an-undecided-way", "HT304", TC, "cli.Program().run_from_environment()",
+           tests=[TC + "::test_program_run_from_the_environment"]),
+    Expect("the-undecided-ways-variable", "HT103", CLI, 'if os.environ.get("RELAY_DEBUG"):',
+           tests=[TC + "::test_program_run_from_the_environment"]),
     Expect("helper-own-project-call", "HT304", TC, 'return cli.Program().run("relay --debug " + words)',
            tests=[TC + "::test_debug_through_a_helper"]),
     Expect("sys-path-two-calls-deep", "HT304", TC, 'cli.run_plugins("plugins")'),
@@ -218,3 +223,11 @@ def test_every_catalogued_state_has_its_own_fix():
     cat = process_state()
     states = set(cat.calls.values()) | set(cat.attributes.values()) | {s for s, _u in cat.logger_methods.values()}
     assert sorted(s for s in states if s not in cat.fixes) == []
+
+
+def test_a_change_made_on_undecided_ways_only_is_medium_confidence(findings):
+    # invoke's `if self.args.debug.value: enable_logging()` after a parse not followed
+    from helpers import at, line_of
+    (undecided,) = at(findings, TC, line_of(FIX, TC, "cli.Program().run_from_environment()"), "HT304")
+    (decided,) = at(findings, TC, line_of(FIX, TC, 'cli.Program().run("relay --debug")'), "HT304")
+    assert (undecided.confidence, decided.confidence) == ("medium", "high")

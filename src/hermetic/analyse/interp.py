@@ -201,15 +201,17 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
             lines = self._fx_lines[qn] = process_lines(f, *inputs)
         return lines
 
-    def _fx_hit(self, keys: tuple) -> None:
+    def _fx_hit(self, keys: tuple, maybe: bool = False) -> None:
         """A statement changing the states ``keys`` ran, under the test's statement on the bottom
         of the stack and under the statement of each test-code frame above it (a helper of the
-        test module, which HT304 reports at its own call)."""
+        test module, which HT304 reports at its own call); ``maybe``: on a way the test's values
+        do not decide (so is any hit while ``undecided``)."""
         top = self.stack[0] if self.stack else None
-        self.fx_hits.append((keys, top.path if top else "", top.line if top else 0))
+        maybe = maybe or self.undecided > 0
+        self.fx_hits.append((keys, top.path if top else "", top.line if top else 0, maybe))
         for fr in self.stack[1:]:
             if fr.in_test:   # kept apart: a memo entry keeps one hit per statement run
-                self.fx_hits_above.add((keys, fr.path, fr.line))
+                self.fx_hits_above.add((keys, fr.path, fr.line, maybe))
 
     def in_own_body(self) -> bool:
         """Whether the code running is a test's or fixture's own body, not a function it calls:
@@ -378,7 +380,7 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
                 tuple(self.miss_keys[mstart:]), tuple(self.consumed[cstart:]), tuple(self.marks[kstart:]),
                 tuple(self.direct_env[dstart:]), inner_cut - here if inner_cut != NO_CUT else NO_CUT,
                 self.steps - steps_before, tuple(self.cm_ctx[cmstart:]), cmstart, inner_budget,
-                tuple(h[0] for h in self.fx_hits[fxstart:]))
+                tuple((h[0], h[3]) for h in self.fx_hits[fxstart:]))
             fresh = self.next_id - first_id
             entry = _MemoEntry(ret, tuple(self.events[evstart:]), here, effects, ids, first_id, fresh,
                                depth if inner_depth_cut else None, inner_reach - here, inner_calls,

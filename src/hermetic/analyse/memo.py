@@ -219,8 +219,8 @@ class Memo:
         for key, rest in done.misses:
             self._add_miss(_remap(key, m), _remap(rest, m)) if m else self._add_miss(key, rest)
         self.consumed.extend(done.consumed)
-        for keys in done.fx_hits:
-            self._fx_hit(keys)
+        for keys, maybe in done.fx_hits:
+            self._fx_hit(keys, maybe)
         self.direct_env.extend(done.direct_env)
         for kind, _anchor in done.marks:
             self._mark(kind)

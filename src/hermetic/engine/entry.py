@@ -17,7 +17,7 @@ import pickle
 import zlib
 from typing import Any, Optional
 
-ANALYSIS_VERSION = 18   # bumped whenever the analysis of the same files can give other results
+ANALYSIS_VERSION = 19   # bumped whenever the analysis of the same files can give other results
 _MAGIC = b"HTA5"
 
 

@@ -223,7 +223,20 @@ def _not_run(m, hits: frozenset, path: str) -> bool:
     key = ("global-name", m.key[2]) if m.key[0] == "glob" else m.key
     line = m.pos[0]
     return not any(tpath == path and line - _STATEMENT_SPAN <= tline <= line and key in keys
-                   for keys, tpath, tline in hits)
+                   for keys, tpath, tline, _maybe in hits)
+
+
+def _maybe_only(m, hits: Optional[frozenset], path: str) -> bool:
+    """``m`` is a change through a project function that the runs made only on ways the tests'
+    values do not decide (confidence medium: invoke's ``if self.args.debug.value:`` after a
+    parse the analysis does not follow)."""
+    if hits is None or not m.call:
+        return False
+    key = ("global-name", m.key[2]) if m.key[0] == "glob" else m.key
+    line = m.pos[0]
+    found = [maybe for keys, tpath, tline, maybe in hits
+             if tpath == path and line - _STATEMENT_SPAN <= tline <= line and key in keys]
+    return bool(found) and all(found)
 
 
 def _snapshot_restored(runner: Runner) -> Dict[tuple, Set[str]]:
@@ -333,6 +346,8 @@ def _ht3_module(scope: _Ht3Scope, mod: str, s: dict) -> List[Finding]:
                 any(t in scope.snapshot_restored.get(c, ()) for c in P.covering(m)) for t in tests)]
         for m, fixes in _one_per_call(mutations):
             out.append(_ht3_finding(m, s["path"], sorted(tests), qn, fixes))
+            if _maybe_only(m, hits, s["path"]):
+                out[-1].confidence = "medium"
             scope.anchors.append((out[-1], m.key, m.call or "", I.dotted_qualname(qn), set(tests)))
     return out
 
