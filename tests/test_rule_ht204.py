@@ -102,7 +102,8 @@ def test_the_binding_of_a_parametrize_list_is_its_decorator_line(findings):
 @pytest.mark.parametrize("binding, tests", [("START = utcnow()", ["test_started", "test_expired", "test_spanning"]),
                                             ("EXPIRED = utcnow() - timedelta(days=1)", ["test_expired"]),
                                             ("UNUSED = utcnow() - timedelta(days=2)", []),
-                                            ("SPANNING = (", ["test_spanning"])])
+                                            ("SPANNING = (", ["test_spanning"]),
+                                            ('@pytest.mark.parametrize("when", [utcnow()])', ["test_param"])])
 def test_each_binding_of_one_read_lists_the_tests_using_it(findings, binding, tests):
     # requests-cache's trial: the three bindings of utcnow()'s read listed the same tests
     where = "tests/test_bindings.py"

@@ -114,6 +114,9 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         # executed, and the test's statement it ran under (HT302 / HT304 at a test's call)
         self.fx_hits: List[tuple] = []
         self.fx_hits_above: Set[tuple] = set()   # the same hits under the test-code frames above the test's
+        # (path, first line) of the module-level statements that bound a constant at import
+        # (HT203 / HT204: a read bound there is used by the runs that used that constant)
+        self.constant_bindings: Set[Tuple[str, int]] = set()
         self._fx_lines: Dict[str, Dict[int, tuple]] = {}
         self._fx_modules: Dict[str, tuple] = {}   # module -> ``processfx.module_inputs``
         self.marks: List[tuple] = []      # HT4xx: ("guard" | "side", (path, line) of the test-owned statement)

@@ -460,6 +460,8 @@ class Statements:
         names = [t[1] for t in targets if t[0] == "name"]
         if not names:
             return val
+        if self.import_time:   # a constant's statement: its import-time reads' users are known by it
+            self.constant_bindings.add((frame.path, frame.stmt or frame.line))
         return wrap_constant(val, names[0], frame.path, frame.line, frame.module)
 
     # ------------------------------------------------------------------ definitions

@@ -153,8 +153,16 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                 # the runs know which constant's value they used (START_DT = utcnow() is not
                 # EXPIRED_DT = utcnow() - ...): the binding is a statement on the read's trace
                 on_trace = {(t[0], t[1]) for t in ev.trace} | ({ev.binding} if ev.binding else set())
+                knowing = {id(run) for run, _bound in precise[read]}
                 agg[key]["tests"] |= {run.item.node_id for run, bound in precise[read] if bound & on_trace
                                       and run.item in its}
+                # a binding that is no constant (a parametrize list, a class body): the runs that
+                # used the read through no constant, in its own file
+                where = _binding(ev)[:2]
+                if where not in ip.constant_bindings:
+                    agg[key]["tests"] |= {run.item.node_id for run in runs if id(run) not in knowing
+                                          and run.item in its and read in run.consumed
+                                          and run.item.node_id.split("::", 1)[0] == where[0]}
                 continue
             agg[key]["tests"] |= {run.item.node_id for run in runs if read in run.consumed and run.item in its}
             continue
