@@ -240,6 +240,9 @@ def test_rules_doc_is_generated_from_the_rules():
 def test_rules_and_explain():
     listing = run("rules").output.splitlines()
     assert listing[0].startswith("HT101") and any(line.startswith("HT403") for line in listing)
+    # HT102's severity follows the operation (a write is an error, a read a warning): both shown
+    (ht102,) = [line for line in listing if line.startswith("HT102")]
+    assert "error/warning" in ht102 and "error/warning" not in listing[0]
     assert run("explain", "HT202").output == run("rule", "HT202").output
     assert CliRunner().invoke(cli, ["explain", "HT000"]).exit_code == 2
 

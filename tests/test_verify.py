@@ -107,6 +107,22 @@ def test_a_saved_static_report_read_from_another_folder_exits_2_saying_so(tmp_pa
     assert res.exit_code == 1 and "confirmed" in res.stdout.lower()
     monkeypatch.chdir(proj)   # from the record's rootdir, the default is right
     assert CliRunner().invoke(cli, ["verify", str(record), "--static", str(static)]).exit_code == 1
+    # a --static-root holding none of the report's files is said, and the join goes on (invoke's trial)
+    res = CliRunner().invoke(cli, ["verify", str(record), "--static", str(static), "--static-root", str(elsewhere)])
+    assert res.exit_code == 1 and "none of" in res.stderr and "missed" in res.stderr, res.output
+
+
+def test_a_static_check_that_finds_no_tests_is_said(tmp_path, monkeypatch):
+    # verify without --static checks the records' folder; one pytest collects through a plugin
+    # hermetic does not model (pytest-relaxed) has no tests for it: every site would be "missed"
+    proj = tmp_path / "proj"
+    (proj / "src").mkdir(parents=True)
+    (proj / "src" / "m.py").write_text("import time\n", encoding="utf-8")
+    record = tmp_path / "rec.json"
+    record.write_text(json.dumps(_record(proj, [_event("t::a", "HT104", 3)])), encoding="utf-8")
+    monkeypatch.setenv("NO_COLOR", "1")
+    res = CliRunner().invoke(cli, ["verify", str(record), str(proj)])
+    assert "found no tests" in res.stderr and str(proj) in res.stderr, res.output
 
 
 def test_annotate_adds_a_runtime_field_per_finding(recorded):

@@ -459,11 +459,13 @@ def clean_cmd(target: str, cache_dir: Optional[str]) -> None:
 @cli.command("rules")
 def rules_cmd() -> None:
     """List every rule: code, name, default severity, one line."""
-    from .rules.registry import RULES
+    from .rules.registry import RULES, severity_of
 
     for code in sorted(RULES):
         r = RULES[code]
-        click.echo(f"{code}  {r.name:<28} {r.severity:<8} {r.summary}")
+        by_operation = {severity_of(code, True), severity_of(code, False)}
+        shown = "error/warning" if len(by_operation) > 1 else r.severity   # HT102: a write / a read
+        click.echo(f"{code}  {r.name:<28} {shown:<13} {r.summary}")
 
 
 @cli.command("explain")
@@ -520,15 +522,21 @@ def verify_cmd(inputs: List[str], static_file: Optional[str], static_root: Optio
                 click.echo(f"hermetic: {static_file}: not a hermetic JSON report", err=True)
                 sys.exit(2)
             root = str(Path(static_root or ".").resolve())
-            problem = None if static_root else static_root_problem(report, record.get("rootdir"), root)
-            if problem:
+            problem = static_root_problem(report, record.get("rootdir"), root)
+            if problem and not static_root:
                 click.echo(f"hermetic: verify --static {static_file}: {problem}", err=True)
                 sys.exit(2)
+            if problem:   # the folder the user named: said, and the join goes on
+                click.echo(f"hermetic: warning: none of {static_file}'s files is under --static-root {root}: "
+                           "every run-time site will show as missed", err=True)
         else:
             rootdir = record.get("rootdir")
             project = folders[0] if folders else (rootdir if rootdir and Path(rootdir).is_dir() else ".")
             report = static_report(project, config_file)
             root = str(Path(project).resolve())
+            if not (report.get("summary") or {}).get("tests"):
+                click.echo(f"hermetic: warning: the static check of {root} found no tests: every run-time site "
+                           "will show as missed (give the project folder, or --static REPORT.json)", err=True)
     except (ConfigError, UsageError) as exc:
         click.echo(f"hermetic: {exc}", err=True)
         sys.exit(2)
