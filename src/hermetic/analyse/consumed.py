@@ -58,4 +58,3 @@ def from_import_clock(o: Origin, depth: int = 0) -> bool:
         return o.value == "import"
     return o.kind == "module-constant" and depth < 4 and any(
         isinstance(i, Origin) and from_import_clock(i, depth + 1) for i in o.inner)
-

@@ -110,8 +110,8 @@ class Interp(Modules, Statements, Containers, Expressions, Conditions, Objects, 
         self.cm_ctx: List[Optional[Ctx]] = []
         self.direct_env: List[str] = []   # variables test code sets itself (os.environ[K] = v), S2
         self.consumed: List[tuple] = []   # (path, line) of import-time env/clock reads a test uses
-        # (states, test path, test line): a project function's process-changing statement the run
-        # executed, and the test's statement it ran under (HT302 / HT304 at a test's call)
+        # (states, test path, test line, on an undecided way): a project function's process-changing
+        # statement the run executed, and the test's statement it ran under (HT302 / HT304 at a test's call)
         self.fx_hits: List[tuple] = []
         self.fx_hits_above: Set[tuple] = set()   # the same hits under the test-code frames above the test's
         # (path, first line) of the module-level statements that bound a constant at import

@@ -145,8 +145,6 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             read = (ev.path, ev.pos[0], ev.target) if code == "HT203" else (ev.path, ev.pos[0])
             key = (code, ev.path, ev.pos) + _binding(ev)
             _keep_least(agg, key, ev, code)
-            # the uses of this binding's value, where the runs know the binding (a constant's
-            # statement: START_DT = utcnow() is not EXPIRED_DT = utcnow() - ...); else of the read
             if precise is None:
                 precise = _uses_by_binding(runs)
             if read in precise:
@@ -164,6 +162,7 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                                           and run.item in its and read in run.consumed
                                           and run.item.node_id.split("::", 1)[0] == where[0]}
                 continue
+            # no run knows a binding of this read: every run that used it
             agg[key]["tests"] |= {run.item.node_id for run in runs if read in run.consumed and run.item in its}
             continue
         if code.startswith("HT1"):
