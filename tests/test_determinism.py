@@ -46,10 +46,12 @@ def _check_json(project, script="from hermetic.cli import main; main()"):
     return json.loads(done.stdout)["findings"]
 
 
-def _tests_at(findings, code, snippet, project):
-    lines = (project / "src/app/jobs.py").read_text().splitlines()
+def _tests_at(findings, code, snippet, project, path="src/app/jobs.py"):
+    """The tests the ``code`` findings at the line of ``path`` holding ``snippet`` list, sorted."""
+    lines = (project / path).read_text().splitlines()
     line = next(i for i, text in enumerate(lines, 1) if snippet in text)
-    return sorted(t for f in findings if f["code"] == code and f["line"] == line for t in f["tests"])
+    return sorted(t for f in findings if f["code"] == code and f["path"] == path and f["line"] == line
+                  for t in f["tests"])
 
 
 def test_a_reused_call_gives_what_a_first_run_would(tmp_path):
@@ -87,11 +89,8 @@ def test_a_module_first_imported_by_a_test_changes_other_modules_for_its_importe
     # import stayed in force for every later test (test_in_prod reached no write); a reused
     # call that had made the import did not make it again.
     project = copy_fixture("determinism-imports", tmp_path)
-    findings = _check_json(project)
-    lines = (project / "src/app/store.py").read_text().splitlines()
-    line = next(i for i, text in enumerate(lines, 1) if 'open("/srv/app/out.txt"' in text)
-    assert sorted(t for f in findings if f["code"] == "HT102" and f["path"] == "src/app/store.py"
-                  and f["line"] == line for t in f["tests"]) == ["tests/test_store.py::test_in_prod"]
+    assert _tests_at(_check_json(project), "HT102", 'open("/srv/app/out.txt"', project, "src/app/store.py") == [
+        "tests/test_store.py::test_in_prod"]
 
 
 def test_an_import_time_read_a_reused_call_makes_lists_the_importing_modules_tests(tmp_path):
@@ -100,11 +99,7 @@ def test_an_import_time_read_a_reused_call_makes_lists_the_importing_modules_tes
     # The replayed event kept test_conf_a as its module, so test_conf_b's test was not listed
     # (and was, with test_conf_a renamed to sort last). Near miss: test_conf_c makes no Config.
     project = copy_fixture("determinism-imports", tmp_path)
-    findings = _check_json(project)
-    lines = (project / "src/app/conf.py").read_text().splitlines()
-    line = next(i for i, text in enumerate(lines, 1) if 'open("/etc/app.yaml")' in text)
-    assert sorted(t for f in findings if f["code"] == "HT102" and f["path"] == "src/app/conf.py"
-                  and f["line"] == line for t in f["tests"]) == [
+    assert _tests_at(_check_json(project), "HT102", 'open("/etc/app.yaml")', project, "src/app/conf.py") == [
         "tests/test_conf_a.py::test_direct", "tests/test_conf_b.py::test_through_an_attribute"]
 
 

@@ -69,21 +69,21 @@ EXPECTED = [
            tests=[TC + "::test_a_call_named_run"]),
     Expect("nested-helper", "HT304", TC, "socket.setdefaulttimeout(1)",
            tests=[TC + "::test_nested_helper_changes"]),
-    # a change two project calls below the test's call (watchdog's add_to_sys_path), and a saved
-    # handler a helper never writes back (`previous = signal.signal(...)`)
     # a method of a project instance the test makes, called in its own body (invoke's trial)
     Expect("method-of-an-instance-made-in-the-test", "HT304", TC, 'cli.Program().run("relay --debug")',
            tests=[TC + "::test_program_run_in_the_test"]),
     Expect("method-of-an-instance-in-a-variable", "HT304", TC, 'program.run("relay " + "--debug")',
            tests=[TC + "::test_program_held_in_a_variable"]),
-    # a helper of the test module: one finding at its project call, for the tests calling it
     # ... changed only on a way the test's values do not decide: reported, medium confidence
     Expect("method-changing-on-an-undecided-way", "HT304", TC, "cli.Program().run_from_environment()",
            tests=[TC + "::test_program_run_from_the_environment"]),
     Expect("the-undecided-ways-variable", "HT103", CLI, 'if os.environ.get("RELAY_DEBUG"):',
            tests=[TC + "::test_program_run_from_the_environment"]),
+    # a helper of the test module: one finding at its project call, for the tests calling it
     Expect("helper-own-project-call", "HT304", TC, 'return cli.Program().run("relay --debug " + words)',
            tests=[TC + "::test_debug_through_a_helper"]),
+    # a change two project calls below the test's call (watchdog's add_to_sys_path), and a saved
+    # handler a helper never writes back (`previous = signal.signal(...)`)
     Expect("sys-path-two-calls-deep", "HT304", TC, 'cli.run_plugins("plugins")'),
     Expect("handler-two-calls-deep", "HT304", TC, "cli.serve()"),
 ]

@@ -19,7 +19,7 @@ from ..summarise.ir import ATTR_ATTR, ATTR_VALUE, CALL_ARGS, CALL_FUNC, LIT_VALU
 from ..summarise.unparse import calls_in, module_imports
 from .effects import changed_state, early_effects, locals_of
 from .processfx import finally_writes, spelt
-from .statescan import Mutation, Walk, add, effect_shown, put_back, resolve, restored
+from .statescan import Mutation, Walk, add, effect_shown, made_class_methods, put_back, resolve, restored
 
 DEPTH = 3    # calls below the function the test calls
 LIMIT = 60   # functions visited from one
@@ -105,10 +105,7 @@ def _callee(ip: I.Interp, node, frame: I.Frame, owner: str, aliases: Dict[str, s
         if m:
             found.append((m[1], m[1]))
     elif node[TAG] == "attr" and node[ATTR_VALUE][TAG] == "call" and node[ATTR_VALUE][CALL_FUNC][TAG] in ("name", "attr"):
-        for a in resolve(ip, node[ATTR_VALUE][CALL_FUNC], frame).refs():
-            m = ip.find_method(a[1], node[ATTR_ATTR]) if a[0] == "cls" and a[1] in ip.p.classes else None
-            if m:   # Class(...).method()
-                found.append((m[1], a[1]))
+        found.extend(made_class_methods(ip, node[ATTR_VALUE], node[ATTR_ATTR], frame))   # Class(...).method()
     elif node[TAG] in ("name", "attr"):
         dotted = dotted_name(node)
         if dotted:

@@ -15,7 +15,7 @@ from ..summarise.unparse import calls_in, module_imports
 from .effects import is_container, locals_of
 from .processfx import call_locals, literal_locals  # noqa: F401  (pollution reads them from here)
 from .literals import ext_names
-from .values import V
+from .values import V, union
 
 
 @dataclass
@@ -356,10 +356,19 @@ def fixture_method(w: "Walk", fn) -> V:
             st[EXPR_VALUE][YIELD_VALUE] if st[TAG] == "expr" and st[EXPR_VALUE][TAG] == "yield" else None
         if made is None or made[TAG] != "call":
             continue
-        for a in resolve(w.ip, made[CALL_FUNC], scan_frame(w.ip, mod)).refs():
-            m = w.ip.find_method(a[1], fn[ATTR_ATTR]) if a[0] == "cls" and a[1] in w.ip.p.classes else None
-            if m is not None:
-                out = out | I.of(("func", m[1], None))
+        for m, _cls in made_class_methods(w.ip, made, fn[ATTR_ATTR], scan_frame(w.ip, mod)):
+            out = out | I.of(("func", m, None))
+    return out
+
+
+def made_class_methods(ip: I.Interp, call, name: str, frame: I.Frame) -> List[Tuple[str, str]]:
+    """``(method qualname, class qualname)`` of method ``name`` of each project class the call
+    expression ``call`` makes (``Cls(...).name``), resolved without running anything."""
+    out = []
+    for a in resolve(ip, call[CALL_FUNC], frame).refs():
+        m = ip.find_method(a[1], name) if a[0] == "cls" and a[1] in ip.p.classes else None
+        if m is not None:
+            out.append((m[1], a[1]))
     return out
 
 
@@ -374,12 +383,7 @@ def instance_method(w: "Walk", fn) -> V:
         made = None if w.frame.locals.get(made[NAME_ID], I.EMPTY).atoms else w.made.get(made[NAME_ID])
     if made is None or made[TAG] != "call":
         return I.EMPTY
-    out = I.EMPTY
-    for a in resolve(w.ip, made[CALL_FUNC], w.frame).refs():
-        m = w.ip.find_method(a[1], fn[ATTR_ATTR]) if a[0] == "cls" and a[1] in w.ip.p.classes else None
-        if m is not None:
-            out = out | I.of(("func", m[1], None))
-    return out
+    return union(I.of(("func", m, None)) for m, _cls in made_class_methods(w.ip, made, fn[ATTR_ATTR], w.frame))
 
 
 def reset_names(ip: I.Interp, mod: str) -> str:

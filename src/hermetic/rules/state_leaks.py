@@ -213,29 +213,29 @@ def _hits_of(fx_hits: Dict[str, Optional[frozenset]], tests: List[str]) -> Optio
 _STATEMENT_SPAN = 30
 
 
-def _not_run(m, hits: frozenset, path: str) -> bool:
-    """``m`` is a change a project function the test calls makes (HT302 - HT304 at the test's
-    call), and no run of the test executed a statement making it under that call (its branch was
-    not taken: invoke's ``basicConfig`` under ``if debug``; ``if remember: _CACHE[k] = v``). Module
-    state is matched by its name (``processfx._module_writes``)."""
+def _runs_of(m, hits: frozenset, path: str) -> Optional[List[bool]]:
+    """Per hit of ``hits`` that made change ``m`` under its call (a change a project function the
+    test calls makes, HT302 - HT304 at the test's call), whether it ran on an undecided way; None
+    for a change not made through such a call. Module state is matched by its name
+    (``processfx._module_writes``)."""
     if not m.call or m.key[0] in ("takes", "lru", "patcher"):
-        return False
+        return None
     key = ("global-name", m.key[2]) if m.key[0] == "glob" else m.key
     line = m.pos[0]
-    return not any(tpath == path and line - _STATEMENT_SPAN <= tline <= line and key in keys
-                   for keys, tpath, tline, _maybe in hits)
+    return [maybe for keys, tpath, tline, maybe in hits
+            if tpath == path and line - _STATEMENT_SPAN <= tline <= line and key in keys]
+
+
+def _not_run(m, hits: frozenset, path: str) -> bool:
+    """No run of the test executed a statement making ``m`` under its call (its branch was not
+    taken: invoke's ``basicConfig`` under ``if debug``; ``if remember: _CACHE[k] = v``)."""
+    return _runs_of(m, hits, path) == []
 
 
 def _maybe_only(m, hits: Optional[frozenset], path: str) -> bool:
-    """``m`` is a change through a project function that the runs made only on ways the tests'
-    values do not decide (confidence medium: invoke's ``if self.args.debug.value:`` after a
-    parse the analysis does not follow)."""
-    if hits is None or not m.call:
-        return False
-    key = ("global-name", m.key[2]) if m.key[0] == "glob" else m.key
-    line = m.pos[0]
-    found = [maybe for keys, tpath, tline, maybe in hits
-             if tpath == path and line - _STATEMENT_SPAN <= tline <= line and key in keys]
+    """The runs made ``m`` only on ways the tests' values do not decide (confidence medium:
+    invoke's ``if self.args.debug.value:`` after a parse the analysis does not follow)."""
+    found = _runs_of(m, hits, path) if hits is not None else None
     return bool(found) and all(found)
 
 

@@ -143,7 +143,8 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
             # binding (merged below): a helper read at import for several bindings
             # (env("APP_LEVEL")) is one finding per binding
             read = (ev.path, ev.pos[0], ev.target) if code == "HT203" else (ev.path, ev.pos[0])
-            key = (code, ev.path, ev.pos) + _binding(ev)
+            binding = _binding(ev)
+            key = (code, ev.path, ev.pos) + binding
             _keep_least(agg, key, ev, code)
             if precise is None:
                 precise = _uses_by_binding(runs)
@@ -156,11 +157,10 @@ def sink_findings(facts: Facts) -> Tuple[List[Finding], List[dict]]:
                                       and run.item in its}
                 # a binding that is no constant (a parametrize list, a class body): the runs that
                 # used the read through no constant, in its own file
-                where = _binding(ev)[:2]
-                if where not in ip.constant_bindings:
+                if binding[:2] not in ip.constant_bindings:
                     agg[key]["tests"] |= {run.item.node_id for run in runs if id(run) not in knowing
                                           and run.item in its and read in run.consumed
-                                          and run.item.node_id.split("::", 1)[0] == where[0]}
+                                          and run.item.node_id.split("::", 1)[0] == binding[0]}
                 continue
             # no run knows a binding of this read: every run that used it
             agg[key]["tests"] |= {run.item.node_id for run in runs if read in run.consumed and run.item in its}
